@@ -1,0 +1,451 @@
+//! The parse document contract: what every parser produces and what the
+//! simulator emits. This is a public interface (documented in
+//! `docs/FORMATS.md` with a JSON Schema): fields may be added, never renamed
+//! or removed without a migration path.
+//!
+//! Owns only types and serde shape. No parsing logic lives here.
+
+use serde::{Deserialize, Serialize};
+
+/// One parsed input: a file, a paste, a mail, a thread, or a simulation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Document {
+    pub source: Source,
+    /// Mail headers when the input was a mail or a thread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<MailContext>,
+    pub blocks: Vec<Block>,
+    #[serde(default)]
+    pub warnings: Vec<Warning>,
+}
+
+/// Where the document came from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Source {
+    /// File name or other label given by the caller; never used as a path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The detected top-level format, e.g. `"cyclictest"`, `"mail"`, `"simulated"`.
+    pub format: String,
+    /// Size of the decoded input in bytes.
+    pub bytes: u64,
+    /// Number of lines of the input.
+    pub lines: u64,
+    /// Version of the parser (or simulator) that produced the document.
+    pub parser_version: String,
+}
+
+/// Headers of a mail, or of the first message of a thread, plus every message.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MailContext {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// Without the angle brackets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_reply_to: Option<String>,
+    /// Every message found in a thread (a single mail has one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub messages: Vec<MailMessage>,
+}
+
+/// One message of a thread, with the line span it occupies in the input.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MailMessage {
+    pub lines: [u64; 2],
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_reply_to: Option<String>,
+}
+
+/// A non-fatal problem: a block inside a mail that did not parse, a value
+/// that was out of range, a quoted duplicate, ...
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Warning {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+/// One result block found in the input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Block {
+    /// First and last line (1-based, inclusive) in the input.
+    pub lines: [u64; 2],
+    #[serde(flatten)]
+    pub body: BlockBody,
+    /// Guessed or given label: "before", "after", "vanilla", "patched", ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Number of `>` quote markers in front of the block's lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quote_level: Option<u32>,
+    /// Board named near the block (e.g. "LicheePi 4A", "i7-4790").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<String>,
+    /// Kernel version named near or inside the block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
+    /// Index into `blocks` of the first block with the same content, when
+    /// this one is a (quoted) copy of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<usize>,
+    /// Index into `context.messages` of the message that holds this block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<usize>,
+}
+
+impl Block {
+    /// A block with only a span and a body; hints empty.
+    pub fn new(lines: [u64; 2], body: BlockBody) -> Self {
+        Block {
+            lines,
+            body,
+            label: None,
+            quote_level: None,
+            board: None,
+            kernel: None,
+            duplicate_of: None,
+            message: None,
+        }
+    }
+
+    /// The `kind` string of the body, as serialized.
+    pub fn kind(&self) -> &'static str {
+        self.body.kind()
+    }
+}
+
+/// The typed content of a block. Serialized with a `kind` tag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BlockBody {
+    Cyclictest(Cyclictest),
+    FtraceLatency(FtraceLatency),
+    Rtla(Rtla),
+    Table(Table),
+    Time(Time),
+    Metrics(Metrics),
+}
+
+impl BlockBody {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            BlockBody::Cyclictest(_) => "cyclictest",
+            BlockBody::FtraceLatency(_) => "ftrace_latency",
+            BlockBody::Rtla(_) => "rtla",
+            BlockBody::Table(_) => "table",
+            BlockBody::Time(_) => "time",
+            BlockBody::Metrics(_) => "metrics",
+        }
+    }
+}
+
+// ---------------------------------------------------------------- cyclictest
+
+/// cyclictest summary (`T:` lines), optionally with its `-h` histogram.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cyclictest {
+    pub threads: Vec<CyclictestThread>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<Histogram>,
+    /// Unit the tool printed: "us" or "ns" (`-N`). Values below are always us.
+    #[serde(default = "default_unit_us")]
+    pub printed_unit: String,
+}
+
+fn default_unit_us() -> String {
+    "us".to_string()
+}
+
+/// One `T:` line. All latencies in microseconds (ns inputs divided by 1000).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CyclictestThread {
+    pub thread: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tid: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_us: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<u64>,
+    pub min_us: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub act_us: Option<f64>,
+    pub avg_us: f64,
+    pub max_us: f64,
+    /// CPU the thread was bound to, when printed (`-a` / `--smp` layouts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<u32>,
+    /// Scheduling policy when printed (e.g. "fifo", "other").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<String>,
+    /// Extra printed fields kept verbatim (e.g. the original ns numbers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original: Option<serde_json::Value>,
+}
+
+/// cyclictest `-h` histogram, every bucket of every thread.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Histogram {
+    /// Width of one bucket in microseconds (1 for cyclictest in us mode).
+    pub bucket_us: f64,
+    pub per_thread: Vec<HistogramThread>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HistogramThread {
+    pub thread: u32,
+    /// `[lower_bound_us, count]`, only non-empty buckets need be present.
+    pub buckets: Vec<(f64, u64)>,
+    #[serde(default)]
+    pub overflows: u64,
+    /// Cycle numbers of overflows when printed (`# Thread N:` lists).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overflow_cycles: Vec<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_us: Option<f64>,
+}
+
+// ------------------------------------------------------------------- ftrace
+
+/// An ftrace latency-tracer report (irqsoff, preemptoff, preemptirqsoff,
+/// wakeup, wakeup_rt, wakeup_dl).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FtraceLatency {
+    pub tracer: String,
+    pub latency_us: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nr_cpus: Option<u32>,
+    /// `M:` field as printed: "preempt_rt", "desktop", "server", "unknown", ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preempt_model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
+    /// `#x/y`: entries shown / entries total.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entries: Option<(u64, u64)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TraceTask>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<String>,
+    /// Number of flag characters per event line (6, 7 or 8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flag_columns: Option<u32>,
+    #[serde(default)]
+    pub events: Vec<TraceEvent>,
+    /// Every `<stack trace>` block, innermost frame first, offsets stripped.
+    #[serde(default)]
+    pub stacks: Vec<Vec<String>>,
+    /// Most specific frame that is not tracing/scheduler/lock plumbing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub culprit: Option<String>,
+    /// The culprit and the frames below it (its callers), innermost first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub culprit_path: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceTask {
+    pub comm: String,
+    pub pid: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uid: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nice: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rt_prio: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceEvent {
+    pub comm: String,
+    pub pid: u32,
+    pub cpu: u32,
+    /// The flag characters as printed, e.g. "dn.h511".
+    pub flags: String,
+    pub time_us: f64,
+    /// Delay marker as printed: one of `+ ! # * @ $` or empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub delay_marker: String,
+    /// Text after the `:` (function, sched switch, marker, ...).
+    pub text: String,
+    /// Function name when the event is a function entry, offsets stripped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<String>,
+}
+
+// --------------------------------------------------------------------- rtla
+
+/// rtla timerlat / osnoise, top or hist output.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rtla {
+    /// "timerlat" or "osnoise".
+    pub tool: String,
+    /// "top" or "hist".
+    pub mode: String,
+    #[serde(default)]
+    pub per_cpu: Vec<RtlaCpu>,
+    /// hist mode: `[lower_bound_us, counts per cpu in `per_cpu` order]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub histogram: Vec<(f64, Vec<u64>)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<RtlaAnalysis>,
+}
+
+/// One CPU's row. For timerlat, `irq_*` and `thread_*` are the two contexts;
+/// for osnoise, `fields` holds the printed columns by name.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RtlaCpu {
+    pub cpu: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub irq_min_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub irq_avg_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub irq_max_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_min_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_avg_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_max_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<(String, f64)>,
+}
+
+/// timerlat auto-analysis (`## CPU N hit stop tracing, analyzing it ##`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RtlaAnalysis {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub irq_handler_delay_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub irq_latency_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocking_thread: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_latency_us: Option<f64>,
+    #[serde(default)]
+    pub stack: Vec<String>,
+    /// Every `name: value us (pct %)` line of the analysis, in order.
+    #[serde(default)]
+    pub items: Vec<(String, f64)>,
+}
+
+// -------------------------------------------------------------------- table
+
+/// A table of numbers: mmtests compare-kernels, LKP robot, a duration block
+/// (`User / System / Elapsed`), or an ad-hoc whitespace table.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    /// "mmtests" | "lkp" | "plain" | "duration"
+    pub style: String,
+    /// Title line printed above the table (e.g. "xfsio Time"), when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Column names: for mmtests the kernel and variant joined with a space
+    /// ("4.8.0-rc5 vanilla"), for LKP the commits, for plain the header words.
+    pub columns: Vec<String>,
+    /// For mmtests/duration: the kernel line and the variant line separately.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub column_kernels: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub column_variants: Vec<String>,
+    pub rows: Vec<TableRow>,
+    /// Unit of the values when the whole table has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TableRow {
+    /// Statistic: "Amean", "Hmean", "Min", "Stddev", "CoeffVar", "BAmean-99", ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stat: Option<String>,
+    /// Metric: "System-1", "vm-scalability.throughput", "User", "size", ...
+    pub metric: String,
+    /// One value per column; `None` where the cell was empty or not a number.
+    pub values: Vec<Option<f64>>,
+    /// `( x.xx%)` as printed, one per column (None where absent).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub printed_deltas_pct: Vec<Option<f64>>,
+    /// `± N%` spreads (LKP `%stddev`), one per column.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spread_pct: Vec<Option<f64>>,
+    /// Cells as printed, for values with units ("80GB", "5008377 us").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub printed: Vec<String>,
+    /// Unit recognised in this row's cells, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+}
+
+// --------------------------------------------------------------------- time
+
+/// Output of `time` (bash builtin, GNU default, GNU `-v`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Time {
+    pub real_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sys_s: Option<f64>,
+    /// "bash" | "gnu" | "gnu-verbose"
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub style: Option<String>,
+    /// Further `-v` fields by their printed name (e.g. "Maximum resident set size (kbytes)").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<(String, f64)>,
+    /// Command line, when printed (`-v` "Command being timed").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+// ------------------------------------------------------------------ metrics
+
+/// Named metrics: stress-ng, vm-scalability, perf stat, simulator counters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metrics {
+    /// "stress-ng" | "vm-scalability" | "perf-stat" | "vmstat" | "lockstat" | ...
+    pub tool: String,
+    pub metrics: Vec<Metric>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Metric {
+    pub name: String,
+    pub value: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+}

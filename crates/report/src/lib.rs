@@ -1,0 +1,1 @@
+//! reclaimlab-report: pure statistics and renderings for comparisons.

@@ -1,0 +1,1 @@
+//! reclaimlab-sim: a pure discrete-event simulator of Linux memory reclaim.
