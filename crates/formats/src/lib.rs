@@ -13,7 +13,19 @@ pub mod document;
 pub mod error;
 pub mod lines;
 
+pub mod culprit;
 pub mod cyclictest;
+pub mod cyclictest_json;
+pub mod detect;
+pub mod ftrace;
+pub mod histogram;
+pub mod lkp;
+pub mod mail;
+pub mod metrics;
+pub mod mmtests;
+pub mod plain;
+pub mod rtla;
+pub mod time;
 
 pub use document::*;
 pub use error::{ErrorKind, ParseError};
