@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Run every check and test against a real PostgreSQL.
+#
+# Uses DATABASE_URL when set (the role needs CREATEDB: each test gets its own
+# database); otherwise installs PostgreSQL if needed and starts a throwaway
+# cluster in a temporary directory, removed at exit.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+. scripts/pg.sh
+
+started=""
+cleanup() {
+    if [ -n "$started" ]; then
+        pg_stop "$started"
+        rm -rf "$(readlink -f "$started")" "$started"
+    fi
+}
+trap cleanup EXIT
+
+if [ -z "${DATABASE_URL:-}" ]; then
+    pg_install
+    dir="$(mktemp -d /tmp/reclaimlab-test-pg.XXXXXX)"
+    chmod 755 "$dir"
+    port=$(( 55000 + RANDOM % 5000 ))
+    started="$dir/data"
+    pg_start "$started" "$port" fast
+    echo ">> throwaway PostgreSQL on port $port"
+fi
+
+# Browser checks of the pages use Debian's chromium when it can be had.
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo ">> installing chromium for the page checks..."
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1 ||
+        { DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null 2>&1; } ||
+        echo ">> chromium unavailable: page checks will be skipped"
+fi
+
+export CARGO_TERM_COLOR=never
+echo ">> cargo fmt --check"
+cargo fmt --all -- --check
+echo ">> cargo clippy"
+cargo clippy --workspace --all-targets --quiet -- -D warnings
+echo ">> cargo test"
+cargo test --workspace
+if [ -x fuzz/smoke.sh ] || [ -f fuzz/smoke.sh ]; then
+    echo ">> fuzz smoke"
+    bash fuzz/smoke.sh
+fi

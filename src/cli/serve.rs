@@ -1,0 +1,60 @@
+//! `reclaimlab serve`: migrate, optionally load the demo, then serve until
+//! SIGTERM or SIGINT, with a hard deadline on draining.
+
+use std::time::Duration;
+
+use crate::config::ServeArgs;
+use crate::web::{self, AppState, Limits};
+
+pub async fn run(a: ServeArgs) -> anyhow::Result<()> {
+    let pool = crate::db::connect(&a.db).await?;
+    crate::db::migrate(&pool).await?;
+    if a.demo {
+        let n = super::demo::load(&pool).await?;
+        tracing::info!(uploads = n, "demo data loaded");
+    }
+    let listener = tokio::net::TcpListener::bind(a.bind)
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", a.bind))?;
+    let addr = listener.local_addr()?;
+    let public = a.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
+    let mut state = AppState::new(pool, &public);
+    state.limits = std::sync::Arc::new(Limits {
+        max_upload_bytes: a.max_upload_bytes,
+        max_decoded_bytes: a.max_decoded_bytes,
+        ..Limits::default()
+    });
+    state.request_timeout = Duration::from_secs(a.request_timeout_secs);
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    let workers = crate::cli::simulate::start_workers(&state, a.sim_workers, rx.clone());
+    println!("reclaimlab listening on {public}");
+    let shutdown = async move {
+        shutdown_signal().await;
+        let _ = tx.send(true);
+    };
+    let server = web::serve(listener, state, shutdown);
+    server.await?;
+    for w in workers {
+        let _ = tokio::time::timeout(Duration::from_secs(10), w).await;
+    }
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!("shutting down");
+}

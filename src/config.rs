@@ -1,0 +1,177 @@
+//! Command line and environment configuration: one clap struct per
+//! subcommand, every field also readable from the environment
+//! (documented in `.env.example`). Secrets are never printed.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "reclaimlab", version, about = "Store, compare and simulate Linux reclaim latency results")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the web site and the API.
+    Serve(ServeArgs),
+    /// Apply database migrations and exit.
+    Migrate(DbArgs),
+    /// Create, list or revoke API tokens.
+    Token(TokenArgs),
+    /// Upload a result file to a server.
+    Upload(UploadArgs),
+    /// Parse a file (or `-` for stdin) and print the document as JSON.
+    Parse(ParseArgs),
+    /// Load the demo data (result blocks from the seed threads).
+    Demo(DbArgs),
+    /// Run the reclaim simulator on a scenario.
+    Simulate(SimulateArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DbArgs {
+    /// PostgreSQL connection string.
+    #[arg(long, env = "DATABASE_URL", hide_env_values = true)]
+    pub database_url: String,
+    /// Maximum connections in the pool.
+    #[arg(long, env = "RECLAIMLAB_DB_MAX_CONNECTIONS", default_value_t = 10)]
+    pub db_max_connections: u32,
+    /// Seconds to wait for a pooled connection before failing the request.
+    #[arg(long, env = "RECLAIMLAB_DB_ACQUIRE_TIMEOUT", default_value_t = 3)]
+    pub db_acquire_timeout_secs: u64,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// Address to listen on.
+    #[arg(long, env = "RECLAIMLAB_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: SocketAddr,
+    /// Public base URL used in permalinks and API answers.
+    #[arg(long, env = "RECLAIMLAB_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Largest accepted upload body, in bytes (as sent, possibly gzip).
+    #[arg(long, env = "RECLAIMLAB_MAX_UPLOAD_BYTES", default_value_t = 64 * 1024 * 1024)]
+    pub max_upload_bytes: usize,
+    /// Largest decompressed upload, in bytes, for `Content-Encoding: gzip`.
+    #[arg(long, env = "RECLAIMLAB_MAX_DECODED_BYTES", default_value_t = 256 * 1024 * 1024)]
+    pub max_decoded_bytes: usize,
+    /// Seconds a request may take before it is answered 408.
+    #[arg(long, env = "RECLAIMLAB_REQUEST_TIMEOUT", default_value_t = 60)]
+    pub request_timeout_secs: u64,
+    /// Seconds a client may take to send the request headers.
+    #[arg(long, env = "RECLAIMLAB_HEADER_READ_TIMEOUT", default_value_t = 10)]
+    pub header_read_timeout_secs: u64,
+    /// Load the demo data before serving.
+    #[arg(long, env = "RECLAIMLAB_DEMO", default_value_t = false)]
+    pub demo: bool,
+    /// Simulation worker threads (0 = no worker in this process).
+    #[arg(long, env = "RECLAIMLAB_SIM_WORKERS", default_value_t = default_workers())]
+    pub sim_workers: usize,
+}
+
+fn default_workers() -> usize {
+    // Leave a core for serving.
+    std::thread::available_parallelism()
+        .map(|n| n.get().saturating_sub(1).max(1))
+        .unwrap_or(1)
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct TokenArgs {
+    #[command(subcommand)]
+    pub action: TokenAction,
+    #[command(flatten)]
+    pub db: DbArgs,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum TokenAction {
+    /// Create a token and print it once.
+    Create {
+        /// A name for the token holder, e.g. the rig.
+        #[arg(long)]
+        name: String,
+        /// What the token may do: read, upload or admin.
+        #[arg(long, default_value = "upload")]
+        scope: String,
+        /// Days until the token expires (never, when absent).
+        #[arg(long)]
+        expires_days: Option<i64>,
+    },
+    /// Revoke a token by id, name or printed prefix; effective immediately.
+    Revoke {
+        /// Token id, name, or the prefix shown by `token list`.
+        which: String,
+    },
+    /// List tokens (never their secret).
+    List,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct UploadArgs {
+    /// File to upload (`-` for stdin).
+    pub file: PathBuf,
+    /// Server base URL.
+    #[arg(long, env = "RECLAIMLAB_SERVER", default_value = "http://127.0.0.1:8080")]
+    pub server: String,
+    /// Upload token.
+    #[arg(long, env = "RECLAIMLAB_TOKEN", hide_env_values = true)]
+    pub token: String,
+    #[arg(long)]
+    pub board: Option<String>,
+    #[arg(long)]
+    pub kernel: Option<String>,
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Parent variant (chains like vanilla -> batch-v1).
+    #[arg(long)]
+    pub parent: Option<String>,
+    /// lore Message-ID of the patch or thread.
+    #[arg(long)]
+    pub message_id: Option<String>,
+    /// Load recipe or tool arguments, e.g. "cyclictest -Smp99".
+    #[arg(long)]
+    pub tool_args: Option<String>,
+    /// Reachable only by link, not listed on pages.
+    #[arg(long, default_value_t = false)]
+    pub unlisted: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ParseArgs {
+    /// File to parse (`-` for stdin).
+    pub file: PathBuf,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SimulateArgs {
+    /// Scenario: a built-in name or a TOML file.
+    pub scenario: Option<String>,
+    /// Only these variants (repeatable).
+    #[arg(long = "variant")]
+    pub variants: Vec<String>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long)]
+    pub replications: Option<u32>,
+    /// Simulated duration, e.g. 30s, 5m, 30m.
+    #[arg(long)]
+    pub duration: Option<String>,
+    /// text or json.
+    #[arg(long, default_value = "text")]
+    pub format: String,
+    /// List built-in scenarios, boards and presets.
+    #[arg(long, default_value_t = false)]
+    pub list: bool,
+}
+
+/// Where the private database of a checkout lives (used by scripts only).
+pub fn default_data_dir() -> PathBuf {
+    PathBuf::from(".reclaimlab")
+}

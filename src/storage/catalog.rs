@@ -1,0 +1,132 @@
+//! Boards, kernels, series and variants: upserts by name and listings.
+
+use chrono::{DateTime, Utc};
+use sqlx::{FromRow, PgConnection, PgExecutor};
+
+pub async fn board_id(conn: &mut PgConnection, name: &str) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "INSERT INTO boards (name) VALUES ($1)
+         ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id",
+    )
+    .bind(name)
+    .fetch_one(conn)
+    .await
+}
+
+pub async fn kernel_id(conn: &mut PgConnection, version: &str) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "INSERT INTO kernels (version) VALUES ($1)
+         ON CONFLICT (version) DO UPDATE SET version = EXCLUDED.version RETURNING id",
+    )
+    .bind(version)
+    .fetch_one(conn)
+    .await
+}
+
+pub async fn series_id(conn: &mut PgConnection, message_id: &str, subject: Option<&str>) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "INSERT INTO series (message_id, subject) VALUES ($1, $2)
+         ON CONFLICT (message_id) DO UPDATE SET subject = COALESCE(series.subject, EXCLUDED.subject)
+         RETURNING id",
+    )
+    .bind(message_id)
+    .bind(subject)
+    .fetch_one(conn)
+    .await
+}
+
+/// Get or create a variant. A parent, series or Message-ID is recorded only
+/// when the variant has none yet: the first upload that names them wins, so
+/// later uploads cannot silently rewrite a chain.
+pub async fn variant_id(
+    conn: &mut PgConnection,
+    name: &str,
+    parent: Option<&str>,
+    series: Option<i64>,
+    message_id: Option<&str>,
+) -> sqlx::Result<i64> {
+    let parent_id = match parent {
+        Some(p) if p != name => Some(Box::pin(variant_id(conn, p, None, series, None)).await?),
+        _ => None,
+    };
+    let id: i64 = sqlx::query_scalar(
+        "INSERT INTO variants (name, parent_id, series_id, message_id) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (name) DO UPDATE SET
+            parent_id = COALESCE(variants.parent_id, EXCLUDED.parent_id),
+            series_id = COALESCE(variants.series_id, EXCLUDED.series_id),
+            message_id = COALESCE(variants.message_id, EXCLUDED.message_id)
+         RETURNING id",
+    )
+    .bind(name)
+    .bind(parent_id)
+    .bind(series)
+    .bind(message_id)
+    .fetch_one(&mut *conn)
+    .await?;
+    Ok(id)
+}
+
+#[derive(Debug, Clone, FromRow, serde::Serialize)]
+pub struct BoardRow {
+    pub id: i64,
+    pub name: String,
+    pub description: Option<String>,
+    pub board_class: Option<String>,
+    pub runs: i64,
+    pub last_run: Option<DateTime<Utc>>,
+}
+
+pub async fn boards(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<BoardRow>> {
+    sqlx::query_as(
+        "SELECT b.id, b.name, b.description, b.board_class,
+                count(r.id) AS runs, max(r.created_at) AS last_run
+         FROM boards b LEFT JOIN runs r ON r.board_id = b.id AND r.deleted_at IS NULL AND NOT r.unlisted
+         GROUP BY b.id ORDER BY b.name",
+    )
+    .fetch_all(db)
+    .await
+}
+
+#[derive(Debug, Clone, FromRow, serde::Serialize)]
+pub struct KernelRow {
+    pub id: i64,
+    pub version: String,
+    pub runs: i64,
+    pub boards: i64,
+    pub last_run: Option<DateTime<Utc>>,
+}
+
+pub async fn kernels(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<KernelRow>> {
+    sqlx::query_as(
+        "SELECT k.id, k.version, count(r.id) AS runs, count(DISTINCT r.board_id) AS boards,
+                max(r.created_at) AS last_run
+         FROM kernels k LEFT JOIN runs r ON r.kernel_id = k.id AND r.deleted_at IS NULL AND NOT r.unlisted
+         GROUP BY k.id ORDER BY k.version",
+    )
+    .fetch_all(db)
+    .await
+}
+
+#[derive(Debug, Clone, FromRow, serde::Serialize)]
+pub struct VariantRow {
+    pub id: i64,
+    pub name: String,
+    pub parent: Option<String>,
+    pub message_id: Option<String>,
+    pub series_message_id: Option<String>,
+    pub runs: i64,
+}
+
+pub async fn variants(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<VariantRow>> {
+    sqlx::query_as(
+        "SELECT v.id, v.name, p.name AS parent, v.message_id, s.message_id AS series_message_id,
+                count(r.id) AS runs
+         FROM variants v
+         LEFT JOIN variants p ON p.id = v.parent_id
+         LEFT JOIN series s ON s.id = v.series_id
+         LEFT JOIN runs r ON r.variant_id = v.id AND r.deleted_at IS NULL AND NOT r.unlisted
+         GROUP BY v.id, p.name, s.message_id ORDER BY v.name",
+    )
+    .fetch_all(db)
+    .await
+}

@@ -1,0 +1,242 @@
+//! Writing an upload: blob, upload row, runs and typed results in one
+//! transaction. The caller acknowledges only after this returns Ok.
+
+use sqlx::{PgConnection, PgPool};
+
+use crate::error::AppError;
+use crate::ingest::{RunSpec, UploadMeta};
+use crate::storage::catalog;
+
+/// What an upload produced (or, for a replay, had produced).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StoredUpload {
+    pub upload_id: i64,
+    pub created: bool,
+    pub run_ids: Vec<i64>,
+}
+
+pub struct NewUpload<'a> {
+    pub content: &'a [u8],
+    pub content_sha: &'a [u8],
+    pub fingerprint: &'a [u8],
+    pub idempotency_key: &'a str,
+    pub content_type: Option<&'a str>,
+    pub meta: &'a UploadMeta,
+    pub token_id: Option<i64>,
+    pub parser_version: &'a str,
+    pub document: &'a serde_json::Value,
+    pub message_id: Option<&'a str>,
+    pub subject: Option<&'a str>,
+    pub runs: &'a [RunSpec],
+    /// "measured" or "simulated".
+    pub kind: &'a str,
+}
+
+pub async fn store(pool: &PgPool, up: NewUpload<'_>) -> Result<StoredUpload, AppError> {
+    let mut tx = pool.begin().await?;
+    sqlx::query(
+        "INSERT INTO blobs (sha256, size, content) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING",
+    )
+    .bind(up.content_sha)
+    .bind(up.content.len() as i64)
+    .bind(up.content)
+    .execute(&mut *tx)
+    .await?;
+    let metadata = serde_json::to_value(up.meta).unwrap_or_default();
+    let inserted: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO uploads (idempotency_key, fingerprint, blob_sha256, content_type, filename,
+                              metadata, token_id, parser_version, document, message_id, unlisted)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (idempotency_key) DO NOTHING RETURNING id",
+    )
+    .bind(up.idempotency_key)
+    .bind(up.fingerprint)
+    .bind(up.content_sha)
+    .bind(up.content_type)
+    .bind(up.meta.filename.as_deref())
+    .bind(&metadata)
+    .bind(up.token_id)
+    .bind(up.parser_version)
+    .bind(up.document)
+    .bind(up.message_id)
+    .bind(up.meta.unlisted)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(upload_id) = inserted else {
+        tx.rollback().await?;
+        return replay(pool, up.idempotency_key, up.fingerprint).await;
+    };
+    let series = match up.message_id {
+        Some(m) => Some(catalog::series_id(&mut tx, m, up.subject).await?),
+        None => None,
+    };
+    let mut run_ids = Vec::with_capacity(up.runs.len());
+    for spec in up.runs {
+        run_ids.push(insert_run(&mut tx, upload_id, spec, series, up.message_id, up.meta, up.kind).await?);
+    }
+    tx.commit().await?;
+    Ok(StoredUpload {
+        upload_id,
+        created: true,
+        run_ids,
+    })
+}
+
+async fn replay(pool: &PgPool, key: &str, fingerprint: &[u8]) -> Result<StoredUpload, AppError> {
+    let (upload_id, existing): (i64, Vec<u8>) =
+        sqlx::query_as("SELECT id, fingerprint FROM uploads WHERE idempotency_key = $1")
+            .bind(key)
+            .fetch_one(pool)
+            .await?;
+    if existing != fingerprint {
+        return Err(AppError::Conflict(format!(
+            "idempotency key '{key}' was already used for different content or metadata (upload {upload_id})"
+        )));
+    }
+    let run_ids: Vec<i64> =
+        sqlx::query_scalar("SELECT id FROM runs WHERE upload_id = $1 ORDER BY id")
+            .bind(upload_id)
+            .fetch_all(pool)
+            .await?;
+    Ok(StoredUpload {
+        upload_id,
+        created: false,
+        run_ids,
+    })
+}
+
+async fn insert_run(
+    conn: &mut PgConnection,
+    upload_id: i64,
+    spec: &RunSpec,
+    series: Option<i64>,
+    message_id: Option<&str>,
+    meta: &UploadMeta,
+    kind: &str,
+) -> Result<i64, AppError> {
+    let board = catalog::board_id(conn, &spec.board).await?;
+    let kernel = catalog::kernel_id(conn, &spec.kernel).await?;
+    let variant = catalog::variant_id(conn, &spec.variant, spec.parent.as_deref(), series, message_id).await?;
+    let labels = serde_json::json!({});
+    let run_id: i64 = sqlx::query_scalar(
+        "INSERT INTO runs (upload_id, block_index, column_index, board_id, kernel_id, variant_id,
+                           kind, block_kind, label, labels, tool_args, first_line, last_line, block, unlisted)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id",
+    )
+    .bind(upload_id)
+    .bind(spec.block_index as i32)
+    .bind(spec.column_index as i32)
+    .bind(board)
+    .bind(kernel)
+    .bind(variant)
+    .bind(kind)
+    .bind(spec.block_kind)
+    .bind(spec.label.as_deref())
+    .bind(&labels)
+    .bind(meta.tool_args.as_deref())
+    .bind(spec.lines[0] as i32)
+    .bind(spec.lines[1] as i32)
+    .bind(&spec.block)
+    .bind(meta.unlisted)
+    .fetch_one(&mut *conn)
+    .await?;
+    insert_results(conn, run_id, spec).await?;
+    Ok(run_id)
+}
+
+async fn insert_results(conn: &mut PgConnection, run_id: i64, spec: &RunSpec) -> Result<(), AppError> {
+    if !spec.threads.is_empty() {
+        let t = &spec.threads;
+        sqlx::query(
+            "INSERT INTO latency_threads (run_id, thread, tid, priority, interval_us, cycles, cpu,
+                                          min_us, act_us, avg_us, max_us)
+             SELECT $1, * FROM UNNEST($2::int[], $3::int[], $4::int[], $5::bigint[], $6::bigint[],
+                                      $7::int[], $8::float8[], $9::float8[], $10::float8[], $11::float8[])
+             ON CONFLICT (run_id, thread) DO NOTHING",
+        )
+        .bind(run_id)
+        .bind(t.iter().map(|x| x.thread as i32).collect::<Vec<_>>())
+        .bind(t.iter().map(|x| x.tid.map(|v| v as i32)).collect::<Vec<_>>())
+        .bind(t.iter().map(|x| x.priority).collect::<Vec<_>>())
+        .bind(t.iter().map(|x| x.interval_us.map(|v| v as i64)).collect::<Vec<_>>())
+        .bind(t.iter().map(|x| x.cycles.map(|v| v as i64)).collect::<Vec<_>>())
+        .bind(t.iter().map(|x| x.cpu.map(|v| v as i32)).collect::<Vec<_>>())
+        .bind(t.iter().map(|x| x.min_us).collect::<Vec<_>>())
+        .bind(t.iter().map(|x| x.act_us).collect::<Vec<_>>())
+        .bind(t.iter().map(|x| x.avg_us).collect::<Vec<_>>())
+        .bind(t.iter().map(|x| x.max_us).collect::<Vec<_>>())
+        .execute(&mut *conn)
+        .await?;
+    }
+    if let Some(h) = &spec.histogram {
+        let (mut th, mut lo, mut cnt) = (Vec::new(), Vec::new(), Vec::new());
+        for pt in &h.per_thread {
+            for (lower, count) in &pt.buckets {
+                th.push(pt.thread as i32);
+                lo.push(*lower);
+                cnt.push(*count as i64);
+            }
+        }
+        sqlx::query(
+            "INSERT INTO histogram_buckets (run_id, thread, lower_us, count)
+             SELECT $1, * FROM UNNEST($2::int[], $3::float8[], $4::bigint[])
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(run_id)
+        .bind(&th)
+        .bind(&lo)
+        .bind(&cnt)
+        .execute(&mut *conn)
+        .await?;
+        sqlx::query(
+            "INSERT INTO histogram_threads (run_id, thread, bucket_us, overflows, total)
+             SELECT $1, t, $2, o, tot FROM UNNEST($3::int[], $4::bigint[], $5::bigint[]) AS x(t, o, tot)
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(run_id)
+        .bind(h.bucket_us)
+        .bind(h.per_thread.iter().map(|p| p.thread as i32).collect::<Vec<_>>())
+        .bind(h.per_thread.iter().map(|p| p.overflows as i64).collect::<Vec<_>>())
+        .bind(h.per_thread.iter().map(|p| p.total.map(|v| v as i64)).collect::<Vec<_>>())
+        .execute(&mut *conn)
+        .await?;
+    }
+    if let Some(tr) = &spec.trace {
+        let stack: Vec<String> = tr.stacks.last().cloned().unwrap_or_default();
+        sqlx::query(
+            "INSERT INTO traces (run_id, tracer, latency_us, cpu, nr_cpus, preempt_model, task_comm,
+                                 task_pid, culprit, culprit_path, stack)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+        )
+        .bind(run_id)
+        .bind(&tr.tracer)
+        .bind(tr.latency_us)
+        .bind(tr.cpu.map(|v| v as i32))
+        .bind(tr.nr_cpus.map(|v| v as i32))
+        .bind(tr.preempt_model.as_deref())
+        .bind(tr.task.as_ref().map(|t| t.comm.clone()))
+        .bind(tr.task.as_ref().map(|t| t.pid as i32))
+        .bind(tr.culprit.as_deref())
+        .bind(&tr.culprit_path)
+        .bind(&stack)
+        .execute(&mut *conn)
+        .await?;
+    }
+    if !spec.metrics.is_empty() {
+        let m = &spec.metrics;
+        sqlx::query(
+            "INSERT INTO metrics (run_id, name, stat, value, unit, printed_delta_pct, spread_pct)
+             SELECT $1, * FROM UNNEST($2::text[], $3::text[], $4::float8[], $5::text[], $6::float8[], $7::float8[])",
+        )
+        .bind(run_id)
+        .bind(m.iter().map(|x| x.name.clone()).collect::<Vec<_>>())
+        .bind(m.iter().map(|x| x.stat.clone()).collect::<Vec<_>>())
+        .bind(m.iter().map(|x| x.value).collect::<Vec<_>>())
+        .bind(m.iter().map(|x| x.unit.clone()).collect::<Vec<_>>())
+        .bind(m.iter().map(|x| x.printed_delta_pct).collect::<Vec<_>>())
+        .bind(m.iter().map(|x| x.spread_pct).collect::<Vec<_>>())
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,7 @@
+//! The only place with SQL. One file per aggregate; functions take an
+//! executor or a connection and return domain types.
+
+pub mod catalog;
+pub mod ingest;
+pub mod runs;
+pub mod tokens;

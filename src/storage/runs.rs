@@ -1,0 +1,211 @@
+//! Reading runs and their typed results.
+
+use chrono::{DateTime, Utc};
+use sqlx::{FromRow, PgExecutor, PgPool};
+
+#[derive(Debug, Clone, FromRow, serde::Serialize)]
+pub struct RunSummary {
+    pub id: i64,
+    pub upload_id: Option<i64>,
+    pub board: String,
+    pub kernel: String,
+    pub variant: String,
+    pub kind: String,
+    pub block_kind: String,
+    pub label: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub unlisted: bool,
+    /// Worst latency of the run in us (cyclictest max over threads, or trace latency).
+    pub worst_us: Option<f64>,
+    pub culprit: Option<String>,
+}
+
+const SUMMARY_SELECT: &str = "
+    SELECT r.id, r.upload_id, b.name AS board, k.version AS kernel, v.name AS variant,
+           r.kind, r.block_kind, r.label, r.created_at, r.unlisted,
+           COALESCE((SELECT max(max_us) FROM latency_threads lt WHERE lt.run_id = r.id),
+                    t.latency_us) AS worst_us,
+           t.culprit
+    FROM runs r
+    JOIN boards b ON b.id = r.board_id
+    JOIN kernels k ON k.id = r.kernel_id
+    JOIN variants v ON v.id = r.variant_id
+    LEFT JOIN traces t ON t.run_id = r.id";
+
+/// Filters for run listings. All optional.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct RunFilter {
+    pub board: Option<String>,
+    pub kernel: Option<String>,
+    pub variant: Option<String>,
+    pub kind: Option<String>,
+    pub block_kind: Option<String>,
+}
+
+pub async fn recent(db: impl PgExecutor<'_>, filter: &RunFilter, limit: i64) -> sqlx::Result<Vec<RunSummary>> {
+    let sql = format!(
+        "{SUMMARY_SELECT}
+         WHERE r.deleted_at IS NULL AND NOT r.unlisted
+           AND ($1::text IS NULL OR b.name = $1)
+           AND ($2::text IS NULL OR k.version = $2)
+           AND ($3::text IS NULL OR v.name = $3)
+           AND ($4::text IS NULL OR r.kind = $4)
+           AND ($5::text IS NULL OR r.block_kind = $5)
+         ORDER BY r.created_at DESC, r.id DESC LIMIT $6"
+    );
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(&filter.board)
+        .bind(&filter.kernel)
+        .bind(&filter.variant)
+        .bind(&filter.kind)
+        .bind(&filter.block_kind)
+        .bind(limit)
+        .fetch_all(db)
+        .await
+}
+
+pub async fn count(db: impl PgExecutor<'_>) -> sqlx::Result<i64> {
+    sqlx::query_scalar("SELECT count(*) FROM runs WHERE deleted_at IS NULL").fetch_one(db).await
+}
+
+pub async fn summary(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<RunSummary>> {
+    let sql = format!("{SUMMARY_SELECT} WHERE r.id = $1 AND r.deleted_at IS NULL");
+    sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(db).await
+}
+
+pub async fn summaries(db: impl PgExecutor<'_>, ids: &[i64]) -> sqlx::Result<Vec<RunSummary>> {
+    let sql = format!("{SUMMARY_SELECT} WHERE r.id = ANY($1) AND r.deleted_at IS NULL ORDER BY r.id");
+    sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(ids).fetch_all(db).await
+}
+
+#[derive(Debug, Clone, FromRow, serde::Serialize)]
+pub struct ThreadRow {
+    pub thread: i32,
+    pub tid: Option<i32>,
+    pub priority: Option<i32>,
+    pub interval_us: Option<i64>,
+    pub cycles: Option<i64>,
+    pub cpu: Option<i32>,
+    pub min_us: f64,
+    pub act_us: Option<f64>,
+    pub avg_us: f64,
+    pub max_us: f64,
+}
+
+#[derive(Debug, Clone, FromRow, serde::Serialize)]
+pub struct TraceRow {
+    pub tracer: String,
+    pub latency_us: f64,
+    pub cpu: Option<i32>,
+    pub nr_cpus: Option<i32>,
+    pub preempt_model: Option<String>,
+    pub task_comm: Option<String>,
+    pub task_pid: Option<i32>,
+    pub culprit: Option<String>,
+    pub culprit_path: Vec<String>,
+    pub stack: Vec<String>,
+}
+
+#[derive(Debug, Clone, FromRow, serde::Serialize)]
+pub struct MetricValue {
+    pub name: String,
+    pub stat: Option<String>,
+    pub value: f64,
+    pub unit: Option<String>,
+    pub printed_delta_pct: Option<f64>,
+    pub spread_pct: Option<f64>,
+}
+
+#[derive(Debug, Clone, FromRow, serde::Serialize)]
+pub struct BucketRow {
+    pub thread: i32,
+    pub lower_us: f64,
+    pub count: i64,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RunDetail {
+    #[serde(flatten)]
+    pub summary: RunSummary,
+    pub tool_args: Option<String>,
+    pub lines: [i32; 2],
+    pub blob_sha256: Option<String>,
+    pub message_id: Option<String>,
+    pub threads: Vec<ThreadRow>,
+    pub trace: Option<TraceRow>,
+    pub metrics: Vec<MetricValue>,
+    pub histogram: Vec<BucketRow>,
+    pub block: serde_json::Value,
+}
+
+pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
+    let Some(summary) = summary(pool, id).await? else {
+        return Ok(None);
+    };
+    let (tool_args, first, last, block, sha, message_id): (
+        Option<String>,
+        i32,
+        i32,
+        serde_json::Value,
+        Option<Vec<u8>>,
+        Option<String>,
+    ) = sqlx::query_as(
+        "SELECT r.tool_args, r.first_line, r.last_line, r.block, u.blob_sha256,
+                COALESCE(u.message_id, v.message_id)
+         FROM runs r LEFT JOIN uploads u ON u.id = r.upload_id JOIN variants v ON v.id = r.variant_id
+         WHERE r.id = $1",
+    )
+    .bind(id)
+    .fetch_one(pool)
+    .await?;
+    let threads = sqlx::query_as(
+        "SELECT thread, tid, priority, interval_us, cycles, cpu, min_us, act_us, avg_us, max_us
+         FROM latency_threads WHERE run_id = $1 ORDER BY thread",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?;
+    let trace = sqlx::query_as(
+        "SELECT tracer, latency_us, cpu, nr_cpus, preempt_model, task_comm, task_pid, culprit,
+                culprit_path, stack FROM traces WHERE run_id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?;
+    let metrics = sqlx::query_as(
+        "SELECT name, stat, value, unit, printed_delta_pct, spread_pct FROM metrics
+         WHERE run_id = $1 ORDER BY id",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?;
+    let histogram = sqlx::query_as(
+        "SELECT thread, lower_us, count FROM histogram_buckets WHERE run_id = $1 ORDER BY thread, lower_us",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?;
+    Ok(Some(RunDetail {
+        summary,
+        tool_args,
+        lines: [first, last],
+        blob_sha256: sha.map(hex::encode),
+        message_id,
+        threads,
+        trace,
+        metrics,
+        histogram,
+        block,
+    }))
+}
+
+/// The raw bytes of the upload a run came from.
+pub async fn raw(db: impl PgExecutor<'_>, run_id: i64) -> sqlx::Result<Option<(Vec<u8>, Option<String>)>> {
+    sqlx::query_as(
+        "SELECT b.content, u.filename FROM runs r JOIN uploads u ON u.id = r.upload_id
+         JOIN blobs b ON b.sha256 = u.blob_sha256 WHERE r.id = $1 AND r.deleted_at IS NULL",
+    )
+    .bind(run_id)
+    .fetch_optional(db)
+    .await
+}

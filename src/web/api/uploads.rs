@@ -1,0 +1,230 @@
+//! `POST /api/v1/uploads` (token with upload scope) and `POST /api/v1/parse`
+//! (no token; parses and returns the document without storing anything).
+//!
+//! The body is the raw result text (any content type), or
+//! `multipart/form-data` with a file part and metadata fields. Metadata may
+//! also come in the query string. `Content-Encoding: gzip` is accepted with
+//! its own limit on the decoded size.
+
+use std::io::Read;
+
+use axum::Json;
+use axum::body::{Body, Bytes};
+use axum::extract::{FromRequest, Multipart, Query, Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::auth::{Caller, Scope};
+use crate::error::{AppError, AppResult};
+use crate::ingest::{self, RawUpload, UploadMeta};
+use crate::storage::runs;
+use crate::web::AppState;
+
+/// Metadata in the query string.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UploadParams {
+    pub board: Option<String>,
+    pub kernel: Option<String>,
+    pub variant: Option<String>,
+    pub parent: Option<String>,
+    pub message_id: Option<String>,
+    pub tool_args: Option<String>,
+    pub filename: Option<String>,
+    pub unlisted: Option<bool>,
+}
+
+impl UploadParams {
+    fn into_meta(self) -> UploadMeta {
+        UploadMeta {
+            board: self.board,
+            kernel: self.kernel,
+            variant: self.variant,
+            parent: self.parent,
+            message_id: self.message_id,
+            tool_args: self.tool_args,
+            filename: self.filename,
+            unlisted: self.unlisted.unwrap_or(false),
+            blocks: Vec::new(),
+        }
+    }
+}
+
+pub async fn create_upload(
+    State(state): State<AppState>,
+    caller: Caller,
+    params: Result<Query<UploadParams>, axum::extract::rejection::QueryRejection>,
+    req: Request,
+) -> AppResult<Response> {
+    caller.require(Scope::Upload)?;
+    let Query(params) = params.map_err(|e| AppError::BadRequest(format!("bad query string: {e}")))?;
+    let idempotency_key = req
+        .headers()
+        .get("idempotency-key")
+        .map(|v| {
+            v.to_str()
+                .map(str::to_string)
+                .map_err(|_| AppError::BadRequest("Idempotency-Key must be ASCII".into()))
+        })
+        .transpose()?;
+    let (content, content_type, meta) = read_upload(&state, params.into_meta(), req).await?;
+    let (stored, doc) = ingest::ingest(
+        &state.pool,
+        RawUpload {
+            content,
+            content_type,
+            meta,
+            idempotency_key,
+            token_id: Some(caller.token.id),
+        },
+    )
+    .await?;
+    let summaries = runs::summaries(&state.pool, &stored.run_ids).await?;
+    let status = if stored.created {
+        state.metrics.uploads_created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        StatusCode::CREATED
+    } else {
+        state.metrics.uploads_replayed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        StatusCode::OK
+    };
+    let runs: Vec<_> = summaries
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.id,
+                "url": state.url(&format!("/runs/{}", r.id)),
+                "api_url": state.url(&format!("/api/v1/runs/{}", r.id)),
+                "board": r.board, "kernel": r.kernel, "variant": r.variant,
+                "kind": r.block_kind, "label": r.label,
+            })
+        })
+        .collect();
+    let body = json!({
+        "upload_id": stored.upload_id,
+        "created": stored.created,
+        "runs": runs,
+        "format": doc.source.format,
+        "blocks": doc.blocks.len(),
+        "warnings": doc.warnings,
+    });
+    Ok((status, Json(body)).into_response())
+}
+
+pub async fn parse_upload(State(state): State<AppState>, req: Request) -> AppResult<Response> {
+    let (content, _ct, meta) = read_upload(&state, UploadMeta::default(), req).await?;
+    let doc = ingest::parse_blocking(content, meta.filename).await?;
+    Ok(Json(doc).into_response())
+}
+
+/// Read the body within the limits, undo gzip, split multipart.
+async fn read_upload(
+    state: &AppState,
+    mut meta: UploadMeta,
+    req: Request,
+) -> AppResult<(Bytes, Option<String>, UploadMeta)> {
+    let limits = state.limits.clone();
+    let (parts, body) = req.into_parts();
+    let raw = axum::body::to_bytes(body, limits.max_upload_bytes)
+        .await
+        .map_err(|_| {
+            AppError::PayloadTooLarge(format!(
+                "request body is larger than {} bytes",
+                limits.max_upload_bytes
+            ))
+        })?;
+    let decoded = decode(&parts.headers, raw, limits.max_decoded_bytes)?;
+    let content_type = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    if content_type
+        .as_deref()
+        .is_some_and(|c| c.starts_with("multipart/form-data"))
+    {
+        let mut headers = parts.headers.clone();
+        headers.remove(header::CONTENT_ENCODING);
+        let mut req = Request::new(Body::from(decoded));
+        *req.headers_mut() = headers;
+        let mut mp = Multipart::from_request(req, &())
+            .await
+            .map_err(|e| AppError::BadRequest(format!("bad multipart body: {e}")))?;
+        let mut file: Option<(Bytes, Option<String>)> = None;
+        while let Some(field) = mp
+            .next_field()
+            .await
+            .map_err(|e| AppError::BadRequest(format!("bad multipart body: {e}")))?
+        {
+            let name = field.name().unwrap_or("").to_string();
+            let fname = field.file_name().map(str::to_string);
+            let ftype = field.content_type().map(str::to_string);
+            let data = field
+                .bytes()
+                .await
+                .map_err(|e| AppError::BadRequest(format!("bad multipart field '{name}': {e}")))?;
+            if name == "file" || (fname.is_some() && file.is_none()) {
+                if meta.filename.is_none() {
+                    meta.filename = fname;
+                }
+                file = Some((data, ftype));
+                continue;
+            }
+            let text = String::from_utf8(data.to_vec())
+                .map_err(|_| AppError::BadRequest(format!("multipart field '{name}' is not UTF-8")))?;
+            match name.as_str() {
+                "board" => meta.board = Some(text),
+                "kernel" => meta.kernel = Some(text),
+                "variant" => meta.variant = Some(text),
+                "parent" => meta.parent = Some(text),
+                "message_id" => meta.message_id = Some(text),
+                "tool_args" => meta.tool_args = Some(text),
+                "filename" => meta.filename = Some(text),
+                "unlisted" => meta.unlisted = matches!(text.trim(), "true" | "1" | "on" | "yes"),
+                "blocks" => {
+                    meta.blocks = serde_json::from_str(&text).map_err(|e| {
+                        AppError::BadRequest(format!("multipart field 'blocks' is not valid JSON: {e}"))
+                    })?
+                }
+                other => {
+                    return Err(AppError::BadRequest(format!(
+                        "unknown multipart field '{other}' (expected file, board, kernel, variant, parent, message_id, tool_args, filename, unlisted, blocks)"
+                    )));
+                }
+            }
+        }
+        let (data, ftype) = file.ok_or_else(|| {
+            AppError::BadRequest("multipart body has no 'file' part".into())
+        })?;
+        return Ok((data, ftype, meta));
+    }
+    if decoded.is_empty() {
+        return Err(AppError::BadRequest("empty body: send the result text".into()));
+    }
+    Ok((decoded, content_type, meta))
+}
+
+fn decode(headers: &HeaderMap, raw: Bytes, max_decoded: usize) -> AppResult<Bytes> {
+    let enc = headers
+        .get(header::CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .map(|s| s.trim().to_ascii_lowercase());
+    match enc.as_deref() {
+        None | Some("identity") | Some("") => Ok(raw),
+        Some("gzip") | Some("x-gzip") => {
+            let mut out = Vec::new();
+            let mut dec = flate2::read::GzDecoder::new(&raw[..]).take(max_decoded as u64 + 1);
+            dec.read_to_end(&mut out)
+                .map_err(|e| AppError::BadRequest(format!("body is not valid gzip: {e}")))?;
+            if out.len() > max_decoded {
+                return Err(AppError::PayloadTooLarge(format!(
+                    "decompressed body is larger than {max_decoded} bytes"
+                )));
+            }
+            Ok(Bytes::from(out))
+        }
+        Some(other) => Err(AppError::UnsupportedContent(format!(
+            "Content-Encoding '{other}' is not supported (use gzip or none)"
+        ))),
+    }
+}

@@ -1,0 +1,146 @@
+//! HTTP: one function builds the whole `Router` ([`router`]); tests call it
+//! directly. [`serve`] binds it with timeouts and graceful shutdown.
+//!
+//! Every URL the service answers is listed in [`router`].
+
+pub mod api;
+pub mod pages;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, MatchedPath};
+use axum::http::{HeaderName, HeaderValue, Request, StatusCode, header};
+use axum::routing::{get, post};
+use sqlx::PgPool;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::services::ServeDir;
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+use crate::metrics::Metrics;
+
+/// Limits that handlers enforce themselves (so the answer is our JSON error).
+#[derive(Debug, Clone)]
+pub struct Limits {
+    pub max_upload_bytes: usize,
+    pub max_decoded_bytes: usize,
+    pub max_json_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_upload_bytes: 64 * 1024 * 1024,
+            max_decoded_bytes: 256 * 1024 * 1024,
+            max_json_bytes: 1024 * 1024,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    pub pool: PgPool,
+    pub limits: Arc<Limits>,
+    /// Base URL for links in API answers and permalinks, without trailing slash.
+    pub public_url: Arc<str>,
+    pub metrics: Arc<Metrics>,
+    pub request_timeout: Duration,
+}
+
+impl AppState {
+    pub fn new(pool: PgPool, public_url: &str) -> Self {
+        AppState {
+            pool,
+            limits: Arc::new(Limits::default()),
+            public_url: public_url.trim_end_matches('/').into(),
+            metrics: Arc::new(Metrics::default()),
+            request_timeout: Duration::from_secs(60),
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.public_url, path)
+    }
+}
+
+const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+pub fn router(state: AppState) -> Router {
+    let static_dir = std::env::var("RECLAIMLAB_STATIC_DIR")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/static").to_string());
+    let api = Router::new()
+        .route("/api/v1/uploads", post(api::uploads::create_upload))
+        .route("/api/v1/parse", post(api::uploads::parse_upload))
+        .route("/api/v1/runs", get(api::runs::list_runs))
+        .route("/api/v1/runs/{id}", get(api::runs::get_run))
+        .route("/api/openapi.json", get(api::openapi))
+        .layer(DefaultBodyLimit::disable());
+    let pages = Router::new()
+        .route("/", get(pages::home::show_home))
+        .route("/runs/{id}", get(pages::runs::show_run))
+        .route("/runs/{id}/raw", get(pages::runs::show_raw))
+        .route("/boards", get(pages::catalog::show_boards))
+        .route("/kernels", get(pages::catalog::show_kernels))
+        .route("/variants", get(pages::catalog::show_variants));
+    let ops = Router::new()
+        .route("/healthz", get(api::healthz))
+        .route("/readyz", get(api::readyz))
+        .route("/metrics", get(api::metrics));
+    let timeout = state.request_timeout;
+    Router::new()
+        .merge(api)
+        .merge(pages)
+        .merge(ops)
+        .nest_service("/static", ServeDir::new(static_dir))
+        .fallback(pages::not_found)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), crate::metrics::track))
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(
+                "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'",
+            ),
+        ))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("same-origin"),
+        ))
+        .layer(PropagateRequestIdLayer::new(X_REQUEST_ID))
+        .layer(
+            TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+                let route = req
+                    .extensions()
+                    .get::<MatchedPath>()
+                    .map(|m| m.as_str().to_owned())
+                    .unwrap_or_else(|| req.uri().path().to_owned());
+                let id = req
+                    .headers()
+                    .get(X_REQUEST_ID)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("-")
+                    .to_owned();
+                tracing::info_span!("request", http.method = %req.method(), http.route = %route, request.id = %id)
+            }),
+        )
+        .layer(SetRequestIdLayer::new(X_REQUEST_ID, MakeRequestUuid))
+        .with_state(state)
+}
+
+/// Serve until `shutdown` resolves, then drain in-flight requests.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let app = router(state);
+    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
+}

@@ -1,0 +1,64 @@
+//! HTML pages: one `*Page` struct per template, next to its handler.
+//! Errors render as an HTML page with the same status as the JSON API.
+
+pub mod catalog;
+pub mod home;
+pub mod runs;
+
+use askama::Template;
+use askama_web::WebTemplate;
+use axum::response::{IntoResponse, Response};
+
+use crate::error::AppError;
+
+/// An [`AppError`] rendered as HTML.
+pub struct PageError(pub AppError);
+
+impl<E: Into<AppError>> From<E> for PageError {
+    fn from(e: E) -> Self {
+        PageError(e.into())
+    }
+}
+
+#[derive(Template, WebTemplate)]
+#[template(path = "pages/error.html")]
+struct ErrorPage {
+    status: u16,
+    title: String,
+    message: String,
+}
+
+impl IntoResponse for PageError {
+    fn into_response(self) -> Response {
+        let status = self.0.status();
+        if status.is_server_error() {
+            tracing::error!(error = ?self.0, "page failed");
+        }
+        let page = ErrorPage {
+            status: status.as_u16(),
+            title: status.canonical_reason().unwrap_or("Error").to_string(),
+            message: self.0.public_message(),
+        };
+        (status, page).into_response()
+    }
+}
+
+pub type PageResult<T> = Result<T, PageError>;
+
+pub async fn not_found() -> PageError {
+    PageError(AppError::NotFound("no page at this address".into()))
+}
+
+/// Format a latency in us the way the tools print it.
+pub fn fmt_us(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+pub fn fmt_opt(v: Option<f64>) -> String {
+    v.map(fmt_us).unwrap_or_default()
+}
+

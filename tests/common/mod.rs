@@ -1,0 +1,84 @@
+//! Shared helpers for integration tests: the real router, in-process,
+//! against the per-test database `#[sqlx::test]` provides.
+
+#![allow(dead_code)]
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, Response};
+use http_body_util::BodyExt;
+use reclaimlab::auth::{self, Scope};
+use reclaimlab::storage::tokens;
+use reclaimlab::web::{AppState, router};
+use sqlx::PgPool;
+use tower::ServiceExt;
+
+pub fn state(pool: &PgPool) -> AppState {
+    AppState::new(pool.clone(), "http://reclaimlab.test")
+}
+
+pub fn app(pool: &PgPool) -> Router {
+    router(state(pool))
+}
+
+pub async fn token(pool: &PgPool, scope: Scope) -> String {
+    let (secret, hash) = auth::generate(scope);
+    tokens::create(pool, "test", scope.as_str(), &hash, &secret[..12], None)
+        .await
+        .expect("create token");
+    secret
+}
+
+pub struct TestResponse {
+    pub status: u16,
+    pub headers: axum::http::HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl TestResponse {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body))
+        })
+    }
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+pub async fn send(app: &Router, req: Request<Body>) -> TestResponse {
+    let resp: Response<Body> = app.clone().oneshot(req).await.expect("router answers");
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    let body = resp.into_body().collect().await.expect("body").to_bytes().to_vec();
+    TestResponse { status, headers, body }
+}
+
+pub async fn get(app: &Router, uri: &str) -> TestResponse {
+    send(app, Request::get(uri).body(Body::empty()).unwrap()).await
+}
+
+pub async fn upload(app: &Router, token: Option<&str>, query: &str, body: impl Into<Body>) -> TestResponse {
+    let mut b = Request::post(format!("/api/v1/uploads?{query}")).header("content-type", "text/plain");
+    if let Some(t) = token {
+        b = b.header("authorization", format!("Bearer {t}"));
+    }
+    send(app, b.body(body.into()).unwrap()).await
+}
+
+pub fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).expect("fixture")
+}
+
+pub async fn counts(pool: &PgPool) -> (i64, i64, i64, i64) {
+    let q = |t: &'static str| {
+        let pool = pool.clone();
+        async move {
+            sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(format!("SELECT count(*) FROM {t}")))
+                .fetch_one(&pool)
+                .await
+                .unwrap()
+        }
+    };
+    (q("blobs").await, q("uploads").await, q("runs").await, q("latency_threads").await)
+}
