@@ -16,10 +16,12 @@
 
 pub mod auth;
 pub mod cli;
+pub mod compare;
 pub mod config;
 pub mod db;
 pub mod error;
 pub mod ingest;
+pub mod jobs;
 pub mod metrics;
 pub mod storage;
 pub mod web;

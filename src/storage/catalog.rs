@@ -130,3 +130,20 @@ pub async fn variants(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<VariantRow>> 
     .fetch_all(db)
     .await
 }
+
+/// Variants that end a chain (have a parent, no children), with the chain
+/// length: the default comparisons offered on the compare page.
+pub async fn chain_heads(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<(String, usize)>> {
+    let rows: Vec<(String, i32)> = sqlx::query_as(
+        "WITH RECURSIVE up(start, id, parent_id, depth) AS (
+             SELECT v.name, v.id, v.parent_id, 1 FROM variants v
+             WHERE v.parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM variants c WHERE c.parent_id = v.id)
+             UNION ALL
+             SELECT up.start, p.id, p.parent_id, up.depth + 1 FROM variants p JOIN up ON p.id = up.parent_id
+             WHERE up.depth < 50)
+         SELECT start, max(depth) FROM up GROUP BY start ORDER BY max(depth) DESC, start",
+    )
+    .fetch_all(db)
+    .await?;
+    Ok(rows.into_iter().map(|(n, d)| (n, d.max(0) as usize)).collect())
+}

@@ -34,13 +34,32 @@ pub struct NewUpload<'a> {
 
 pub async fn store(pool: &PgPool, up: NewUpload<'_>) -> Result<StoredUpload, AppError> {
     let mut tx = pool.begin().await?;
+    match write_upload(&mut tx, &up, None).await? {
+        Some(stored) => {
+            tx.commit().await?;
+            Ok(stored)
+        }
+        None => {
+            tx.rollback().await?;
+            replay(pool, up.idempotency_key, up.fingerprint).await
+        }
+    }
+}
+
+/// Write blob, upload, runs and results on `conn` (inside the caller's
+/// transaction). `None` when the idempotency key already exists.
+pub async fn write_upload(
+    conn: &mut PgConnection,
+    up: &NewUpload<'_>,
+    simulation_id: Option<i64>,
+) -> Result<Option<StoredUpload>, AppError> {
     sqlx::query(
         "INSERT INTO blobs (sha256, size, content) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING",
     )
     .bind(up.content_sha)
     .bind(up.content.len() as i64)
     .bind(up.content)
-    .execute(&mut *tx)
+    .execute(&mut *conn)
     .await?;
     let metadata = serde_json::to_value(up.meta).unwrap_or_default();
     let inserted: Option<i64> = sqlx::query_scalar(
@@ -60,26 +79,26 @@ pub async fn store(pool: &PgPool, up: NewUpload<'_>) -> Result<StoredUpload, App
     .bind(up.document)
     .bind(up.message_id)
     .bind(up.meta.unlisted)
-    .fetch_optional(&mut *tx)
+    .fetch_optional(&mut *conn)
     .await?;
     let Some(upload_id) = inserted else {
-        tx.rollback().await?;
-        return replay(pool, up.idempotency_key, up.fingerprint).await;
+        return Ok(None);
     };
     let series = match up.message_id {
-        Some(m) => Some(catalog::series_id(&mut tx, m, up.subject).await?),
+        Some(m) => Some(catalog::series_id(conn, m, up.subject).await?),
         None => None,
     };
     let mut run_ids = Vec::with_capacity(up.runs.len());
     for spec in up.runs {
-        run_ids.push(insert_run(&mut tx, upload_id, spec, series, up.message_id, up.meta, up.kind).await?);
+        run_ids.push(
+            insert_run(conn, upload_id, spec, series, up.message_id, up.meta, up.kind, simulation_id).await?,
+        );
     }
-    tx.commit().await?;
-    Ok(StoredUpload {
+    Ok(Some(StoredUpload {
         upload_id,
         created: true,
         run_ids,
-    })
+    }))
 }
 
 async fn replay(pool: &PgPool, key: &str, fingerprint: &[u8]) -> Result<StoredUpload, AppError> {
@@ -113,6 +132,7 @@ async fn insert_run(
     message_id: Option<&str>,
     meta: &UploadMeta,
     kind: &str,
+    simulation_id: Option<i64>,
 ) -> Result<i64, AppError> {
     let board = catalog::board_id(conn, &spec.board).await?;
     let kernel = catalog::kernel_id(conn, &spec.kernel).await?;
@@ -120,8 +140,9 @@ async fn insert_run(
     let labels = serde_json::json!({});
     let run_id: i64 = sqlx::query_scalar(
         "INSERT INTO runs (upload_id, block_index, column_index, board_id, kernel_id, variant_id,
-                           kind, block_kind, label, labels, tool_args, first_line, last_line, block, unlisted)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id",
+                           kind, block_kind, label, labels, tool_args, first_line, last_line, block, unlisted,
+                           simulation_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id",
     )
     .bind(upload_id)
     .bind(spec.block_index as i32)
@@ -138,6 +159,7 @@ async fn insert_run(
     .bind(spec.lines[1] as i32)
     .bind(&spec.block)
     .bind(meta.unlisted)
+    .bind(simulation_id)
     .fetch_one(&mut *conn)
     .await?;
     insert_results(conn, run_id, spec).await?;

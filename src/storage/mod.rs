@@ -2,6 +2,9 @@
 //! executor or a connection and return domain types.
 
 pub mod catalog;
+pub mod compare;
 pub mod ingest;
 pub mod runs;
+pub mod simulations;
+pub mod snapshots;
 pub mod tokens;

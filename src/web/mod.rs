@@ -12,7 +12,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath};
 use axum::http::{HeaderName, HeaderValue, Request, StatusCode, header};
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use sqlx::PgPool;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::services::ServeDir;
@@ -75,7 +75,10 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/uploads", post(api::uploads::create_upload))
         .route("/api/v1/parse", post(api::uploads::parse_upload))
         .route("/api/v1/runs", get(api::runs::list_runs))
+        .route("/api/v1/uploads/{id}", delete(api::comparisons::delete_upload))
         .route("/api/v1/runs/{id}", get(api::runs::get_run))
+        .route("/api/v1/comparisons", post(api::comparisons::create_comparison))
+        .route("/api/v1/comparisons/{slug}", delete(api::comparisons::delete_comparison))
         .route("/api/openapi.json", get(api::openapi))
         .layer(DefaultBodyLimit::disable());
     let pages = Router::new()
@@ -84,7 +87,17 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{id}/raw", get(pages::runs::show_raw))
         .route("/boards", get(pages::catalog::show_boards))
         .route("/kernels", get(pages::catalog::show_kernels))
-        .route("/variants", get(pages::catalog::show_variants));
+        .route("/variants", get(pages::catalog::show_variants))
+        .route("/variants/{name}", get(pages::compare::show_variant))
+        .route("/compare", get(pages::compare::show_compare))
+        .route("/compare/chart.svg", get(pages::compare::show_compare_chart))
+        .route("/compare/share", post(pages::compare::share_compare))
+        .route("/c/{slug}", get(pages::compare::show_snapshot))
+        .route("/heatmap", get(pages::compare::show_heatmap))
+        .route("/heatmap.svg", get(pages::compare::show_heatmap_svg))
+        .route("/culprits", get(pages::compare::show_culprits))
+        .route("/history", get(pages::compare::show_history))
+        .route("/history.svg", get(pages::compare::show_history_svg));
     let ops = Router::new()
         .route("/healthz", get(api::healthz))
         .route("/readyz", get(api::readyz))

@@ -18,6 +18,9 @@ pub fn state(pool: &PgPool) -> AppState {
 }
 
 pub fn app(pool: &PgPool) -> Router {
+    if std::env::var_os("RUST_LOG").is_some() {
+        reclaimlab::cli::init_tracing();
+    }
     router(state(pool))
 }
 

@@ -1,5 +1,6 @@
 //! JSON endpoints, one file per resource, plus health and metrics.
 
+pub mod comparisons;
 pub mod runs;
 pub mod uploads;
 

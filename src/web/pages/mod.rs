@@ -2,6 +2,7 @@
 //! Errors render as an HTML page with the same status as the JSON API.
 
 pub mod catalog;
+pub mod compare;
 pub mod home;
 pub mod runs;
 

@@ -1,0 +1,782 @@
+//! Plain-text rendering of a [`Comparison`] for pasting into a mail reply:
+//! mmtests-like tables, significance marks and their legend, latency
+//! tables, the culprit diff and the permalink.
+//!
+//! Owns layout only; every number and verdict comes from `compare`. The one
+//! hard rule: every line is at most [`WIDTH`] columns, whatever the input
+//! (many columns, long labels, huge numbers). Wide tables are split into
+//! several tables that repeat the row labels. Output is ASCII only, so the
+//! width in bytes is the width on screen and mail clients cannot mangle it.
+
+use crate::compare::{
+    Better, Comparison, LatencyComparison, MetricCell, MetricComparison, Significance, fmt_us,
+    pct_change,
+};
+
+/// Maximum line width of the rendering.
+pub const WIDTH: usize = 72;
+/// Widest row label before it is shortened in the middle.
+const LEFT_MAX: usize = 32;
+/// Space between columns.
+const GAP: usize = 2;
+/// Most lines a column header may take.
+const HEADER_LINES: usize = 2;
+
+/// Renders the comparison; `permalink` is printed in the footer.
+pub fn render_text(c: &Comparison, permalink: &str) -> String {
+    let mut s = String::new();
+    for line in layout(c, permalink) {
+        // Last line of defence for the width promise; tests check through
+        // [`layout`] that the layout never needs it.
+        s.push_str(&line.chars().take(WIDTH).collect::<String>());
+        s.push('\n');
+    }
+    s
+}
+
+/// The lines of [`render_text`] before the final clip to [`WIDTH`], trailing
+/// spaces removed. Exposed so tests can prove the clip is never needed.
+#[doc(hidden)]
+pub fn layout(c: &Comparison, permalink: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let title = clean(&c.title);
+    if !title.trim().is_empty() {
+        wrap_into(&mut out, title.trim(), "", "");
+        out.push(String::new());
+    }
+    columns_legend(&mut out, c);
+    metric_tables(&mut out, c);
+    if let Some(lat) = &c.latency {
+        latency_section(&mut out, c, lat);
+    }
+    for n in &c.notes {
+        wrap_into(&mut out, &format!("Note: {}", clean(n)), "", "  ");
+    }
+    if !c.notes.is_empty() {
+        out.push(String::new());
+    }
+    let url = clean(permalink);
+    let footer = format!("Permalink: {url}");
+    if footer.len() <= WIDTH {
+        out.push(footer);
+    } else {
+        out.push("Permalink:".to_string());
+        hard_split_into(&mut out, &url);
+    }
+    out.into_iter().map(|l| l.trim_end().to_string()).collect()
+}
+
+// ------------------------------------------------------------- helpers
+
+/// ASCII only: control characters and non-ASCII become '?', except a few
+/// common ones with an obvious ASCII spelling.
+fn clean(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            'µ' | 'μ' => o.push('u'),
+            '\t' | '\n' | '\r' => o.push(' '),
+            c if c.is_ascii() && !c.is_ascii_control() => o.push(c),
+            _ => o.push('?'),
+        }
+    }
+    o
+}
+
+/// Shortens `s` to `w` characters by cutting the middle, because metric
+/// names differ at their ends ("...-async-System" vs "...-async-Elapsd").
+fn shorten(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        return s.to_string();
+    }
+    if w == 0 {
+        return String::new();
+    }
+    let keep = w - 1;
+    let head = keep.div_ceil(2);
+    let tail = keep - head;
+    let chars: Vec<char> = s.chars().collect();
+    let mut o: String = chars[..head].iter().collect();
+    o.push('~');
+    o.extend(&chars[n - tail..]);
+    o
+}
+
+/// Greedy word wrap to WIDTH; words longer than a line are split.
+fn wrap_into(out: &mut Vec<String>, text: &str, first_indent: &str, indent: &str) {
+    let mut line = first_indent.to_string();
+    let mut empty = true;
+    for word in text.split_whitespace() {
+        let mut word = word.to_string();
+        loop {
+            let sep = if empty { 0 } else { 1 };
+            if line.len() + sep + word.len() <= WIDTH {
+                if !empty {
+                    line.push(' ');
+                }
+                line.push_str(&word);
+                empty = false;
+                break;
+            }
+            if !empty {
+                out.push(std::mem::replace(&mut line, indent.to_string()));
+                empty = true;
+                continue;
+            }
+            // The word alone does not fit: split it.
+            let room = WIDTH.saturating_sub(line.len()).max(1);
+            let rest = word.split_off(room.min(word.len()));
+            line.push_str(&word);
+            out.push(std::mem::replace(&mut line, indent.to_string()));
+            word = rest;
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !empty {
+        out.push(line);
+    }
+}
+
+fn hard_split_into(out: &mut Vec<String>, s: &str) {
+    let chars: Vec<char> = s.chars().collect();
+    for chunk in chars.chunks(WIDTH) {
+        out.push(chunk.iter().collect());
+    }
+}
+
+/// A value as mmtests prints it (two decimals), switching to scientific
+/// notation where two decimals would be unreadable or too wide.
+fn fmt_val(v: f64) -> String {
+    if !v.is_finite() {
+        "?".to_string()
+    } else if v != 0.0 && (v.abs() >= 1e9 || v.abs() < 0.01) {
+        format!("{v:.3e}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+/// `( 25.93%)`, mmtests style, bounded in width.
+fn fmt_pct(p: Option<f64>) -> String {
+    // Whatever prints as zero is zero: no "-0.00%".
+    let p = p.map(|p| if p.abs() < 0.005 { 0.0 } else { p });
+    match p {
+        None => "(   n/a)".to_string(),
+        Some(p) if p.abs() >= 1e6 => {
+            if p > 0.0 {
+                "(>+1e6%)".to_string()
+            } else {
+                "(<-1e6%)".to_string()
+            }
+        }
+        Some(p) if p.abs() >= 1000.0 => format!("({p:6.0}%)"),
+        Some(p) => format!("({p:6.2}%)"),
+    }
+}
+
+/// A significance mark padded to two characters so columns stay aligned.
+fn mark(s: Option<Significance>) -> String {
+    format!("{:<2}", s.map_or("", Significance::mark))
+}
+
+/// Breaks a label into at most `lines` pieces of at most `w` characters,
+/// preferring to break after '-', '_', '/', ' ' or '.'. A label too long
+/// for that is first shortened in the middle, since variant names tend to
+/// differ at their ends ("...-v1", "...-v2").
+fn wrap_label(label: &str, w: usize, lines: usize) -> Vec<String> {
+    let w = w.max(1);
+    let lines = lines.max(1);
+    let label = shorten(label, w * lines);
+    let chars: Vec<char> = label.chars().collect();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < chars.len() {
+        let rest = chars.len() - start;
+        if rest <= w {
+            out.push(chars[start..].iter().collect::<String>());
+            break;
+        }
+        let window = &chars[start..start + w];
+        let cut = window
+            .iter()
+            .rposition(|c| matches!(c, '-' | '_' | '/' | ' ' | '.'))
+            .filter(|&i| i > 0)
+            .map_or(w, |i| i + 1);
+        out.push(
+            chars[start..start + cut]
+                .iter()
+                .collect::<String>()
+                .trim()
+                .to_string(),
+        );
+        start += cut;
+    }
+    if out.len() > lines {
+        // Breaking at separators wasted too much room: cut at exact widths.
+        out = chars
+            .chunks(w)
+            .map(|c| c.iter().collect::<String>())
+            .collect();
+    }
+    if out.is_empty() {
+        out.push(String::new());
+    }
+    out
+}
+
+// ----------------------------------------------------------------- grid
+
+/// A table of right-aligned cells with a left label column. Rendered as one
+/// or more tables of as many columns as fit in WIDTH, each repeating the
+/// labels.
+struct Grid {
+    /// Column headers (labels), one per column.
+    headers: Vec<String>,
+    /// An extra header line per column (e.g. "n=5"), optional.
+    subheaders: Vec<String>,
+    rows: Vec<(String, Vec<String>)>,
+    /// Minimum cell width, so headers get some room.
+    min_cell: usize,
+}
+
+impl Grid {
+    fn render(&self, out: &mut Vec<String>) {
+        let ncols = self.headers.len();
+        if ncols == 0 || self.rows.is_empty() {
+            return;
+        }
+        let widest_cell = |j: usize| {
+            self.rows
+                .iter()
+                .filter_map(|(_, cells)| cells.get(j))
+                .map(|s| s.len())
+                .chain(self.subheaders.get(j).map(String::len))
+                .max()
+                .unwrap_or(0)
+        };
+        let cell_w: Vec<usize> = (0..ncols)
+            .map(|j| {
+                let content = widest_cell(j).max(self.min_cell);
+                // Room for a typical variant name ("ramdisknonrot-v1") on
+                // one header line; longer labels wrap onto a second line.
+                let header = self.headers[j].len().min(content.max(16));
+                content.max(header).min(WIDTH - GAP - 8)
+            })
+            .collect();
+        let max_cell = cell_w.iter().copied().max().unwrap_or(0);
+        let left_room = WIDTH.saturating_sub(max_cell + GAP);
+        let left_w = self
+            .rows
+            .iter()
+            .map(|(l, _)| l.len())
+            .max()
+            .unwrap_or(0)
+            .min(LEFT_MAX)
+            .min(left_room);
+
+        // Greedy split of the columns into tables that fit.
+        let mut chunks: Vec<Vec<usize>> = Vec::new();
+        let mut cur: Vec<usize> = Vec::new();
+        let mut used = left_w;
+        for (j, w) in cell_w.iter().enumerate() {
+            let need = GAP + w;
+            if !cur.is_empty() && used + need > WIDTH {
+                chunks.push(std::mem::take(&mut cur));
+                used = left_w;
+            }
+            cur.push(j);
+            used += need;
+        }
+        chunks.push(cur);
+
+        for (k, chunk) in chunks.iter().enumerate() {
+            if k > 0 {
+                out.push(String::new());
+            }
+            let heads: Vec<Vec<String>> = chunk
+                .iter()
+                .map(|&j| wrap_label(&self.headers[j], cell_w[j], HEADER_LINES))
+                .collect();
+            let nlines = heads.iter().map(Vec::len).max().unwrap_or(1);
+            for line in 0..nlines {
+                // Bottom-align headers, as mmtests does with kernel/variant.
+                let mut s = " ".repeat(left_w);
+                for (h, &j) in heads.iter().zip(chunk) {
+                    let pad = nlines - h.len();
+                    let text = if line >= pad {
+                        h[line - pad].as_str()
+                    } else {
+                        ""
+                    };
+                    s.push_str(&format!(
+                        "{:>gap$}{:>w$}",
+                        "",
+                        text,
+                        gap = GAP,
+                        w = cell_w[j]
+                    ));
+                }
+                out.push(s);
+            }
+            if !self.subheaders.is_empty() {
+                let mut s = " ".repeat(left_w);
+                for &j in chunk {
+                    let text = self.subheaders.get(j).map_or("", String::as_str);
+                    s.push_str(&format!(
+                        "{:>gap$}{:>w$}",
+                        "",
+                        text,
+                        gap = GAP,
+                        w = cell_w[j]
+                    ));
+                }
+                out.push(s);
+            }
+            for (label, cells) in &self.rows {
+                let mut s = format!("{:<w$}", shorten(label, left_w), w = left_w);
+                for &j in chunk {
+                    let text = cells.get(j).map_or("", String::as_str);
+                    let text = shorten(text, cell_w[j]);
+                    s.push_str(&format!(
+                        "{:>gap$}{:>w$}",
+                        "",
+                        text,
+                        gap = GAP,
+                        w = cell_w[j]
+                    ));
+                }
+                out.push(s);
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------- sections
+
+fn columns_legend(out: &mut Vec<String>, c: &Comparison) {
+    if c.columns.is_empty() {
+        return;
+    }
+    out.push("Columns:".to_string());
+    for (i, col) in c.columns.iter().enumerate() {
+        let mut s = format!("{:>2}. {}", i + 1, clean(&col.label));
+        let mut tags: Vec<String> = Vec::new();
+        if i == c.baseline {
+            tags.push("baseline".to_string());
+        }
+        if col.simulated {
+            tags.push("simulated".to_string());
+        }
+        let mut kernels: Vec<&str> = col
+            .runs
+            .iter()
+            .map(|r| r.kernel.as_str())
+            .filter(|k| !k.is_empty())
+            .collect();
+        kernels.sort_unstable();
+        kernels.dedup();
+        let mut boards: Vec<&str> = col
+            .runs
+            .iter()
+            .map(|r| r.board.as_str())
+            .filter(|b| !b.is_empty())
+            .collect();
+        boards.sort_unstable();
+        boards.dedup();
+        if kernels.len() == 1 {
+            tags.push(clean(kernels[0]));
+        }
+        if boards.len() == 1 {
+            tags.push(clean(boards[0]));
+        }
+        if !col.runs.is_empty() {
+            tags.push(format!(
+                "{} run{}",
+                col.runs.len(),
+                if col.runs.len() == 1 { "" } else { "s" }
+            ));
+        }
+        if !tags.is_empty() {
+            s.push_str(&format!(" ({})", tags.join(", ")));
+        }
+        wrap_into(out, &s, "", "      ");
+    }
+    out.push(String::new());
+}
+
+/// Where a row goes in the mmtests order: Min, mean, Stddev, CoeffVar, Max.
+fn stat_group(stat: &str) -> u8 {
+    match stat {
+        "Min" => 0,
+        "Stddev" => 2,
+        "CoeffVar" => 3,
+        "Max" => 4,
+        _ => 1,
+    }
+}
+
+fn better_words(b: Better) -> &'static str {
+    match b {
+        Better::Lower => "lower is better",
+        Better::Higher => "higher is better",
+    }
+}
+
+fn n_header(metrics: &[&MetricComparison], j: usize) -> String {
+    let cells: Vec<&MetricCell> = metrics.iter().filter_map(|m| m.cells.get(j)).collect();
+    let lo = cells.iter().map(|x| x.n).min().unwrap_or(0);
+    let hi = cells.iter().map(|x| x.n).max().unwrap_or(0);
+    let printed = cells.iter().any(|x| x.single_summary);
+    let mut s = if lo == hi {
+        format!("n={lo}")
+    } else {
+        format!("n={lo}-{hi}")
+    };
+    if printed {
+        s.push_str(" printed");
+    }
+    s
+}
+
+fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
+    if c.metrics.is_empty() {
+        return;
+    }
+    // One table per (unit, direction), in order of first appearance.
+    let mut groups: Vec<(String, Better, Vec<&MetricComparison>)> = Vec::new();
+    for m in &c.metrics {
+        match groups
+            .iter_mut()
+            .find(|(u, b, _)| *u == m.unit && *b == m.better)
+        {
+            Some(g) => g.2.push(m),
+            None => groups.push((m.unit.clone(), m.better, vec![m])),
+        }
+    }
+    let base = c.baseline;
+    let headers: Vec<String> = c.columns.iter().map(|col| clean(&col.label)).collect();
+    let mut any_assessed = false;
+    for (unit, better, metrics) in &groups {
+        let unit = if unit.is_empty() {
+            "no unit".to_string()
+        } else {
+            clean(unit)
+        };
+        wrap_into(
+            out,
+            &format!(
+                "{}, {}; % vs column {}, positive = better",
+                unit,
+                better_words(*better),
+                base + 1
+            ),
+            "",
+            "  ",
+        );
+        let mut rows: Vec<(u8, usize, String, Vec<String>)> = Vec::new();
+        for (mi, m) in metrics.iter().enumerate() {
+            let name = clean(&m.name);
+            let label = |stat: &str| format!("{:<8} {}", clean(stat), name);
+            let has_spread = m.cells.iter().any(|x| x.n >= 2 && !x.single_summary);
+            let base_cell = m.cells.get(base);
+            let value_row = |get: &dyn Fn(&MetricCell) -> Option<f64>| -> Vec<String> {
+                m.cells
+                    .iter()
+                    .map(|x| match get(x) {
+                        None => "-".to_string(),
+                        Some(v) => {
+                            let pct = base_cell
+                                .and_then(get)
+                                .and_then(|b| pct_change(b, v, m.better));
+                            format!("{} {}{}", fmt_val(v), fmt_pct(pct), mark(None))
+                        }
+                    })
+                    .collect()
+            };
+            let mean_cells: Vec<String> = m
+                .cells
+                .iter()
+                .enumerate()
+                .map(|(j, x)| match x.mean {
+                    None => "-".to_string(),
+                    Some(v) => {
+                        let (pct, sig) = if j == base {
+                            (Some(0.0), None)
+                        } else {
+                            let d = x.vs_baseline.as_ref();
+                            (d.and_then(|d| d.pct), d.map(|d| d.significance))
+                        };
+                        if sig.is_some_and(|s| s != Significance::NotAssessed) {
+                            any_assessed = true;
+                        }
+                        format!("{} {}{}", fmt_val(v), fmt_pct(pct), mark(sig))
+                    }
+                })
+                .collect();
+            rows.push((stat_group(&m.stat), mi, label(&m.stat), mean_cells));
+            if has_spread {
+                rows.push((0, mi, label("Min"), value_row(&|x: &MetricCell| x.min)));
+                rows.push((4, mi, label("Max"), value_row(&|x: &MetricCell| x.max)));
+                let plain = |get: &dyn Fn(&MetricCell) -> Option<f64>| -> Vec<String> {
+                    m.cells
+                        .iter()
+                        .map(|x| {
+                            get(x).map_or("-".to_string(), |v| {
+                                format!("{}{}", fmt_val(v), mark(None))
+                            })
+                        })
+                        .collect()
+                };
+                rows.push((2, mi, label("Stddev"), plain(&|x: &MetricCell| x.stddev)));
+                rows.push((3, mi, label("CoeffVar"), plain(&|x: &MetricCell| x.cov_pct)));
+            }
+        }
+        rows.sort_by_key(|r| (r.0, r.1));
+        let grid = Grid {
+            headers: headers.clone(),
+            subheaders: (0..c.columns.len()).map(|j| n_header(metrics, j)).collect(),
+            rows: rows.into_iter().map(|r| (r.2, r.3)).collect(),
+            min_cell: 10,
+        };
+        grid.render(out);
+        out.push(String::new());
+
+        if c.chain_previous && c.columns.len() > 1 {
+            out.push("Change vs previous column, positive = better".to_string());
+            // The first column has no previous one: leave it out.
+            let rows: Vec<(String, Vec<String>)> = metrics
+                .iter()
+                .map(|m| {
+                    let cells = m
+                        .cells
+                        .iter()
+                        .skip(1)
+                        .map(|x| match &x.vs_previous {
+                            None => "-".to_string(),
+                            Some(d) => {
+                                if d.significance != Significance::NotAssessed {
+                                    any_assessed = true;
+                                }
+                                format!("{}{}", fmt_pct(d.pct), mark(Some(d.significance)))
+                            }
+                        })
+                        .collect();
+                    (format!("{:<8} {}", clean(&m.stat), clean(&m.name)), cells)
+                })
+                .collect();
+            Grid {
+                headers: headers.iter().skip(1).cloned().collect(),
+                subheaders: Vec::new(),
+                rows,
+                min_cell: 8,
+            }
+            .render(out);
+            out.push(String::new());
+        }
+    }
+    wrap_into(
+        out,
+        "* p<0.05, ** p<0.01 (Welch's t-test, two-sided, n>=3 on both sides). \
+         Fewer than 3 runs on a side, or a single printed summary: \
+         n=1, cannot assess (never marked).",
+        "",
+        "",
+    );
+    if !any_assessed {
+        out.push("No change above could be assessed: too few runs.".to_string());
+    }
+    let floors: Vec<String> = c
+        .metrics
+        .iter()
+        .filter_map(|m| {
+            m.noise_floor_pct
+                .map(|f| format!("{} {:.2}%", clean(&m.name), f))
+        })
+        .collect();
+    if !floors.is_empty() {
+        wrap_into(
+            out,
+            &format!(
+                "Noise floor (CoeffVar of baseline runs): {}",
+                floors.join(", ")
+            ),
+            "",
+            "  ",
+        );
+    }
+    out.push(String::new());
+}
+
+fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyComparison) {
+    let headers: Vec<String> = c.columns.iter().map(|col| clean(&col.label)).collect();
+    let base = c.baseline;
+    if !lat.threads.is_empty() {
+        out.push("Latency per thread, Min/Avg/Max us".to_string());
+        let runs: Vec<String> = (0..c.columns.len())
+            .map(|j| {
+                let n = lat
+                    .threads
+                    .iter()
+                    .filter_map(|t| t.cells.get(j).and_then(|x| x.as_ref()))
+                    .map(|x| x.n_runs)
+                    .max();
+                n.map_or(String::new(), |n| format!("n={n}"))
+            })
+            .collect();
+        let rows = lat
+            .threads
+            .iter()
+            .map(|t| {
+                let cells = t
+                    .cells
+                    .iter()
+                    .map(|x| match x {
+                        None => "-".to_string(),
+                        Some(x) => format!(
+                            "{}/{}/{}",
+                            fmt_us(x.min_us),
+                            fmt_us(x.avg_us),
+                            fmt_us(x.max_us)
+                        ),
+                    })
+                    .collect();
+                (format!("T{}", t.thread), cells)
+            })
+            .collect();
+        Grid {
+            headers: headers.clone(),
+            subheaders: runs,
+            rows,
+            min_cell: 8,
+        }
+        .render(out);
+        out.push(String::new());
+        // The range of per-thread maxima is what a reply quotes ("52-67 ms
+        // -> 1.5-4.4 ms"); with one run per column it is not a test.
+        for (j, header) in headers.iter().enumerate() {
+            if j == base {
+                continue;
+            }
+            let range = |col: usize| {
+                let xs: Vec<f64> = lat
+                    .threads
+                    .iter()
+                    .filter_map(|t| t.cells.get(col).and_then(|x| x.as_ref()))
+                    .map(|x| x.max_us)
+                    .collect();
+                let n = lat
+                    .threads
+                    .iter()
+                    .filter_map(|t| t.cells.get(col).and_then(|x| x.as_ref()))
+                    .map(|x| x.n_runs)
+                    .min();
+                Some((
+                    crate::stats::min(&xs)?,
+                    crate::stats::max(&xs)?,
+                    n.unwrap_or(0),
+                ))
+            };
+            if let (Some((b0, b1, nb)), Some((a0, a1, na))) = (range(base), range(j)) {
+                let honesty = if nb < 3 || na < 3 {
+                    format!("n={}, cannot assess", nb.min(na))
+                } else {
+                    format!("n={nb}/{na}")
+                };
+                wrap_into(
+                    out,
+                    &format!(
+                        "{}: per-thread max {}-{} us -> {}-{} us ({})",
+                        header,
+                        fmt_us(b0),
+                        fmt_us(b1),
+                        fmt_us(a0),
+                        fmt_us(a1),
+                        honesty
+                    ),
+                    "",
+                    "  ",
+                );
+            }
+        }
+        out.push(String::new());
+    }
+    if lat.tails.iter().any(Option::is_some) {
+        out.push("Latency tails from histograms, us".to_string());
+        let row = |name: &str, get: &dyn Fn(&crate::stats::Tails) -> String| {
+            (
+                name.to_string(),
+                lat.tails
+                    .iter()
+                    .map(|t| t.as_ref().map_or("-".to_string(), get))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let rows = vec![
+            row("p50", &|t| fmt_us(t.p50)),
+            row("p99", &|t| fmt_us(t.p99)),
+            row("p99.9", &|t| fmt_us(t.p99_9)),
+            row("max", &|t| fmt_us(t.max)),
+            row("samples", &|t| t.count.to_string()),
+        ];
+        Grid {
+            headers: headers.clone(),
+            subheaders: Vec::new(),
+            rows,
+            min_cell: 8,
+        }
+        .render(out);
+        out.push(String::new());
+    }
+    if !lat.thread_tails.is_empty() {
+        out.push("Latency tails per thread, p99/p99.9/max us".to_string());
+        let rows = lat
+            .thread_tails
+            .iter()
+            .map(|r| {
+                let cells = r
+                    .cells
+                    .iter()
+                    .map(|t| {
+                        t.as_ref().map_or("-".to_string(), |t| {
+                            format!("{}/{}/{}", fmt_us(t.p99), fmt_us(t.p99_9), fmt_us(t.max))
+                        })
+                    })
+                    .collect();
+                (format!("T{}", r.thread), cells)
+            })
+            .collect();
+        Grid {
+            headers: headers.clone(),
+            subheaders: Vec::new(),
+            rows,
+            min_cell: 8,
+        }
+        .render(out);
+        out.push(String::new());
+    }
+    let diffs = &lat.culprit_diffs;
+    if !diffs.is_empty() {
+        wrap_into(
+            out,
+            &format!(
+                "Worst latency vs {}:",
+                headers.get(base).map_or("", String::as_str)
+            ),
+            "",
+            "  ",
+        );
+        for d in diffs {
+            let label = headers.get(d.column).map_or("", String::as_str);
+            wrap_into(
+                out,
+                &format!("{}: {}", label, clean(&d.sentence)),
+                "  ",
+                "    ",
+            );
+        }
+        out.push(String::new());
+    }
+}

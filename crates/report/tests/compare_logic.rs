@@ -1,0 +1,342 @@
+//! The verdict logic: means, signs, significance thresholds, "cannot assess",
+//! printed deltas, noise floor, latency and the culprit diff.
+
+mod common;
+
+use reclaimlab_report::compare::*;
+use reclaimlab_report::stats;
+
+fn metric(name: &str, better: Better, samples: &[f64]) -> MetricSamples {
+    MetricSamples {
+        name: name.into(),
+        unit: "u".into(),
+        better,
+        samples: samples.to_vec(),
+        ..MetricSamples::default()
+    }
+}
+
+fn two(a: MetricSamples, b: MetricSamples) -> Comparison {
+    compare(&ComparisonInput {
+        title: "t".into(),
+        columns: vec![
+            ColumnInput {
+                label: "a".into(),
+                metrics: vec![a],
+                ..ColumnInput::default()
+            },
+            ColumnInput {
+                label: "b".into(),
+                metrics: vec![b],
+                ..ColumnInput::default()
+            },
+        ],
+        baseline: 0,
+        chain_previous: false,
+    })
+}
+
+#[test]
+fn culprit_diff_sentence_for_seed_000() {
+    let c = compare(&common::seed000_madvise());
+    let lat = c.latency.expect("latency");
+    assert_eq!(lat.culprit_diffs.len(), 1);
+    assert_eq!(
+        lat.culprit_diffs[0].sentence,
+        "max 1969 us -> 879 us (-55%); culprit changed from \
+         madvise_cold_or_pageout_pte_range to free_unref_page_list"
+    );
+    assert_eq!(
+        culprit_sentence(Some(100.0), Some(150.0), Some("f"), Some("f")),
+        "max 100 us -> 150 us (+50%); culprit unchanged: f"
+    );
+    assert_eq!(
+        culprit_sentence(Some(0.0), Some(2.5), None, Some("g")),
+        "max 0 us -> 2.5 us; culprit now g"
+    );
+    assert_eq!(culprit_sentence(None, None, None, None), "max ? -> ?");
+}
+
+#[test]
+fn seed_003_per_thread_rows_and_honest_n() {
+    let c = compare(&common::seed003_isolate());
+    let lat = c.latency.expect("latency");
+    assert_eq!(lat.threads.len(), 8);
+    let maxes = |col: usize| -> Vec<f64> {
+        lat.threads
+            .iter()
+            .map(|t| t.cells[col].as_ref().unwrap().max_us)
+            .collect()
+    };
+    assert_eq!(stats::min(&maxes(0)), Some(52567.0));
+    assert_eq!(stats::max(&maxes(0)), Some(67469.0));
+    assert_eq!(stats::min(&maxes(1)), Some(1466.0));
+    assert_eq!(stats::max(&maxes(1)), Some(4449.0));
+    assert_eq!(lat.max_us, vec![Some(67469.0), Some(4449.0)]);
+    assert_eq!(
+        lat.culprit_diffs[0].sentence,
+        "max 67469 us -> 4449 us (-93%)"
+    );
+}
+
+#[test]
+fn seed_004_chain_keeps_printed_deltas_and_marks_single_summaries() {
+    let c = compare(&common::seed004_chain());
+    assert_eq!(c.metrics.len(), 10);
+    let sys1 = &c.metrics[0];
+    assert_eq!(sys1.stat, "Amean");
+    assert_eq!(sys1.noise_floor_pct, None);
+    for cell in &sys1.cells {
+        assert!(cell.single_summary);
+        assert_eq!(cell.n, 1);
+    }
+    // batch-v1 against vanilla (the baseline): the printed 25.93%.
+    let b = sys1.cells[1].vs_baseline.as_ref().unwrap();
+    assert!(b.printed);
+    assert_eq!(b.pct, Some(25.93));
+    assert_eq!(b.significance, Significance::NotAssessed);
+    assert_eq!(b.verdict, "+25.93%; n=1 (printed summary), cannot assess");
+    // ramdisknonrot-v1: printed against batch-v1 (previous), recomputed
+    // against vanilla: (260.53 - 181.00) / 260.53.
+    let r = &sys1.cells[2];
+    let vp = r.vs_previous.as_ref().unwrap();
+    assert!(vp.printed);
+    assert_eq!(vp.pct, Some(6.21));
+    let vb = r.vs_baseline.as_ref().unwrap();
+    assert!(!vb.printed);
+    assert!((vb.pct.unwrap() - (260.53 - 181.00) / 260.53 * 100.0).abs() < 1e-9);
+    // The first column has no previous one, the baseline no baseline delta.
+    assert!(sys1.cells[0].vs_previous.is_none());
+    assert!(sys1.cells[0].vs_baseline.is_none());
+}
+
+#[test]
+fn sign_convention_positive_is_better() {
+    assert_eq!(pct_change(200.0, 150.0, Better::Lower), Some(25.0));
+    assert_eq!(pct_change(200.0, 250.0, Better::Lower), Some(-25.0));
+    assert_eq!(pct_change(200.0, 250.0, Better::Higher), Some(25.0));
+    assert_eq!(pct_change(0.0, 1.0, Better::Higher), None);
+    assert_eq!(pct_change(f64::NAN, 1.0, Better::Higher), None);
+}
+
+#[test]
+fn mean_follows_the_direction_of_better() {
+    let c = two(
+        metric("ops", Better::Higher, &[100.0, 200.0, 400.0]),
+        metric("ops", Better::Higher, &[100.0, 100.0, 100.0]),
+    );
+    let m = &c.metrics[0];
+    assert_eq!(m.mean_kind, MeanKind::Harmonic);
+    assert_eq!(m.stat, "Hmean");
+    assert!(
+        (m.cells[0].mean.unwrap() - stats::hmean(&[100.0, 200.0, 400.0]).unwrap()).abs() < 1e-12
+    );
+    let c = two(
+        metric("t", Better::Lower, &[1.0, 2.0, 3.0]),
+        metric("t", Better::Lower, &[1.0]),
+    );
+    assert_eq!(c.metrics[0].mean_kind, MeanKind::Arithmetic);
+    assert_eq!(c.metrics[0].cells[0].mean, Some(2.0));
+    // An explicit choice wins; a zero rate falls back to the arithmetic mean.
+    let mut g = metric("r", Better::Higher, &[0.0, 2.0]);
+    g.mean = None;
+    let c = two(g, metric("r", Better::Higher, &[1.0]));
+    assert_eq!(c.metrics[0].cells[0].mean, Some(1.0));
+}
+
+#[test]
+fn significance_thresholds_and_tests() {
+    let a = [292.89, 301.2, 285.4, 296.7, 290.1];
+    let b = [219.95, 231.0, 210.3, 225.8, 214.4];
+    let c = two(
+        metric("t", Better::Lower, &a),
+        metric("t", Better::Lower, &b),
+    );
+    let cell = &c.metrics[0].cells[1];
+    let d = cell.vs_baseline.as_ref().unwrap();
+    assert_eq!(d.significance, Significance::HighlySignificant);
+    assert_eq!(d.welch_p, stats::welch_t_test(&b, &a).map(|t| t.p));
+    assert_eq!(d.mann_whitney_p, stats::mann_whitney_u(&b, &a).map(|m| m.p));
+    let ci = d.median_diff_ci.unwrap();
+    assert!(ci.lo < ci.estimate && ci.estimate < ci.hi && ci.hi < 0.0);
+    assert!(
+        d.verdict
+            .starts_with("+24.88% better; n=5/5, Welch p=6.6e-7"),
+        "{}",
+        d.verdict
+    );
+    assert!(d.verdict.contains("(significant, p<0.01)"), "{}", d.verdict);
+    assert_eq!(c.metrics[0].noise_floor_pct, c.metrics[0].cells[0].cov_pct);
+    assert!(c.metrics[0].noise_floor_pct.is_some());
+
+    // Overlapping samples: not significant.
+    let c = two(
+        metric("t", Better::Lower, &[10.0, 12.0, 11.0, 13.0]),
+        metric("t", Better::Lower, &[11.0, 12.5, 10.5, 12.0]),
+    );
+    let d = c.metrics[0].cells[1].vs_baseline.as_ref().unwrap();
+    assert_eq!(d.significance, Significance::NotSignificant);
+
+    // n=3 each, clearly apart: Welch significant, the exact rank test
+    // cannot go below p=0.1 with 3 vs 3, and the verdict says so.
+    let c = two(
+        metric("t", Better::Lower, &[10.0, 10.1, 10.2]),
+        metric("t", Better::Lower, &[5.0, 5.1, 5.2]),
+    );
+    let d = c.metrics[0].cells[1].vs_baseline.as_ref().unwrap();
+    assert_eq!(d.significance, Significance::HighlySignificant);
+    assert_eq!(d.mann_whitney_p, Some(0.1));
+    assert!(
+        d.verdict.ends_with("the rank test does not confirm it"),
+        "{}",
+        d.verdict
+    );
+}
+
+#[test]
+fn too_few_runs_cannot_be_assessed() {
+    let c = two(
+        metric("t", Better::Lower, &[10.0]),
+        metric("t", Better::Lower, &[5.0]),
+    );
+    let d = c.metrics[0].cells[1].vs_baseline.as_ref().unwrap();
+    assert_eq!(d.verdict, "+50.00%; n=1, cannot assess");
+    assert_eq!(d.significance, Significance::NotAssessed);
+    assert_eq!(d.welch_p, None);
+    let c = two(
+        metric("t", Better::Lower, &[10.0, 11.0, 12.0, 13.0, 14.0]),
+        metric("t", Better::Lower, &[5.0, 6.0]),
+    );
+    let d = c.metrics[0].cells[1].vs_baseline.as_ref().unwrap();
+    assert_eq!(d.verdict, "+54.17%; n=5/2, cannot assess");
+}
+
+#[test]
+fn hostile_inputs_never_panic_and_say_why() {
+    // Zero baseline.
+    let c = two(
+        metric("t", Better::Lower, &[0.0, 0.0, 0.0]),
+        metric("t", Better::Lower, &[1.0, 2.0, 3.0]),
+    );
+    let d = c.metrics[0].cells[1].vs_baseline.as_ref().unwrap();
+    assert_eq!(d.pct, None);
+    assert!(
+        d.verdict
+            .starts_with("reference value is 0, % change undefined"),
+        "{}",
+        d.verdict
+    );
+    // NaN and infinities are dropped and counted.
+    let c = two(
+        metric("t", Better::Lower, &[f64::NAN, 1.0, f64::INFINITY]),
+        metric("t", Better::Lower, &[]),
+    );
+    assert_eq!(c.metrics[0].cells[0].n, 1);
+    assert_eq!(c.metrics[0].cells[0].dropped, 2);
+    let d = c.metrics[0].cells[1].vs_baseline.as_ref().unwrap();
+    assert_eq!(d.verdict, "no data; no data, cannot assess");
+    // Constant samples on both sides: Welch undefined, said so.
+    let c = two(
+        metric("t", Better::Lower, &[2.0; 4]),
+        metric("t", Better::Lower, &[1.0; 4]),
+    );
+    let d = c.metrics[0].cells[1].vs_baseline.as_ref().unwrap();
+    assert_eq!(d.significance, Significance::NotAssessed);
+    assert!(d.verdict.contains("Welch undefined"), "{}", d.verdict);
+    // Bad baseline index, no columns, metric missing in a column.
+    let mut input = common::repeated_runs();
+    input.baseline = 9;
+    input.columns[1].metrics.clear();
+    let c = compare(&input);
+    assert_eq!(c.baseline, 0);
+    assert_eq!(c.notes.len(), 1);
+    assert_eq!(c.metrics[0].cells[1].n, 0);
+    let empty = compare(&ComparisonInput::default());
+    assert!(empty.metrics.is_empty() && !empty.notes.is_empty());
+}
+
+#[test]
+fn comparison_round_trips_through_json() {
+    let input = common::seed004_chain();
+    let json = serde_json::to_string(&input).unwrap();
+    let back: ComparisonInput = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, input);
+    let c = compare(&input);
+    // serde_json's default float parser may be one ulp off, so compare the
+    // re-serialized text rather than the floats.
+    let text = serde_json::to_string(&c).unwrap();
+    let out: Comparison = serde_json::from_str(&text).unwrap();
+    assert_eq!(out.metrics.len(), c.metrics.len());
+    assert_eq!(out.columns, c.columns);
+    // The minimal API body: labels and runs only.
+    let min: ComparisonInput = serde_json::from_str(
+        r#"{"title":"","columns":[{"label":"a","runs":[{"id":1}]}],"baseline":0}"#,
+    )
+    .unwrap();
+    assert_eq!(compare(&min).columns[0].runs[0].id, 1);
+}
+
+#[test]
+fn per_thread_histograms_give_per_cpu_tails_and_a_merged_histogram() {
+    let col = |label: &str, tail: f64| ColumnInput {
+        label: label.into(),
+        latency: Some(LatencyColumn {
+            thread_histograms: vec![
+                ThreadHistogram {
+                    thread: 1,
+                    buckets: vec![(2.0, 990), (3.0, 9), (tail, 1)],
+                },
+                ThreadHistogram {
+                    thread: 0,
+                    buckets: vec![(2.0, 500), (4.0, 500)],
+                },
+            ],
+            ..LatencyColumn::default()
+        }),
+        ..ColumnInput::default()
+    };
+    let c = compare(&ComparisonInput {
+        title: "t".into(),
+        columns: vec![col("a", 1969.0), col("b", 879.0)],
+        baseline: 0,
+        chain_previous: false,
+    });
+    let lat = c.latency.unwrap();
+    assert_eq!(
+        lat.thread_tails
+            .iter()
+            .map(|r| r.thread)
+            .collect::<Vec<_>>(),
+        [0, 1]
+    );
+    // 1000 samples: numpy's p99.9 rank is ceil(1000 * 0.9990000000000001),
+    // the 1000th sample.
+    let t1 = lat.thread_tails[1].cells[0].unwrap();
+    assert_eq!(
+        (t1.p50, t1.p99, t1.p99_9, t1.max, t1.count),
+        (2.0, 2.0, 1969.0, 1969.0, 1000)
+    );
+    assert_eq!(
+        lat.histograms[0],
+        vec![(2.0, 1490), (3.0, 9), (4.0, 500), (1969.0, 1)]
+    );
+    assert_eq!(lat.tails[1].unwrap().max, 879.0);
+    // No trace, no per-thread summary: the worst latency is the histogram max.
+    assert_eq!(lat.max_us, vec![Some(1969.0), Some(879.0)]);
+    assert_eq!(
+        lat.culprit_diffs[0].sentence,
+        "max 1969 us -> 879 us (-55%)"
+    );
+    let text = reclaimlab_report::text::render_text(
+        &Comparison {
+            latency: Some(lat),
+            ..c
+        },
+        "u",
+    );
+    assert!(
+        text.contains("Latency tails per thread, p99/p99.9/max us"),
+        "{text}"
+    );
+    assert!(text.contains("T1  2/1969/1969  2/879/879"), "{text}");
+}

@@ -1,0 +1,133 @@
+//! The plain-text rendering: exact snapshots of the seed comparisons, and
+//! the 72-column promise over many generated inputs.
+
+mod common;
+
+use reclaimlab_report::compare::*;
+use reclaimlab_report::stats::SplitMix64;
+use reclaimlab_report::text::{WIDTH, layout, render_text};
+
+const URL: &str = "https://reclaimlab.example/c/k3Jq9xW2aZ";
+
+fn check_width(text: &str, lines: &[String]) {
+    for l in lines {
+        assert!(
+            l.len() <= WIDTH,
+            "layout line of {} columns:\n{l}\n---\n{text}",
+            l.len()
+        );
+    }
+    for l in text.lines() {
+        assert!(l.is_ascii(), "non-ASCII line: {l}");
+        assert!(l.len() <= WIDTH);
+    }
+}
+
+fn snapshot(name: &str, input: &ComparisonInput) {
+    let c = compare(input);
+    let got = render_text(&c, URL);
+    check_width(&got, &layout(&c, URL));
+    let path = format!("{}/tests/snapshots/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+    // RECLAIMLAB_BLESS=1 rewrites the file; review the diff before keeping it.
+    if std::env::var_os("RECLAIMLAB_BLESS").is_some() {
+        std::fs::write(&path, &got).unwrap();
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(got == want, "snapshot {name} differs; got:\n{got}");
+}
+
+#[test]
+fn seed_004_variant_chain() {
+    snapshot("seed004_chain", &common::seed004_chain());
+}
+
+#[test]
+fn seed_000_culprit_diff() {
+    snapshot("seed000_culprit", &common::seed000_madvise());
+}
+
+#[test]
+fn seed_003_per_thread() {
+    snapshot("seed003_threads", &common::seed003_isolate());
+}
+
+#[test]
+fn repeated_runs_with_marks() {
+    snapshot("repeated_runs", &common::repeated_runs());
+}
+
+#[test]
+fn six_columns_with_long_labels_and_histograms() {
+    let mut input = common::repeated_runs();
+    input.title = "A very long title that goes on and on about mm/vmscan: \
+                   isolate_lru_folios() holdoff and what it does to RT latency on small boards"
+        .into();
+    input.chain_previous = true;
+    let proto = input.columns[1].clone();
+    input.columns.truncate(2);
+    for i in 0..4 {
+        let mut c = proto.clone();
+        c.label =
+            format!("6.12.0-rc5-mm-everything-2024-11-0{i}-with-a-very-long-variant-name-v{i}");
+        c.simulated = i % 2 == 0;
+        for m in &mut c.metrics {
+            for s in &mut m.samples {
+                *s *= 1.0 + 0.03 * f64::from(i);
+            }
+        }
+        input.columns.push(c);
+    }
+    for (i, col) in input.columns.iter_mut().enumerate() {
+        col.latency = Some(LatencyColumn {
+            per_thread: (0..4)
+                .map(|t| ThreadLatency {
+                    thread: t,
+                    min_us: 1.0,
+                    avg_us: 3.5,
+                    max_us: 1000.0 * (i + 1) as f64 + f64::from(t),
+                    n_runs: 3,
+                })
+                .collect(),
+            histogram: vec![
+                (1.0, 1000),
+                (2.0, 50_000),
+                (3.0, 7000),
+                (90.0 * (i + 1) as f64, 1),
+            ],
+            culprit: Some(
+                if i % 2 == 0 {
+                    "shrink_inactive_list"
+                } else {
+                    "isolate_lru_folios"
+                }
+                .into(),
+            ),
+            trace_latency_us: Some(500.0 * (i + 1) as f64),
+            ..LatencyColumn::default()
+        });
+    }
+    snapshot("six_columns", &input);
+}
+
+// ------------------------------------------------------------ property
+
+#[test]
+fn always_fits_in_72_columns() {
+    let mut rng = SplitMix64::new(72);
+    for i in 0..800 {
+        let input = common::random_input(&mut rng);
+        // The bootstrap does not change the layout; keep the test cheap.
+        let opts = CompareOptions {
+            bootstrap_resamples: 50,
+            bootstrap_seed: 1,
+        };
+        let c = compare_with(&input, &opts);
+        let url = "https://reclaimlab.example/c/".to_string() + &"x".repeat(rng.below(3) * 40);
+        let text = render_text(&c, &url);
+        check_width(&text, &layout(&c, &url));
+        assert!(
+            text.ends_with(&format!("{}\n", &url[url.len().saturating_sub(10)..])),
+            "case {i}"
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! Loading everything a comparison needs about a set of runs, and the
+//! overview aggregates (heatmap, culprit leaderboard, history).
+
+use sqlx::{FromRow, PgPool};
+
+use crate::compare::{ColumnSpec, MAX_RUNS_PER_COLUMN};
+use crate::storage::runs::{BucketRow, MetricValue, ThreadRow, TraceRow};
+
+/// One run with its typed results.
+#[derive(Debug, Clone)]
+pub struct RunData {
+    pub id: i64,
+    pub upload_id: Option<i64>,
+    pub block_index: i32,
+    pub column_index: i32,
+    pub board: String,
+    pub kernel: String,
+    pub variant: String,
+    pub kind: String,
+    pub title: Option<String>,
+    pub threads: Vec<ThreadRow>,
+    pub histogram: Vec<BucketRow>,
+    pub trace: Option<TraceRow>,
+    pub metrics: Vec<MetricValue>,
+}
+
+#[derive(FromRow)]
+struct RunHead {
+    id: i64,
+    upload_id: Option<i64>,
+    block_index: i32,
+    column_index: i32,
+    board: String,
+    kernel: String,
+    variant: String,
+    kind: String,
+    title: Option<String>,
+}
+
+/// The runs a column selects, oldest first. Explicit run ids may name
+/// unlisted runs; filters only match listed ones.
+pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<RunData>> {
+    let heads: Vec<RunHead> = sqlx::query_as(
+        "SELECT r.id, r.upload_id, r.block_index, r.column_index, b.name AS board, k.version AS kernel,
+                v.name AS variant, r.kind, r.block->>'title' AS title
+         FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
+         JOIN variants v ON v.id = r.variant_id
+         WHERE r.deleted_at IS NULL
+           AND (cardinality($1::bigint[]) = 0 OR r.id = ANY($1))
+           AND (cardinality($1::bigint[]) > 0 OR NOT r.unlisted)
+           AND ($2::text IS NULL OR b.name = $2)
+           AND ($3::text IS NULL OR k.version = $3)
+           AND ($4::text IS NULL OR v.name = $4)
+           AND ($5::text IS NULL OR r.kind = $5)
+         ORDER BY r.created_at, r.id LIMIT $6",
+    )
+    .bind(&spec.runs)
+    .bind(&spec.board)
+    .bind(&spec.kernel)
+    .bind(&spec.variant)
+    .bind(&spec.kind)
+    .bind(MAX_RUNS_PER_COLUMN)
+    .fetch_all(pool)
+    .await?;
+    let ids: Vec<i64> = heads.iter().map(|h| h.id).collect();
+    #[derive(FromRow)]
+    struct T {
+        run_id: i64,
+        #[sqlx(flatten)]
+        row: ThreadRow,
+    }
+    #[derive(FromRow)]
+    struct M {
+        run_id: i64,
+        #[sqlx(flatten)]
+        row: MetricValue,
+    }
+    #[derive(FromRow)]
+    struct B {
+        run_id: i64,
+        #[sqlx(flatten)]
+        row: BucketRow,
+    }
+    #[derive(FromRow)]
+    struct Tr {
+        run_id: i64,
+        #[sqlx(flatten)]
+        row: TraceRow,
+    }
+    let threads: Vec<T> = sqlx::query_as(
+        "SELECT run_id, thread, tid, priority, interval_us, cycles, cpu, min_us, act_us, avg_us, max_us
+         FROM latency_threads WHERE run_id = ANY($1) ORDER BY run_id, thread",
+    )
+    .bind(&ids)
+    .fetch_all(pool)
+    .await?;
+    let metrics: Vec<M> = sqlx::query_as(
+        "SELECT run_id, name, stat, value, unit, printed_delta_pct, spread_pct FROM metrics
+         WHERE run_id = ANY($1) ORDER BY run_id, id",
+    )
+    .bind(&ids)
+    .fetch_all(pool)
+    .await?;
+    let buckets: Vec<B> = sqlx::query_as(
+        "SELECT run_id, thread, lower_us, count FROM histogram_buckets WHERE run_id = ANY($1)
+         ORDER BY run_id, thread, lower_us",
+    )
+    .bind(&ids)
+    .fetch_all(pool)
+    .await?;
+    let traces: Vec<Tr> = sqlx::query_as(
+        "SELECT run_id, tracer, latency_us, cpu, nr_cpus, preempt_model, task_comm, task_pid, culprit,
+                culprit_path, stack FROM traces WHERE run_id = ANY($1)",
+    )
+    .bind(&ids)
+    .fetch_all(pool)
+    .await?;
+    Ok(heads
+        .into_iter()
+        .map(|h| RunData {
+            threads: threads.iter().filter(|t| t.run_id == h.id).map(|t| t.row.clone()).collect(),
+            histogram: buckets.iter().filter(|b| b.run_id == h.id).map(|b| b.row.clone()).collect(),
+            trace: traces.iter().find(|t| t.run_id == h.id).map(|t| t.row.clone()),
+            metrics: metrics.iter().filter(|m| m.run_id == h.id).map(|m| m.row.clone()).collect(),
+            id: h.id,
+            upload_id: h.upload_id,
+            block_index: h.block_index,
+            column_index: h.column_index,
+            board: h.board,
+            kernel: h.kernel,
+            variant: h.variant,
+            kind: h.kind,
+            title: h.title,
+        })
+        .collect())
+}
+
+/// The chain of a variant: root ancestor first, the variant last.
+pub async fn variant_chain(pool: &PgPool, variant: &str) -> sqlx::Result<Vec<String>> {
+    sqlx::query_scalar(
+        "WITH RECURSIVE up(id, name, parent_id, depth) AS (
+             SELECT id, name, parent_id, 0 FROM variants WHERE name = $1
+             UNION ALL
+             SELECT v.id, v.name, v.parent_id, up.depth + 1 FROM variants v JOIN up ON v.id = up.parent_id
+             WHERE up.depth < 50)
+         SELECT name FROM up ORDER BY depth DESC",
+    )
+    .bind(variant)
+    .fetch_all(pool)
+    .await
+}
+
+/// Boards x kernels of the worst latency (or of the mean of a metric).
+#[derive(Debug, Clone, FromRow)]
+pub struct Cell {
+    pub board: String,
+    pub kernel: String,
+    pub value: Option<f64>,
+    pub runs: i64,
+}
+
+pub async fn heatmap_worst_latency(pool: &PgPool) -> sqlx::Result<Vec<Cell>> {
+    sqlx::query_as(
+        "SELECT b.name AS board, k.version AS kernel,
+                max(GREATEST(COALESCE(lt.max_us, 0), COALESCE(t.latency_us, 0))) AS value,
+                count(DISTINCT r.id) AS runs
+         FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
+         LEFT JOIN (SELECT run_id, max(max_us) AS max_us FROM latency_threads GROUP BY run_id) lt ON lt.run_id = r.id
+         LEFT JOIN traces t ON t.run_id = r.id
+         WHERE r.deleted_at IS NULL AND NOT r.unlisted AND r.kind = 'measured'
+           AND (lt.max_us IS NOT NULL OR t.latency_us IS NOT NULL)
+         GROUP BY b.name, k.version ORDER BY b.name, k.version",
+    )
+    .fetch_all(pool)
+    .await
+}
+
+pub async fn heatmap_metric(pool: &PgPool, metric: &str) -> sqlx::Result<Vec<Cell>> {
+    sqlx::query_as(
+        "SELECT b.name AS board, k.version AS kernel, avg(m.value) AS value, count(DISTINCT r.id) AS runs
+         FROM metrics m JOIN runs r ON r.id = m.run_id JOIN boards b ON b.id = r.board_id
+         JOIN kernels k ON k.id = r.kernel_id
+         WHERE m.name = $1 AND r.deleted_at IS NULL AND NOT r.unlisted AND r.kind = 'measured'
+         GROUP BY b.name, k.version ORDER BY b.name, k.version",
+    )
+    .bind(metric)
+    .fetch_all(pool)
+    .await
+}
+
+pub async fn metric_names(pool: &PgPool) -> sqlx::Result<Vec<String>> {
+    sqlx::query_scalar("SELECT DISTINCT name FROM metrics ORDER BY name LIMIT 500")
+        .fetch_all(pool)
+        .await
+}
+
+#[derive(Debug, Clone, FromRow, serde::Serialize)]
+pub struct CulpritRow {
+    pub culprit: String,
+    pub traces: i64,
+    pub worst_us: f64,
+    pub boards: Vec<String>,
+    pub kernels: Vec<String>,
+    pub worst_run: i64,
+}
+
+pub async fn culprits(pool: &PgPool, board: Option<&str>, kernel: Option<&str>) -> sqlx::Result<Vec<CulpritRow>> {
+    sqlx::query_as(
+        "SELECT t.culprit, count(*) AS traces, max(t.latency_us) AS worst_us,
+                array_agg(DISTINCT b.name) AS boards, array_agg(DISTINCT k.version) AS kernels,
+                (array_agg(r.id ORDER BY t.latency_us DESC))[1] AS worst_run
+         FROM traces t JOIN runs r ON r.id = t.run_id JOIN boards b ON b.id = r.board_id
+         JOIN kernels k ON k.id = r.kernel_id
+         WHERE t.culprit IS NOT NULL AND r.deleted_at IS NULL AND NOT r.unlisted
+           AND ($1::text IS NULL OR b.name = $1) AND ($2::text IS NULL OR k.version = $2)
+         GROUP BY t.culprit ORDER BY worst_us DESC LIMIT 100",
+    )
+    .bind(board)
+    .bind(kernel)
+    .fetch_all(pool)
+    .await
+}
+
+#[derive(Debug, Clone, FromRow)]
+pub struct HistoryPoint {
+    pub run_id: i64,
+    pub kernel: String,
+    pub value: f64,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// A metric (or the worst latency, for `metric = None`) over time on a board.
+pub async fn history(pool: &PgPool, board: &str, metric: Option<&str>) -> sqlx::Result<Vec<HistoryPoint>> {
+    match metric {
+        None => sqlx::query_as(
+            "SELECT r.id AS run_id, k.version AS kernel,
+                    GREATEST(COALESCE((SELECT max(max_us) FROM latency_threads lt WHERE lt.run_id = r.id), 0),
+                             COALESCE(t.latency_us, 0)) AS value, r.created_at
+             FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
+             LEFT JOIN traces t ON t.run_id = r.id
+             WHERE b.name = $1 AND r.deleted_at IS NULL AND NOT r.unlisted
+               AND (t.run_id IS NOT NULL OR EXISTS (SELECT 1 FROM latency_threads lt WHERE lt.run_id = r.id))
+             ORDER BY r.created_at, r.id LIMIT 5000",
+        )
+        .bind(board)
+        .fetch_all(pool)
+        .await,
+        Some(m) => sqlx::query_as(
+            "SELECT r.id AS run_id, k.version AS kernel, avg(x.value) AS value, r.created_at
+             FROM metrics x JOIN runs r ON r.id = x.run_id JOIN boards b ON b.id = r.board_id
+             JOIN kernels k ON k.id = r.kernel_id
+             WHERE b.name = $1 AND x.name = $2 AND r.deleted_at IS NULL AND NOT r.unlisted
+             GROUP BY r.id, k.version ORDER BY r.created_at, r.id LIMIT 5000",
+        )
+        .bind(board)
+        .bind(m)
+        .fetch_all(pool)
+        .await,
+    }
+}
