@@ -52,9 +52,12 @@ impl ColumnSpec {
                         .split(',')
                         .filter(|x| !x.trim().is_empty())
                         .map(|x| {
-                            x.trim().trim_start_matches('#').parse::<i64>().map_err(|_| {
-                                AppError::BadRequest(format!("'{x}' in runs: is not a run id"))
-                            })
+                            x.trim()
+                                .trim_start_matches('#')
+                                .parse::<i64>()
+                                .map_err(|_| {
+                                    AppError::BadRequest(format!("'{x}' in runs: is not a run id"))
+                                })
                         })
                         .collect::<Result<_, _>>()?
                 }
@@ -63,7 +66,9 @@ impl ColumnSpec {
                 "variant" => c.variant = Some(v),
                 "kind" => {
                     if v != "measured" && v != "simulated" {
-                        return Err(AppError::BadRequest(format!("kind must be measured or simulated, not '{v}'")));
+                        return Err(AppError::BadRequest(format!(
+                            "kind must be measured or simulated, not '{v}'"
+                        )));
                     }
                     c.kind = Some(v)
                 }
@@ -88,10 +93,20 @@ impl ColumnSpec {
         if !self.runs.is_empty() {
             parts.push(format!(
                 "runs:{}",
-                self.runs.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+                self.runs
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(",")
             ));
         }
-        for (k, v) in [("variant", &self.variant), ("board", &self.board), ("kernel", &self.kernel), ("kind", &self.kind), ("label", &self.label)] {
+        for (k, v) in [
+            ("variant", &self.variant),
+            ("board", &self.board),
+            ("kernel", &self.kernel),
+            ("kind", &self.kind),
+            ("label", &self.label),
+        ] {
             if let Some(v) = v {
                 parts.push(format!("{k}:{v}"));
             }
@@ -105,24 +120,30 @@ impl ColumnSpec {
             return l.clone();
         }
         let mut parts: Vec<String> = Vec::new();
-        let distinct = |f: fn(&RunData) -> &str| {
-            let mut v: Vec<&str> = runs.iter().map(f).collect();
-            v.sort();
-            v.dedup();
-            v
-        };
-        let variants = distinct(|r| &r.variant);
-        if variants.len() == 1 {
-            parts.push(variants[0].to_string());
+        let mut variants: Vec<&str> = runs.iter().map(|r| r.variant.as_str()).collect();
+        variants.sort();
+        variants.dedup();
+        match (&self.variant, variants.as_slice()) {
+            (Some(v), _) => parts.push(v.clone()),
+            (None, [one]) => parts.push(one.to_string()),
+            _ => {}
         }
         if let Some(k) = &self.kernel {
             parts.push(k.clone());
         }
-        if let Some(b) = &self.board {
-            parts.push(b.clone());
+        if parts.is_empty() {
+            if let Some(b) = &self.board {
+                parts.push(b.clone());
+            }
         }
         if parts.is_empty() {
-            parts.push(format!("runs {}", runs.iter().map(|r| r.id.to_string()).collect::<Vec<_>>().join(",")));
+            parts.push(format!(
+                "runs {}",
+                runs.iter()
+                    .map(|r| r.id.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ));
         }
         parts.join(" ")
     }
@@ -137,8 +158,23 @@ pub fn better_for(name: &str, unit: Option<&str>, title: Option<&str>) -> Better
         title.unwrap_or("").to_ascii_lowercase()
     );
     const HIGHER: &[&str] = &[
-        "throughput", "tput", "ops/s", "ops_per", "bogo ops", "per-min", "per_min", "/s", "#/s",
-        "rate", "bandwidth", "iops", "jobs-per", "mb/s", "gb/s", "transactions", "faults/s",
+        "throughput",
+        "tput",
+        "ops/s",
+        "ops_per",
+        "bogo ops",
+        "per-min",
+        "per_min",
+        "/s",
+        "#/s",
+        "rate",
+        "bandwidth",
+        "iops",
+        "jobs-per",
+        "mb/s",
+        "gb/s",
+        "transactions",
+        "faults/s",
     ];
     if HIGHER.iter().any(|h| hay.contains(h)) {
         Better::Higher
@@ -180,7 +216,11 @@ pub fn build_input(
     }
 }
 
-fn build_column(spec: &ColumnSpec, runs: &[RunData], first_col_of: &BTreeMap<(i64, i32), usize>) -> ColumnInput {
+fn build_column(
+    spec: &ColumnSpec,
+    runs: &[RunData],
+    first_col_of: &BTreeMap<(i64, i32), usize>,
+) -> ColumnInput {
     let mut metrics: Vec<MetricSamples> = Vec::new();
     let mut index: BTreeMap<(String, Option<String>), usize> = BTreeMap::new();
     for r in runs {
@@ -191,7 +231,9 @@ fn build_column(spec: &ColumnSpec, runs: &[RunData], first_col_of: &BTreeMap<(i6
             let key = (m.name.clone(), printed_stat.clone());
             let pos = *index.entry(key).or_insert_with(|| {
                 let name = match printed_stat.as_deref() {
-                    Some(s) if !matches!(s, "Amean" | "Hmean" | "Gmean") => format!("{s} {}", m.name),
+                    Some(s) if !matches!(s, "Amean" | "Hmean" | "Gmean") => {
+                        format!("{s} {}", m.name)
+                    }
                     _ => m.name.clone(),
                 };
                 metrics.push(MetricSamples {
@@ -209,14 +251,19 @@ fn build_column(spec: &ColumnSpec, runs: &[RunData], first_col_of: &BTreeMap<(i6
                     // variant often appears in two adjacent tables).
                     if ms.printed.is_none() {
                         let relative_to = if r.column_index > 0 {
-                            r.upload_id.and_then(|u| first_col_of.get(&(u, r.block_index)).copied())
+                            r.upload_id
+                                .and_then(|u| first_col_of.get(&(u, r.block_index)).copied())
                         } else {
                             None
                         };
                         ms.printed = Some(PrintedSummary {
                             stat: stat.clone(),
                             value: m.value,
-                            printed_delta_pct: if r.column_index > 0 { m.printed_delta_pct } else { None },
+                            printed_delta_pct: if r.column_index > 0 {
+                                m.printed_delta_pct
+                            } else {
+                                None
+                            },
                             relative_to,
                         });
                     }
@@ -297,10 +344,15 @@ fn latency_column(runs: &[RunData]) -> Option<LatencyColumn> {
         histogram: sort(merged),
         thread_histograms: per_thread_hist
             .into_iter()
-            .map(|(thread, m)| ThreadHistogram { thread, buckets: sort(m) })
+            .map(|(thread, m)| ThreadHistogram {
+                thread,
+                buckets: sort(m),
+            })
             .collect(),
         culprit: worst_trace.and_then(|t| t.culprit.clone()),
-        culprit_path: worst_trace.map(|t| t.culprit_path.clone()).unwrap_or_default(),
+        culprit_path: worst_trace
+            .map(|t| t.culprit_path.clone())
+            .unwrap_or_default(),
         trace_latency_us: worst_trace.map(|t| t.latency_us),
         tracer: worst_trace.map(|t| t.tracer.clone()),
     })
@@ -342,10 +394,14 @@ pub struct Resolved {
 
 pub async fn resolve(pool: &sqlx::PgPool, req: CompareRequest) -> Result<Resolved, AppError> {
     if req.columns.is_empty() {
-        return Err(AppError::BadRequest("a comparison needs at least one column".into()));
+        return Err(AppError::BadRequest(
+            "a comparison needs at least one column".into(),
+        ));
     }
     if req.columns.len() > MAX_COLUMNS {
-        return Err(AppError::BadRequest(format!("at most {MAX_COLUMNS} columns")));
+        return Err(AppError::BadRequest(format!(
+            "at most {MAX_COLUMNS} columns"
+        )));
     }
     if req.baseline >= req.columns.len() {
         return Err(AppError::BadRequest(format!(
@@ -357,13 +413,17 @@ pub async fn resolve(pool: &sqlx::PgPool, req: CompareRequest) -> Result<Resolve
     let mut columns = Vec::with_capacity(req.columns.len());
     for (i, spec) in req.columns.iter().enumerate() {
         if !spec.runs.is_empty() && spec.runs.len() as i64 > MAX_RUNS_PER_COLUMN {
-            return Err(AppError::BadRequest(format!("column {i} names more than {MAX_RUNS_PER_COLUMN} runs")));
+            return Err(AppError::BadRequest(format!(
+                "column {i} names more than {MAX_RUNS_PER_COLUMN} runs"
+            )));
         }
         let runs = crate::storage::compare::column_runs(pool, spec).await?;
         if !spec.runs.is_empty() {
             let found: std::collections::BTreeSet<i64> = runs.iter().map(|r| r.id).collect();
             if let Some(missing) = spec.runs.iter().find(|id| !found.contains(id)) {
-                return Err(AppError::NotFound(format!("run {missing} (column {i}) not found")));
+                return Err(AppError::NotFound(format!(
+                    "run {missing} (column {i}) not found"
+                )));
             }
         }
         columns.push(runs);
@@ -379,9 +439,10 @@ pub async fn resolve(pool: &sqlx::PgPool, req: CompareRequest) -> Result<Resolve
     let chain_previous = req.chain_previous.unwrap_or(false);
     let input = build_input(&title, &req.columns, &columns, req.baseline, chain_previous);
     let run_ids = columns.iter().flatten().map(|r| r.id).collect();
-    let comparison = tokio::task::spawn_blocking(move || reclaimlab_report::compare::compare(&input))
-        .await
-        .map_err(|e| AppError::Internal(anyhow::anyhow!("comparison task failed: {e}")))?;
+    let comparison =
+        tokio::task::spawn_blocking(move || reclaimlab_report::compare::compare(&input))
+            .await
+            .map_err(|e| AppError::Internal(anyhow::anyhow!("comparison task failed: {e}")))?;
     Ok(Resolved {
         request: req,
         comparison,
@@ -392,9 +453,26 @@ pub async fn resolve(pool: &sqlx::PgPool, req: CompareRequest) -> Result<Resolve
 /// The chart that best shows a comparison: the latency histogram overlay,
 /// else the first metric as bars.
 pub fn chart(c: &reclaimlab_report::compare::Comparison) -> Option<String> {
-    reclaimlab_report::svg::latency_histogram_chart(c).or_else(|| {
-        (!c.metrics.is_empty())
-            .then(|| reclaimlab_report::svg::metric_bar_chart(c, 0))
-            .flatten()
-    })
+    use reclaimlab_report::svg;
+    if let Some(h) = svg::latency_histogram_chart(c) {
+        return Some(h);
+    }
+    if let Some(l) = &c.latency {
+        if l.max_us.iter().any(Option::is_some) {
+            let bars: Vec<svg::Bar> = c
+                .columns
+                .iter()
+                .zip(&l.max_us)
+                .map(|(col, m)| svg::Bar {
+                    label: col.label.clone(),
+                    value: *m,
+                    error: None,
+                })
+                .collect();
+            return Some(svg::bar_chart("Worst-case latency", "us", &bars));
+        }
+    }
+    (!c.metrics.is_empty())
+        .then(|| svg::metric_bar_chart(c, 0))
+        .flatten()
 }

@@ -8,7 +8,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "reclaimlab", version, about = "Store, compare and simulate Linux reclaim latency results")]
+#[command(
+    name = "reclaimlab",
+    version,
+    about = "Store, compare and simulate Linux reclaim latency results"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -118,7 +122,11 @@ pub struct UploadArgs {
     /// File to upload (`-` for stdin).
     pub file: PathBuf,
     /// Server base URL.
-    #[arg(long, env = "RECLAIMLAB_SERVER", default_value = "http://127.0.0.1:8080")]
+    #[arg(
+        long,
+        env = "RECLAIMLAB_SERVER",
+        default_value = "http://127.0.0.1:8080"
+    )]
     pub server: String,
     /// Upload token.
     #[arg(long, env = "RECLAIMLAB_TOKEN", hide_env_values = true)]

@@ -130,7 +130,10 @@ impl IntoResponse for AppError {
             resp.headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
-        if matches!(self, AppError::TooManyRequests(_) | AppError::Unavailable(_)) {
+        if matches!(
+            self,
+            AppError::TooManyRequests(_) | AppError::Unavailable(_)
+        ) {
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
         }

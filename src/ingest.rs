@@ -88,7 +88,11 @@ impl UploadMeta {
         clean("parent", &mut self.parent)?;
         clean("filename", &mut self.filename)?;
         if let Some(m) = self.message_id.as_mut() {
-            *m = m.trim().trim_start_matches('<').trim_end_matches('>').to_string();
+            *m = m
+                .trim()
+                .trim_start_matches('<')
+                .trim_end_matches('>')
+                .to_string();
         }
         clean("message_id", &mut self.message_id)?;
         if let Some(t) = self.tool_args.as_mut() {
@@ -187,7 +191,11 @@ pub fn plan_runs(doc: &Document, meta: &UploadMeta) -> Result<Vec<RunSpec>, AppE
                 .unwrap_or_else(|| UNKNOWN.to_string())
         };
         let board = pick(ov.and_then(|o| o.board.as_ref()), &meta.board, &block.board);
-        let kernel = pick(ov.and_then(|o| o.kernel.as_ref()), &meta.kernel, &block.kernel);
+        let kernel = pick(
+            ov.and_then(|o| o.kernel.as_ref()),
+            &meta.kernel,
+            &block.kernel,
+        );
         let label = ov
             .and_then(|o| o.label.clone())
             .or_else(|| block.label.clone());
@@ -210,7 +218,13 @@ pub fn plan_runs(doc: &Document, meta: &UploadMeta) -> Result<Vec<RunSpec>, AppE
             trace: None,
             metrics: Vec::new(),
         };
-        plan_block(block, base, ov.and_then(|o| o.variant.as_ref()).or(meta.variant.as_ref()), &mut specs);
+        plan_block(
+            block,
+            base,
+            ov.and_then(|o| o.variant.as_ref())
+                .or(meta.variant.as_ref()),
+            &mut specs,
+        );
     }
     if specs.is_empty() {
         return Err(AppError::Unprocessable {
@@ -222,7 +236,12 @@ pub fn plan_runs(doc: &Document, meta: &UploadMeta) -> Result<Vec<RunSpec>, AppE
     Ok(specs)
 }
 
-fn plan_block(block: &Block, mut base: RunSpec, forced_variant: Option<&String>, out: &mut Vec<RunSpec>) {
+fn plan_block(
+    block: &Block,
+    mut base: RunSpec,
+    forced_variant: Option<&String>,
+    out: &mut Vec<RunSpec>,
+) {
     match &block.body {
         BlockBody::Cyclictest(c) => {
             base.threads = c.threads.clone();
@@ -242,7 +261,12 @@ fn plan_block(block: &Block, mut base: RunSpec, forced_variant: Option<&String>,
             for c in &r.per_cpu {
                 let mut push = |what: &str, v: Option<f64>| {
                     if let Some(value) = v {
-                        base.metrics.push(metric(format!("cpu{}.{}", c.cpu, what), None, value, Some("us")));
+                        base.metrics.push(metric(
+                            format!("cpu{}.{}", c.cpu, what),
+                            None,
+                            value,
+                            Some("us"),
+                        ));
                     }
                 };
                 push("irq_max_us", c.irq_max_us);
@@ -250,13 +274,15 @@ fn plan_block(block: &Block, mut base: RunSpec, forced_variant: Option<&String>,
                 push("thread_max_us", c.thread_max_us);
                 push("thread_avg_us", c.thread_avg_us);
                 for (name, v) in &c.fields {
-                    base.metrics.push(metric(format!("cpu{}.{}", c.cpu, name), None, *v, None));
+                    base.metrics
+                        .push(metric(format!("cpu{}.{}", c.cpu, name), None, *v, None));
                 }
             }
             out.push(base);
         }
         BlockBody::Time(t) => {
-            base.metrics.push(metric("real".into(), None, t.real_s, Some("s")));
+            base.metrics
+                .push(metric("real".into(), None, t.real_s, Some("s")));
             if let Some(u) = t.user_s {
                 base.metrics.push(metric("user".into(), None, u, Some("s")));
             }
@@ -270,7 +296,8 @@ fn plan_block(block: &Block, mut base: RunSpec, forced_variant: Option<&String>,
         }
         BlockBody::Metrics(m) => {
             for x in &m.metrics {
-                base.metrics.push(metric(x.name.clone(), None, x.value, x.unit.as_deref()));
+                base.metrics
+                    .push(metric(x.name.clone(), None, x.value, x.unit.as_deref()));
             }
             out.push(base);
         }
@@ -300,7 +327,12 @@ fn plan_table(
     // column too (e.g. "size pristine patched delta").
     let offset = t.columns.len().saturating_sub(ncols);
     let names: Vec<String> = (0..ncols)
-        .map(|c| t.columns.get(c + offset).cloned().unwrap_or_else(|| format!("column {}", c + 1)))
+        .map(|c| {
+            t.columns
+                .get(c + offset)
+                .cloned()
+                .unwrap_or_else(|| format!("column {}", c + 1))
+        })
         .collect();
     let per_column = ncols > 1 && forced_variant.is_none();
     if !per_column {
@@ -339,7 +371,8 @@ fn plan_table(
         prev_variant = Some(run.variant.clone());
         for row in &t.rows {
             if let Some(Some(value)) = row.values.get(c) {
-                run.metrics.push(table_metric(t, row, c, row.metric.clone(), *value));
+                run.metrics
+                    .push(table_metric(t, row, c, row.metric.clone(), *value));
             }
         }
         out.push(run);
@@ -373,7 +406,10 @@ pub struct RawUpload {
 }
 
 /// Parse an input off the async runtime (big traces are CPU-heavy).
-pub async fn parse_blocking(content: bytes::Bytes, name: Option<String>) -> Result<Document, AppError> {
+pub async fn parse_blocking(
+    content: bytes::Bytes,
+    name: Option<String>,
+) -> Result<Document, AppError> {
     if content.contains(&0) {
         return Err(AppError::UnsupportedContent(
             "binary content (NUL bytes) is not a text result; send the text as printed".into(),
@@ -397,7 +433,10 @@ pub async fn ingest(
     let meta = up.meta.normalize()?;
     let content_sha = sha256(&up.content);
     let fp = fingerprint(&content_sha, &meta);
-    let key = up.idempotency_key.clone().unwrap_or_else(|| hex::encode(&fp));
+    let key = up
+        .idempotency_key
+        .clone()
+        .unwrap_or_else(|| hex::encode(&fp));
     if key.is_empty() || key.len() > 200 {
         return Err(AppError::BadRequest(
             "Idempotency-Key must be 1 to 200 characters".into(),

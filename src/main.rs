@@ -7,7 +7,10 @@ use reclaimlab::config::{Cli, Command};
 fn main() -> std::process::ExitCode {
     let args = Cli::parse();
     cli::init_tracing();
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the runtime: {e}");

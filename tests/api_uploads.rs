@@ -41,7 +41,19 @@ async fn cyclictest_upload_creates_a_run_with_all_threads(pool: PgPool) {
     let page = get(&app, &format!("/runs/{id}")).await;
     assert_eq!(page.status, 200);
     let html = page.text();
-    for n in ["53381", "60119", "67469", "65534", "57776", "64737", "52567", "52606", "licheepi-4a", "6.5.0-rt6", "baseline"] {
+    for n in [
+        "53381",
+        "60119",
+        "67469",
+        "65534",
+        "57776",
+        "64737",
+        "52567",
+        "52606",
+        "licheepi-4a",
+        "6.5.0-rt6",
+        "baseline",
+    ] {
         assert!(html.contains(n), "run page lacks {n}");
     }
     assert!(html.contains(&format!("/runs/{id}/raw")));
@@ -66,7 +78,13 @@ async fn identical_upload_is_idempotent(pool: PgPool) {
     assert_eq!(counts(&pool).await, before);
 
     // Same bytes with other metadata is another upload sharing the blob.
-    let other = upload(&app, Some(&tok), "board=licheepi-4a&kernel=6.5.0-rt6&variant=patched", fixture("cyclictest-s4-before.txt")).await;
+    let other = upload(
+        &app,
+        Some(&tok),
+        "board=licheepi-4a&kernel=6.5.0-rt6&variant=patched",
+        fixture("cyclictest-s4-before.txt"),
+    )
+    .await;
     assert_eq!(other.status, 201);
     let after = counts(&pool).await;
     assert_eq!(after.0, before.0, "blob is content-addressed, stored once");
@@ -84,11 +102,23 @@ async fn reused_idempotency_key_with_other_content_conflicts(pool: PgPool) {
             .body(Body::from(body))
             .unwrap()
     };
-    let a = send(&app, req("T: 0 ( 1) P:99 I:1000 C: 10 Min: 1 Act: 2 Avg: 3 Max: 4\n")).await;
+    let a = send(
+        &app,
+        req("T: 0 ( 1) P:99 I:1000 C: 10 Min: 1 Act: 2 Avg: 3 Max: 4\n"),
+    )
+    .await;
     assert_eq!(a.status, 201, "{}", a.text());
-    let b = send(&app, req("T: 0 ( 1) P:99 I:1000 C: 10 Min: 1 Act: 2 Avg: 3 Max: 4\n")).await;
+    let b = send(
+        &app,
+        req("T: 0 ( 1) P:99 I:1000 C: 10 Min: 1 Act: 2 Avg: 3 Max: 4\n"),
+    )
+    .await;
     assert_eq!(b.status, 200);
-    let c = send(&app, req("T: 0 ( 1) P:99 I:1000 C: 10 Min: 1 Act: 2 Avg: 3 Max: 5\n")).await;
+    let c = send(
+        &app,
+        req("T: 0 ( 1) P:99 I:1000 C: 10 Min: 1 Act: 2 Avg: 3 Max: 5\n"),
+    )
+    .await;
     assert_eq!(c.status, 409, "{}", c.text());
     assert_eq!(c.json()["error"]["code"], "conflict");
 }
@@ -110,7 +140,9 @@ async fn tokens_are_required_and_scoped(pool: PgPool) {
     assert_eq!(r.status, 403, "{}", r.text());
 
     let tok = token(&pool, Scope::Upload).await;
-    let n = reclaimlab::storage::tokens::revoke(&pool, &tok[..12]).await.unwrap();
+    let n = reclaimlab::storage::tokens::revoke(&pool, &tok[..12])
+        .await
+        .unwrap();
     assert_eq!(n, 1);
     let revoked = upload(&app, Some(&tok), META, body.clone()).await;
     assert_eq!(revoked.status, 401);
@@ -140,7 +172,13 @@ async fn malformed_cyclictest_is_422_with_the_line_and_writes_nothing(pool: PgPo
 async fn unknown_or_binary_content_is_415(pool: PgPool) {
     let app = app(&pool);
     let tok = token(&pool, Scope::Upload).await;
-    let r = upload(&app, Some(&tok), META, "hello, this is just prose\nwith nothing in it\n").await;
+    let r = upload(
+        &app,
+        Some(&tok),
+        META,
+        "hello, this is just prose\nwith nothing in it\n",
+    )
+    .await;
     assert_eq!(r.status, 415, "{}", r.text());
     assert_eq!(r.json()["error"]["code"], "unsupported_content");
     let bin = upload(&app, Some(&tok), META, vec![0u8, 159, 146, 150]).await;
@@ -195,11 +233,13 @@ async fn body_limits_and_gzip(pool: PgPool) {
         e.finish().unwrap()
     };
     let req = |body: Vec<u8>, variant: &str| {
-        Request::post(format!("/api/v1/uploads?board=b&kernel=k&variant={variant}"))
-            .header("authorization", format!("Bearer {tok}"))
-            .header("content-encoding", "gzip")
-            .body(Body::from(body))
-            .unwrap()
+        Request::post(format!(
+            "/api/v1/uploads?board=b&kernel=k&variant={variant}"
+        ))
+        .header("authorization", format!("Bearer {tok}"))
+        .header("content-encoding", "gzip")
+        .body(Body::from(body))
+        .unwrap()
     };
     let zipped = send(&app, req(gz(&text), "gz")).await;
     assert_eq!(zipped.status, 201, "{}", zipped.text());
@@ -218,8 +258,16 @@ async fn multipart_fields_carry_metadata(pool: PgPool) {
     let tok = token(&pool, Scope::Upload).await;
     let boundary = "XyZ123";
     let mut body = Vec::new();
-    for (k, v) in [("board", "licheepi-4a"), ("kernel", "6.5.0-rt6"), ("variant", "batch-v1"), ("parent", "vanilla")] {
-        body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n").as_bytes());
+    for (k, v) in [
+        ("board", "licheepi-4a"),
+        ("kernel", "6.5.0-rt6"),
+        ("variant", "batch-v1"),
+        ("parent", "vanilla"),
+    ] {
+        body.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{k}\"\r\n\r\n{v}\r\n")
+                .as_bytes(),
+        );
     }
     body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"ct.txt\"\r\nContent-Type: text/plain\r\n\r\n").as_bytes());
     body.extend_from_slice(&fixture("cyclictest-s4-before.txt"));
@@ -228,7 +276,10 @@ async fn multipart_fields_carry_metadata(pool: PgPool) {
         &app,
         Request::post("/api/v1/uploads")
             .header("authorization", format!("Bearer {tok}"))
-            .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+            .header(
+                "content-type",
+                format!("multipart/form-data; boundary={boundary}"),
+            )
             .body(Body::from(body))
             .unwrap(),
     )
@@ -249,7 +300,9 @@ async fn parse_endpoint_stores_nothing(pool: PgPool) {
     let app = app(&pool);
     let r = send(
         &app,
-        Request::post("/api/v1/parse").body(Body::from(fixture("cyclictest-s4-before.txt"))).unwrap(),
+        Request::post("/api/v1/parse")
+            .body(Body::from(fixture("cyclictest-s4-before.txt")))
+            .unwrap(),
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.text());
@@ -272,7 +325,10 @@ async fn health_and_listing_pages(pool: PgPool) {
     let home = get(&app, "/").await;
     assert_eq!(home.status, 200);
     assert!(home.text().contains("licheepi-4a"));
-    assert!(home.text().contains("67469"), "home shows the worst latency");
+    assert!(
+        home.text().contains("67469"),
+        "home shows the worst latency"
+    );
     let boards = get(&app, "/boards").await;
     assert!(boards.text().contains("licheepi-4a"));
     let kernels = get(&app, "/kernels").await;
@@ -284,5 +340,8 @@ async fn health_and_listing_pages(pool: PgPool) {
     assert_eq!(nf_api.status, 404);
     assert_eq!(nf_api.json()["error"]["code"], "not_found");
     let m = get(&app, "/metrics").await;
-    assert!(m.text().contains("reclaimlab_uploads_total{result=\"created\"} 1"));
+    assert!(
+        m.text()
+            .contains("reclaimlab_uploads_total{result=\"created\"} 1")
+    );
 }

@@ -22,19 +22,33 @@ async fn cli_upload_over_a_real_socket(pool: PgPool) {
         let _ = rx.await;
     }));
     let tok = common::token(&pool, Scope::Upload).await;
-    let file = format!("{}/tests/fixtures/cyclictest-s4-before.txt", env!("CARGO_MANIFEST_DIR"));
+    let file = format!(
+        "{}/tests/fixtures/cyclictest-s4-before.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let run = |token: String, file: String| {
         let server = format!("http://{addr}");
         tokio::task::spawn_blocking(move || {
             bin()
                 .args(["upload", &file, "--server", &server, "--token", &token])
-                .args(["--board", "licheepi-4a", "--kernel", "6.5.0-rt6", "--variant", "baseline"])
+                .args([
+                    "--board",
+                    "licheepi-4a",
+                    "--kernel",
+                    "6.5.0-rt6",
+                    "--variant",
+                    "baseline",
+                ])
                 .output()
                 .unwrap()
         })
     };
     let out = run(tok.clone(), file.clone()).await.unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains(&format!("http://{addr}/runs/")), "{stdout}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("created"));
@@ -42,7 +56,10 @@ async fn cli_upload_over_a_real_socket(pool: PgPool) {
     let again = run(tok.clone(), file.clone()).await.unwrap();
     assert!(again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("already stored"));
-    let runs: i64 = sqlx::query_scalar("SELECT count(*) FROM runs").fetch_one(&pool).await.unwrap();
+    let runs: i64 = sqlx::query_scalar("SELECT count(*) FROM runs")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
     assert_eq!(runs, 1);
 
     let denied = run("rl_upload_nope".into(), file).await.unwrap();
@@ -50,11 +67,18 @@ async fn cli_upload_over_a_real_socket(pool: PgPool) {
     assert!(String::from_utf8_lossy(&denied.stderr).contains("401"));
 
     // The page is served over the socket too.
-    let id: i64 = sqlx::query_scalar("SELECT id FROM runs").fetch_one(&pool).await.unwrap();
+    let id: i64 = sqlx::query_scalar("SELECT id FROM runs")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
     let page = tokio::task::spawn_blocking(move || {
         use std::io::{Read, Write};
         let mut s = std::net::TcpStream::connect(addr).unwrap();
-        write!(s, "GET /runs/{id} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+        write!(
+            s,
+            "GET /runs/{id} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
         let mut buf = String::new();
         s.read_to_string(&mut buf).unwrap();
         buf
@@ -86,23 +110,28 @@ async fn token_cli_creates_lists_and_revokes(pool: PgPool) {
         )
     };
     let cmd2 = cmd.clone();
-    let (ok, secret, err) = tokio::task::spawn_blocking(move || cmd(&["token", "create", "--name", "rig-1"]))
-        .await
-        .unwrap();
+    let (ok, secret, err) =
+        tokio::task::spawn_blocking(move || cmd(&["token", "create", "--name", "rig-1"]))
+            .await
+            .unwrap();
     assert!(ok, "{err}");
     let secret = secret.trim().to_string();
-    assert!(secret.starts_with("rl_upload_") && secret.len() == 10 + 64, "{secret}");
+    assert!(
+        secret.starts_with("rl_upload_") && secret.len() == 10 + 64,
+        "{secret}"
+    );
     // Only the hash is stored.
     let stored: Vec<u8> = sqlx::query_scalar("SELECT hash FROM tokens WHERE name = 'rig-1'")
         .fetch_one(&pool)
         .await
         .unwrap();
     assert_eq!(stored, reclaimlab::auth::hash_token(&secret));
-    let leaked: i64 = sqlx::query_scalar("SELECT count(*) FROM tokens WHERE prefix = $1 OR name = $1")
-        .bind(&secret)
-        .fetch_one(&pool)
-        .await
-        .unwrap();
+    let leaked: i64 =
+        sqlx::query_scalar("SELECT count(*) FROM tokens WHERE prefix = $1 OR name = $1")
+            .bind(&secret)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
     assert_eq!(leaked, 0);
     let (ok, list, _) = tokio::task::spawn_blocking({
         let c = cmd2.clone();
@@ -119,12 +148,15 @@ async fn token_cli_creates_lists_and_revokes(pool: PgPool) {
     .await
     .unwrap();
     assert!(ok, "{err}");
-    let found = reclaimlab::storage::tokens::find_active(&pool, &reclaimlab::auth::hash_token(&secret))
-        .await
-        .unwrap();
+    let found =
+        reclaimlab::storage::tokens::find_active(&pool, &reclaimlab::auth::hash_token(&secret))
+            .await
+            .unwrap();
     assert!(found.is_none(), "revoked token is refused at once");
-    let (ok, _, err) = tokio::task::spawn_blocking(move || cmd2(&["token", "create", "--name", "x", "--scope", "root"]))
-        .await
-        .unwrap();
+    let (ok, _, err) = tokio::task::spawn_blocking(move || {
+        cmd2(&["token", "create", "--name", "x", "--scope", "root"])
+    })
+    .await
+    .unwrap();
     assert!(!ok && err.contains("--scope"));
 }

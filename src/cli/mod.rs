@@ -15,8 +15,14 @@ pub fn init_tracing() {
     let filter = EnvFilter::try_from_env("RUST_LOG")
         .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=info"));
     let json = std::env::var("RECLAIMLAB_LOG_FORMAT").is_ok_and(|v| v == "json");
-    let b = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
-    let _ = if json { b.json().try_init() } else { b.try_init() };
+    let b = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _ = if json {
+        b.json().try_init()
+    } else {
+        b.try_init()
+    };
 }
 
 pub async fn migrate(a: DbArgs) -> anyhow::Result<()> {
@@ -40,7 +46,8 @@ pub fn read_input(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
 pub fn parse(a: ParseArgs) -> anyhow::Result<()> {
     let bytes = read_input(&a.file)?;
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned());
-    let doc = reclaimlab_formats::parse(&bytes, name.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let doc =
+        reclaimlab_formats::parse(&bytes, name.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?;
     println!("{}", serde_json::to_string_pretty(&doc)?);
     Ok(())
 }

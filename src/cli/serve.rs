@@ -17,7 +17,10 @@ pub async fn run(a: ServeArgs) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", a.bind))?;
     let addr = listener.local_addr()?;
-    let public = a.public_url.clone().unwrap_or_else(|| format!("http://{addr}"));
+    let public = a
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{addr}"));
     let mut state = AppState::new(pool, &public);
     state.limits = std::sync::Arc::new(Limits {
         max_upload_bytes: a.max_upload_bytes,

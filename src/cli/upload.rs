@@ -44,11 +44,20 @@ pub async fn run(a: UploadArgs) -> anyhow::Result<()> {
         anyhow::bail!("server answered {status}: {body}");
     }
     let v: serde_json::Value = serde_json::from_str(&body).unwrap_or(serde_json::Value::Null);
-    let what = if status.as_u16() == 201 { "created" } else { "already stored" };
+    let what = if status.as_u16() == 201 {
+        "created"
+    } else {
+        "already stored"
+    };
     eprintln!("upload {} {what}", v["upload_id"]);
     if let Some(runs) = v["runs"].as_array() {
         for r in runs {
-            println!("{}\t{}\t{}", r["id"], r["kind"].as_str().unwrap_or(""), r["url"].as_str().unwrap_or(""));
+            println!(
+                "{}\t{}\t{}",
+                r["id"],
+                r["kind"].as_str().unwrap_or(""),
+                r["url"].as_str().unwrap_or("")
+            );
         }
     }
     Ok(())

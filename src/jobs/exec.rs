@@ -69,17 +69,25 @@ pub fn sim_exec_main() -> anyhow::Result<()> {
     let emit = |line: &ExecLine| {
         let mut out = stdout.lock();
         // A closed pipe means the worker is gone: stop at once.
-        if serde_json::to_writer(&mut out, line).is_err() || out.write_all(b"\n").is_err() || out.flush().is_err() {
+        if serde_json::to_writer(&mut out, line).is_err()
+            || out.write_all(b"\n").is_err()
+            || out.flush().is_err()
+        {
             std::process::exit(3);
         }
     };
-    match simulate(&input, &mut |sim_ns, events| emit(&ExecLine::Progress { sim_ns, events })) {
+    match simulate(&input, &mut |sim_ns, events| {
+        emit(&ExecLine::Progress { sim_ns, events })
+    }) {
         Ok(out) => emit(&ExecLine::Done(Box::new(out))),
         Err(msg) => emit(&ExecLine::Error(msg)),
     }
     Ok(())
 }
 
-pub fn simulate(_input: &ExecInput, _progress: &mut dyn FnMut(u64, u64)) -> Result<ExecOutput, String> {
+pub fn simulate(
+    _input: &ExecInput,
+    _progress: &mut dyn FnMut(u64, u64),
+) -> Result<ExecOutput, String> {
     Err("simulator not wired".into())
 }

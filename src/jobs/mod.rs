@@ -62,7 +62,12 @@ impl Default for JobConfig {
 }
 
 /// Start `n` workers; they stop claiming when `stop` turns true.
-pub fn start(pool: &PgPool, cfg: &JobConfig, n: usize, stop: watch::Receiver<bool>) -> Vec<tokio::task::JoinHandle<()>> {
+pub fn start(
+    pool: &PgPool,
+    cfg: &JobConfig,
+    n: usize,
+    stop: watch::Receiver<bool>,
+) -> Vec<tokio::task::JoinHandle<()>> {
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "host".into());
     (0..n)
         .map(|i| {
@@ -94,7 +99,8 @@ async fn worker_loop(pool: PgPool, cfg: JobConfig, name: String, mut stop: watch
                 continue;
             }
         };
-        let span = tracing::info_span!("simulation", simulation.id = job.id, attempt = job.attempts);
+        let span =
+            tracing::info_span!("simulation", simulation.id = job.id, attempt = job.attempts);
         let _g = span.enter();
         drop(_g);
         run_job(&pool, &cfg, job, &mut stop).await;
@@ -117,9 +123,15 @@ async fn run_job(pool: &PgPool, cfg: &JobConfig, job: Job, stop: &mut watch::Rec
         Outcome::Done(out) => complete(pool, &job, lease, *out).await.map(|_| ()),
         Outcome::Failed(msg, retry) => {
             tracing::warn!(simulation.id = job.id, error = %msg, "simulation failed");
-            jobs::mark_failed(pool, job.id, lease, &msg, retry).await.map(|_| ()).map_err(Into::into)
+            jobs::mark_failed(pool, job.id, lease, &msg, retry)
+                .await
+                .map(|_| ())
+                .map_err(Into::into)
         }
-        Outcome::Cancelled => jobs::mark_cancelled(pool, job.id, lease).await.map(|_| ()).map_err(Into::into),
+        Outcome::Cancelled => jobs::mark_cancelled(pool, job.id, lease)
+            .await
+            .map(|_| ())
+            .map_err(Into::into),
         Outcome::LeaseLost => {
             tracing::warn!(simulation.id = job.id, "lease lost; result discarded");
             Ok(())
@@ -146,7 +158,13 @@ fn exec_input(cfg: &JobConfig, job: &Job) -> ExecInput {
     }
 }
 
-async fn execute(pool: &PgPool, cfg: &JobConfig, job: &Job, lease: uuid::Uuid, stop: &mut watch::Receiver<bool>) -> Outcome {
+async fn execute(
+    pool: &PgPool,
+    cfg: &JobConfig,
+    job: &Job,
+    lease: uuid::Uuid,
+    stop: &mut watch::Receiver<bool>,
+) -> Outcome {
     let input = match serde_json::to_vec(&exec_input(cfg, job)) {
         Ok(v) => v,
         Err(e) => return Outcome::Failed(format!("cannot encode the job: {e}"), false),
@@ -238,7 +256,9 @@ async fn execute(pool: &PgPool, cfg: &JobConfig, job: &Job, lease: uuid::Uuid, s
                         Some(24) => format!("CPU time limit of {} s exceeded", cfg.cpu_secs),
                         Some(9) => "the simulator process was killed".to_string(),
                         Some(sig) => format!("the simulator process died on signal {sig}"),
-                        None if stderr.contains("memory allocation") || stderr.contains("out of memory") => {
+                        None if stderr.contains("memory allocation")
+                            || stderr.contains("out of memory") =>
+                        {
                             format!("memory limit of {} MiB exceeded", cfg.mem_mb)
                         }
                         None => format!("the simulator exited with {s}: {}", stderr.trim()),
@@ -253,11 +273,19 @@ async fn execute(pool: &PgPool, cfg: &JobConfig, job: &Job, lease: uuid::Uuid, s
 
 /// Store every variant's document as a simulated upload + runs, and mark the
 /// job done, in one transaction fenced by the lease.
-async fn complete(pool: &PgPool, job: &Job, lease: uuid::Uuid, out: ExecOutput) -> anyhow::Result<bool> {
+async fn complete(
+    pool: &PgPool,
+    job: &Job,
+    lease: uuid::Uuid,
+    out: ExecOutput,
+) -> anyhow::Result<bool> {
     let mut tx = pool.begin().await?;
     if !jobs::mark_done(&mut tx, job.id, lease, out.events as i64, out.sim_ns as i64).await? {
         tx.rollback().await?;
-        tracing::warn!(simulation.id = job.id, "job no longer ours (lease lost or cancelled); result discarded");
+        tracing::warn!(
+            simulation.id = job.id,
+            "job no longer ours (lease lost or cancelled); result discarded"
+        );
         return Ok(false);
     }
     let board = job_board(pool, job).await?;
@@ -310,7 +338,8 @@ async fn complete(pool: &PgPool, job: &Job, lease: uuid::Uuid, out: ExecOutput) 
         .ok_or_else(|| anyhow::anyhow!("simulation {} already has stored results", job.id))?;
         first_upload.get_or_insert(stored.upload_id);
     }
-    let upload_id = first_upload.ok_or_else(|| anyhow::anyhow!("the simulation produced no variant"))?;
+    let upload_id =
+        first_upload.ok_or_else(|| anyhow::anyhow!("the simulation produced no variant"))?;
     sqlx::query(
         "INSERT INTO simulation_results (simulation_id, upload_id, report, report_text) VALUES ($1, $2, $3, $4)",
     )
@@ -321,7 +350,11 @@ async fn complete(pool: &PgPool, job: &Job, lease: uuid::Uuid, out: ExecOutput) 
     .execute(&mut *tx)
     .await?;
     tx.commit().await?;
-    tracing::info!(simulation.id = job.id, variants = out.variants.len(), "simulation done");
+    tracing::info!(
+        simulation.id = job.id,
+        variants = out.variants.len(),
+        "simulation done"
+    );
     Ok(true)
 }
 
@@ -333,5 +366,8 @@ async fn job_board(pool: &PgPool, job: &Job) -> anyhow::Result<String> {
             .await?;
         return Ok(name);
     }
-    Ok(format!("sim:{}", job.board_class.clone().unwrap_or_else(|| "default".into())))
+    Ok(format!(
+        "sim:{}",
+        job.board_class.clone().unwrap_or_else(|| "default".into())
+    ))
 }

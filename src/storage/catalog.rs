@@ -23,7 +23,11 @@ pub async fn kernel_id(conn: &mut PgConnection, version: &str) -> sqlx::Result<i
     .await
 }
 
-pub async fn series_id(conn: &mut PgConnection, message_id: &str, subject: Option<&str>) -> sqlx::Result<i64> {
+pub async fn series_id(
+    conn: &mut PgConnection,
+    message_id: &str,
+    subject: Option<&str>,
+) -> sqlx::Result<i64> {
     sqlx::query_scalar(
         "INSERT INTO series (message_id, subject) VALUES ($1, $2)
          ON CONFLICT (message_id) DO UPDATE SET subject = COALESCE(series.subject, EXCLUDED.subject)
@@ -145,5 +149,8 @@ pub async fn chain_heads(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<(String, u
     )
     .fetch_all(db)
     .await?;
-    Ok(rows.into_iter().map(|(n, d)| (n, d.max(0) as usize)).collect())
+    Ok(rows
+        .into_iter()
+        .map(|(n, d)| (n, d.max(0) as usize))
+        .collect())
 }

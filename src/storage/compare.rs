@@ -118,10 +118,25 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
     Ok(heads
         .into_iter()
         .map(|h| RunData {
-            threads: threads.iter().filter(|t| t.run_id == h.id).map(|t| t.row.clone()).collect(),
-            histogram: buckets.iter().filter(|b| b.run_id == h.id).map(|b| b.row.clone()).collect(),
-            trace: traces.iter().find(|t| t.run_id == h.id).map(|t| t.row.clone()),
-            metrics: metrics.iter().filter(|m| m.run_id == h.id).map(|m| m.row.clone()).collect(),
+            threads: threads
+                .iter()
+                .filter(|t| t.run_id == h.id)
+                .map(|t| t.row.clone())
+                .collect(),
+            histogram: buckets
+                .iter()
+                .filter(|b| b.run_id == h.id)
+                .map(|b| b.row.clone())
+                .collect(),
+            trace: traces
+                .iter()
+                .find(|t| t.run_id == h.id)
+                .map(|t| t.row.clone()),
+            metrics: metrics
+                .iter()
+                .filter(|m| m.run_id == h.id)
+                .map(|m| m.row.clone())
+                .collect(),
             id: h.id,
             upload_id: h.upload_id,
             block_index: h.block_index,
@@ -204,7 +219,11 @@ pub struct CulpritRow {
     pub worst_run: i64,
 }
 
-pub async fn culprits(pool: &PgPool, board: Option<&str>, kernel: Option<&str>) -> sqlx::Result<Vec<CulpritRow>> {
+pub async fn culprits(
+    pool: &PgPool,
+    board: Option<&str>,
+    kernel: Option<&str>,
+) -> sqlx::Result<Vec<CulpritRow>> {
     sqlx::query_as(
         "SELECT t.culprit, count(*) AS traces, max(t.latency_us) AS worst_us,
                 array_agg(DISTINCT b.name) AS boards, array_agg(DISTINCT k.version) AS kernels,
@@ -230,7 +249,11 @@ pub struct HistoryPoint {
 }
 
 /// A metric (or the worst latency, for `metric = None`) over time on a board.
-pub async fn history(pool: &PgPool, board: &str, metric: Option<&str>) -> sqlx::Result<Vec<HistoryPoint>> {
+pub async fn history(
+    pool: &PgPool,
+    board: &str,
+    metric: Option<&str>,
+) -> sqlx::Result<Vec<HistoryPoint>> {
     match metric {
         None => sqlx::query_as(
             "SELECT r.id AS run_id, k.version AS kernel,
@@ -257,4 +280,20 @@ pub async fn history(pool: &PgPool, board: &str, metric: Option<&str>) -> sqlx::
         .fetch_all(pool)
         .await,
     }
+}
+
+/// The board of all listed runs of a variant, when there is exactly one.
+pub async fn only_board_of_variant(pool: &PgPool, variant: &str) -> sqlx::Result<Option<String>> {
+    let boards: Vec<String> = sqlx::query_scalar(
+        "SELECT DISTINCT b.name FROM runs r JOIN boards b ON b.id = r.board_id JOIN variants v ON v.id = r.variant_id
+         WHERE v.name = $1 AND r.deleted_at IS NULL AND NOT r.unlisted LIMIT 2",
+    )
+    .bind(variant)
+    .fetch_all(pool)
+    .await?;
+    Ok(if boards.len() == 1 {
+        boards.into_iter().next()
+    } else {
+        None
+    })
 }

@@ -91,7 +91,17 @@ pub async fn write_upload(
     let mut run_ids = Vec::with_capacity(up.runs.len());
     for spec in up.runs {
         run_ids.push(
-            insert_run(conn, upload_id, spec, series, up.message_id, up.meta, up.kind, simulation_id).await?,
+            insert_run(
+                conn,
+                upload_id,
+                spec,
+                series,
+                up.message_id,
+                up.meta,
+                up.kind,
+                simulation_id,
+            )
+            .await?,
         );
     }
     Ok(Some(StoredUpload {
@@ -136,7 +146,14 @@ async fn insert_run(
 ) -> Result<i64, AppError> {
     let board = catalog::board_id(conn, &spec.board).await?;
     let kernel = catalog::kernel_id(conn, &spec.kernel).await?;
-    let variant = catalog::variant_id(conn, &spec.variant, spec.parent.as_deref(), series, message_id).await?;
+    let variant = catalog::variant_id(
+        conn,
+        &spec.variant,
+        spec.parent.as_deref(),
+        series,
+        message_id,
+    )
+    .await?;
     let labels = serde_json::json!({});
     let run_id: i64 = sqlx::query_scalar(
         "INSERT INTO runs (upload_id, block_index, column_index, board_id, kernel_id, variant_id,
@@ -166,7 +183,11 @@ async fn insert_run(
     Ok(run_id)
 }
 
-async fn insert_results(conn: &mut PgConnection, run_id: i64, spec: &RunSpec) -> Result<(), AppError> {
+async fn insert_results(
+    conn: &mut PgConnection,
+    run_id: i64,
+    spec: &RunSpec,
+) -> Result<(), AppError> {
     if !spec.threads.is_empty() {
         let t = &spec.threads;
         sqlx::query(

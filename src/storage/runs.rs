@@ -42,7 +42,11 @@ pub struct RunFilter {
     pub block_kind: Option<String>,
 }
 
-pub async fn recent(db: impl PgExecutor<'_>, filter: &RunFilter, limit: i64) -> sqlx::Result<Vec<RunSummary>> {
+pub async fn recent(
+    db: impl PgExecutor<'_>,
+    filter: &RunFilter,
+    limit: i64,
+) -> sqlx::Result<Vec<RunSummary>> {
     let sql = format!(
         "{SUMMARY_SELECT}
          WHERE r.deleted_at IS NULL AND NOT r.unlisted
@@ -65,17 +69,26 @@ pub async fn recent(db: impl PgExecutor<'_>, filter: &RunFilter, limit: i64) -> 
 }
 
 pub async fn count(db: impl PgExecutor<'_>) -> sqlx::Result<i64> {
-    sqlx::query_scalar("SELECT count(*) FROM runs WHERE deleted_at IS NULL").fetch_one(db).await
+    sqlx::query_scalar("SELECT count(*) FROM runs WHERE deleted_at IS NULL")
+        .fetch_one(db)
+        .await
 }
 
 pub async fn summary(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<RunSummary>> {
     let sql = format!("{SUMMARY_SELECT} WHERE r.id = $1 AND r.deleted_at IS NULL");
-    sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).fetch_optional(db).await
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(db)
+        .await
 }
 
 pub async fn summaries(db: impl PgExecutor<'_>, ids: &[i64]) -> sqlx::Result<Vec<RunSummary>> {
-    let sql = format!("{SUMMARY_SELECT} WHERE r.id = ANY($1) AND r.deleted_at IS NULL ORDER BY r.id");
-    sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(ids).fetch_all(db).await
+    let sql =
+        format!("{SUMMARY_SELECT} WHERE r.id = ANY($1) AND r.deleted_at IS NULL ORDER BY r.id");
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(ids)
+        .fetch_all(db)
+        .await
 }
 
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
@@ -200,7 +213,10 @@ pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
 }
 
 /// The raw bytes of the upload a run came from.
-pub async fn raw(db: impl PgExecutor<'_>, run_id: i64) -> sqlx::Result<Option<(Vec<u8>, Option<String>)>> {
+pub async fn raw(
+    db: impl PgExecutor<'_>,
+    run_id: i64,
+) -> sqlx::Result<Option<(Vec<u8>, Option<String>)>> {
     sqlx::query_as(
         "SELECT b.content, u.filename FROM runs r JOIN uploads u ON u.id = r.upload_id
          JOIN blobs b ON b.sha256 = u.blob_sha256 WHERE r.id = $1 AND r.deleted_at IS NULL",

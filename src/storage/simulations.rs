@@ -90,7 +90,11 @@ pub async fn insert(db: impl PgExecutor<'_>, j: &NewJob) -> sqlx::Result<i64> {
 }
 
 /// A finished job with the same inputs and simulator version, if any.
-pub async fn cached(db: impl PgExecutor<'_>, input_hash: &[u8], sim_version: &str) -> sqlx::Result<Option<i64>> {
+pub async fn cached(
+    db: impl PgExecutor<'_>,
+    input_hash: &[u8],
+    sim_version: &str,
+) -> sqlx::Result<Option<i64>> {
     sqlx::query_scalar(
         "SELECT id FROM simulations WHERE input_hash = $1 AND sim_version = $2 AND state = 'done'
          ORDER BY id LIMIT 1",
@@ -103,10 +107,12 @@ pub async fn cached(db: impl PgExecutor<'_>, input_hash: &[u8], sim_version: &st
 
 /// Jobs of a token that are still queued or running.
 pub async fn active_for_token(db: impl PgExecutor<'_>, token_id: i64) -> sqlx::Result<i64> {
-    sqlx::query_scalar("SELECT count(*) FROM simulations WHERE token_id = $1 AND state IN ('queued', 'running')")
-        .bind(token_id)
-        .fetch_one(db)
-        .await
+    sqlx::query_scalar(
+        "SELECT count(*) FROM simulations WHERE token_id = $1 AND state IN ('queued', 'running')",
+    )
+    .bind(token_id)
+    .fetch_one(db)
+    .await
 }
 
 pub async fn queue_depth(db: impl PgExecutor<'_>) -> sqlx::Result<i64> {
@@ -116,10 +122,12 @@ pub async fn queue_depth(db: impl PgExecutor<'_>) -> sqlx::Result<i64> {
 }
 
 pub async fn get(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<Job>> {
-    sqlx::query_as(sqlx::AssertSqlSafe(format!("SELECT {JOB_COLS} FROM simulations WHERE id = $1")))
-        .bind(id)
-        .fetch_optional(db)
-        .await
+    sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {JOB_COLS} FROM simulations WHERE id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(db)
+    .await
 }
 
 pub async fn recent(db: impl PgExecutor<'_>, limit: i64) -> sqlx::Result<Vec<Job>> {
@@ -143,7 +151,11 @@ pub async fn by_sweep(db: impl PgExecutor<'_>, sweep_id: i64) -> sqlx::Result<Ve
 /// Lease the next runnable job: a queued one whose backoff has passed, or a
 /// running one whose lease expired (its worker died). Concurrent claimers
 /// skip each other's locked rows, so no job is handed out twice.
-pub async fn claim(db: impl PgExecutor<'_>, worker: &str, lease_secs: f64) -> sqlx::Result<Option<Job>> {
+pub async fn claim(
+    db: impl PgExecutor<'_>,
+    worker: &str,
+    lease_secs: f64,
+) -> sqlx::Result<Option<Job>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "UPDATE simulations SET state = 'running', lease_token = gen_random_uuid(),
              lease_until = now() + make_interval(secs => $2), attempts = attempts + 1,
@@ -211,7 +223,13 @@ pub async fn heartbeat(
 
 /// Mark done, fenced by the lease. Call inside the transaction that stores
 /// the result; 0 rows means a stale worker, whose result must be discarded.
-pub async fn mark_done(conn: &mut PgConnection, id: i64, lease: Uuid, events: i64, sim_ns: i64) -> sqlx::Result<bool> {
+pub async fn mark_done(
+    conn: &mut PgConnection,
+    id: i64,
+    lease: Uuid,
+    events: i64,
+    sim_ns: i64,
+) -> sqlx::Result<bool> {
     let r = sqlx::query(
         "UPDATE simulations SET state = 'done', finished_at = now(), lease_token = NULL,
              progress_events = $3, progress_sim_ns = $4
@@ -228,7 +246,13 @@ pub async fn mark_done(conn: &mut PgConnection, id: i64, lease: Uuid, events: i6
 
 /// Fail (terminally, or back to the queue with backoff when attempts remain
 /// and the failure may be transient).
-pub async fn mark_failed(db: impl PgExecutor<'_>, id: i64, lease: Uuid, error: &str, retry: bool) -> sqlx::Result<bool> {
+pub async fn mark_failed(
+    db: impl PgExecutor<'_>,
+    id: i64,
+    lease: Uuid,
+    error: &str,
+    retry: bool,
+) -> sqlx::Result<bool> {
     let r = sqlx::query(
         "UPDATE simulations SET
             state = CASE WHEN $4 AND attempts < max_attempts THEN 'queued' ELSE 'failed' END,
@@ -293,21 +317,32 @@ pub async fn result_runs(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Vec<i
         .await
 }
 
-pub async fn result_text(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<(String, serde_json::Value)>> {
+pub async fn result_text(
+    db: impl PgExecutor<'_>,
+    id: i64,
+) -> sqlx::Result<Option<(String, serde_json::Value)>> {
     sqlx::query_as("SELECT report_text, report FROM simulation_results WHERE simulation_id = $1")
         .bind(id)
         .fetch_optional(db)
         .await
 }
 
-pub async fn insert_sweep(db: impl PgExecutor<'_>, knob: &str, variant: &str, output: &str, token_id: Option<i64>) -> sqlx::Result<i64> {
-    sqlx::query_scalar("INSERT INTO sweeps (knob, variant, output, token_id) VALUES ($1, $2, $3, $4) RETURNING id")
-        .bind(knob)
-        .bind(variant)
-        .bind(output)
-        .bind(token_id)
-        .fetch_one(db)
-        .await
+pub async fn insert_sweep(
+    db: impl PgExecutor<'_>,
+    knob: &str,
+    variant: &str,
+    output: &str,
+    token_id: Option<i64>,
+) -> sqlx::Result<i64> {
+    sqlx::query_scalar(
+        "INSERT INTO sweeps (knob, variant, output, token_id) VALUES ($1, $2, $3, $4) RETURNING id",
+    )
+    .bind(knob)
+    .bind(variant)
+    .bind(output)
+    .bind(token_id)
+    .fetch_one(db)
+    .await
 }
 
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
@@ -326,7 +361,10 @@ pub async fn sweep(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<Swee
         .await
 }
 
-pub async fn board_costs(db: impl PgExecutor<'_>, board: &str) -> sqlx::Result<Option<(i64, String, String)>> {
+pub async fn board_costs(
+    db: impl PgExecutor<'_>,
+    board: &str,
+) -> sqlx::Result<Option<(i64, String, String)>> {
     sqlx::query_as(
         "SELECT b.id, c.board_class, c.costs_toml FROM boards b JOIN board_costs c ON c.board_id = b.id
          WHERE b.name = $1",
@@ -336,7 +374,12 @@ pub async fn board_costs(db: impl PgExecutor<'_>, board: &str) -> sqlx::Result<O
     .await
 }
 
-pub async fn set_board_costs(conn: &mut PgConnection, board: &str, class: &str, toml: &str) -> sqlx::Result<i64> {
+pub async fn set_board_costs(
+    conn: &mut PgConnection,
+    board: &str,
+    class: &str,
+    toml: &str,
+) -> sqlx::Result<i64> {
     let id = crate::storage::catalog::board_id(conn, board).await?;
     sqlx::query(
         "INSERT INTO board_costs (board_id, board_class, costs_toml) VALUES ($1, $2, $3)

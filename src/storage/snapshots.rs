@@ -78,7 +78,10 @@ pub async fn remove(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<bool> {
 
 /// Soft-delete an upload and its runs. Returns the owning token id, or
 /// `None` when there is no such upload.
-pub async fn upload_owner(db: impl PgExecutor<'_>, upload_id: i64) -> sqlx::Result<Option<Option<i64>>> {
+pub async fn upload_owner(
+    db: impl PgExecutor<'_>,
+    upload_id: i64,
+) -> sqlx::Result<Option<Option<i64>>> {
     sqlx::query_scalar("SELECT token_id FROM uploads WHERE id = $1 AND deleted_at IS NULL")
         .bind(upload_id)
         .fetch_optional(db)
@@ -90,9 +93,11 @@ pub async fn delete_upload(conn: &mut sqlx::PgConnection, upload_id: i64) -> sql
         .bind(upload_id)
         .execute(&mut *conn)
         .await?;
-    let r = sqlx::query("UPDATE runs SET deleted_at = now() WHERE upload_id = $1 AND deleted_at IS NULL")
-        .bind(upload_id)
-        .execute(&mut *conn)
-        .await?;
+    let r = sqlx::query(
+        "UPDATE runs SET deleted_at = now() WHERE upload_id = $1 AND deleted_at IS NULL",
+    )
+    .bind(upload_id)
+    .execute(&mut *conn)
+    .await?;
     Ok(r.rows_affected())
 }

@@ -37,7 +37,10 @@ pub async fn create(
 }
 
 /// The token with this hash, if it is neither revoked nor expired. Marks it used.
-pub async fn find_active(db: impl PgExecutor<'_>, hash: &[u8]) -> sqlx::Result<Option<TokenRecord>> {
+pub async fn find_active(
+    db: impl PgExecutor<'_>,
+    hash: &[u8],
+) -> sqlx::Result<Option<TokenRecord>> {
     sqlx::query_as(
         "UPDATE tokens SET last_used_at = now()
          WHERE hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())

@@ -75,10 +75,19 @@ pub fn router(state: AppState) -> Router {
         .route("/api/v1/uploads", post(api::uploads::create_upload))
         .route("/api/v1/parse", post(api::uploads::parse_upload))
         .route("/api/v1/runs", get(api::runs::list_runs))
-        .route("/api/v1/uploads/{id}", delete(api::comparisons::delete_upload))
+        .route(
+            "/api/v1/uploads/{id}",
+            delete(api::comparisons::delete_upload),
+        )
         .route("/api/v1/runs/{id}", get(api::runs::get_run))
-        .route("/api/v1/comparisons", post(api::comparisons::create_comparison))
-        .route("/api/v1/comparisons/{slug}", delete(api::comparisons::delete_comparison))
+        .route(
+            "/api/v1/comparisons",
+            post(api::comparisons::create_comparison),
+        )
+        .route(
+            "/api/v1/comparisons/{slug}",
+            delete(api::comparisons::delete_comparison),
+        )
         .route("/api/openapi.json", get(api::openapi))
         .layer(DefaultBodyLimit::disable());
     let pages = Router::new()
@@ -90,7 +99,10 @@ pub fn router(state: AppState) -> Router {
         .route("/variants", get(pages::catalog::show_variants))
         .route("/variants/{name}", get(pages::compare::show_variant))
         .route("/compare", get(pages::compare::show_compare))
-        .route("/compare/chart.svg", get(pages::compare::show_compare_chart))
+        .route(
+            "/compare/chart.svg",
+            get(pages::compare::show_compare_chart),
+        )
         .route("/compare/share", post(pages::compare::share_compare))
         .route("/c/{slug}", get(pages::compare::show_snapshot))
         .route("/heatmap", get(pages::compare::show_heatmap))
@@ -153,7 +165,10 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = router(state);
-    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
-        .with_graceful_shutdown(shutdown)
-        .await
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
 }

@@ -40,9 +40,8 @@ pub struct TestResponse {
 
 impl TestResponse {
     pub fn json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
-            panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body))
-        })
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
     }
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
@@ -53,16 +52,32 @@ pub async fn send(app: &Router, req: Request<Body>) -> TestResponse {
     let resp: Response<Body> = app.clone().oneshot(req).await.expect("router answers");
     let status = resp.status().as_u16();
     let headers = resp.headers().clone();
-    let body = resp.into_body().collect().await.expect("body").to_bytes().to_vec();
-    TestResponse { status, headers, body }
+    let body = resp
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes()
+        .to_vec();
+    TestResponse {
+        status,
+        headers,
+        body,
+    }
 }
 
 pub async fn get(app: &Router, uri: &str) -> TestResponse {
     send(app, Request::get(uri).body(Body::empty()).unwrap()).await
 }
 
-pub async fn upload(app: &Router, token: Option<&str>, query: &str, body: impl Into<Body>) -> TestResponse {
-    let mut b = Request::post(format!("/api/v1/uploads?{query}")).header("content-type", "text/plain");
+pub async fn upload(
+    app: &Router,
+    token: Option<&str>,
+    query: &str,
+    body: impl Into<Body>,
+) -> TestResponse {
+    let mut b =
+        Request::post(format!("/api/v1/uploads?{query}")).header("content-type", "text/plain");
     if let Some(t) = token {
         b = b.header("authorization", format!("Bearer {t}"));
     }
@@ -70,7 +85,11 @@ pub async fn upload(app: &Router, token: Option<&str>, query: &str, body: impl I
 }
 
 pub fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))).expect("fixture")
+    std::fs::read(format!(
+        "{}/tests/fixtures/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("fixture")
 }
 
 pub async fn counts(pool: &PgPool) -> (i64, i64, i64, i64) {
@@ -83,5 +102,10 @@ pub async fn counts(pool: &PgPool) -> (i64, i64, i64, i64) {
                 .unwrap()
         }
     };
-    (q("blobs").await, q("uploads").await, q("runs").await, q("latency_threads").await)
+    (
+        q("blobs").await,
+        q("uploads").await,
+        q("runs").await,
+        q("latency_threads").await,
+    )
 }

@@ -22,7 +22,8 @@ pub async fn create_comparison(
     body: Result<Json<CompareRequest>, axum::extract::rejection::JsonRejection>,
 ) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
-    let Json(req) = body.map_err(|e| AppError::BadRequest(format!("bad comparison request: {}", e.body_text())))?;
+    let Json(req) = body
+        .map_err(|e| AppError::BadRequest(format!("bad comparison request: {}", e.body_text())))?;
     let slug = create_snapshot(&state, req, Some(caller.token.id), None).await?;
     let url = state.url(&format!("/c/{slug}"));
     Ok((
@@ -39,16 +40,24 @@ pub async fn create_comparison(
 }
 
 /// Only the token that made a snapshot, or an admin token, may remove it.
-pub async fn delete_comparison(State(state): State<AppState>, caller: Caller, Path(slug): Path<String>) -> AppResult<StatusCode> {
+pub async fn delete_comparison(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(slug): Path<String>,
+) -> AppResult<StatusCode> {
     caller.require(Scope::Upload)?;
     let snap = crate::storage::snapshots::get(&state.pool, &slug)
         .await?
         .ok_or_else(|| AppError::not_found(format!("permalink {slug}")))?;
     if snap.removed_at.is_some() {
-        return Err(AppError::Gone(format!("permalink {slug} was already removed")));
+        return Err(AppError::Gone(format!(
+            "permalink {slug} was already removed"
+        )));
     }
     if caller.scope() != Scope::Admin && snap.token_id != Some(caller.token.id) {
-        return Err(AppError::Forbidden("only the token that made this permalink, or an admin, may remove it".into()));
+        return Err(AppError::Forbidden(
+            "only the token that made this permalink, or an admin, may remove it".into(),
+        ));
     }
     crate::storage::snapshots::remove(&state.pool, &slug).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -57,13 +66,19 @@ pub async fn delete_comparison(State(state): State<AppState>, caller: Caller, Pa
 /// Soft-delete an upload and its runs. Permalinks that used them keep their
 /// frozen copy (a permalink never changes); the runs vanish from listings,
 /// comparisons and run pages (404).
-pub async fn delete_upload(State(state): State<AppState>, caller: Caller, Path(id): Path<i64>) -> AppResult<Response> {
+pub async fn delete_upload(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<i64>,
+) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
     let owner = crate::storage::snapshots::upload_owner(&state.pool, id)
         .await?
         .ok_or_else(|| AppError::not_found(format!("upload {id}")))?;
     if caller.scope() != Scope::Admin && owner != Some(caller.token.id) {
-        return Err(AppError::Forbidden("only the token that made this upload, or an admin, may delete it".into()));
+        return Err(AppError::Forbidden(
+            "only the token that made this upload, or an admin, may delete it".into(),
+        ));
     }
     let mut tx = state.pool.begin().await?;
     let runs = crate::storage::snapshots::delete_upload(&mut tx, id).await?;

@@ -18,8 +18,14 @@ pub async fn healthz() -> impl IntoResponse {
 
 /// Ready only when the database answers.
 pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
-    match sqlx::query_scalar::<_, i32>("SELECT 1").fetch_one(&state.pool).await {
-        Ok(_) => (StatusCode::OK, Json(json!({"status": "ready", "database": "ok"}))),
+    match sqlx::query_scalar::<_, i32>("SELECT 1")
+        .fetch_one(&state.pool)
+        .await
+    {
+        Ok(_) => (
+            StatusCode::OK,
+            Json(json!({"status": "ready", "database": "ok"})),
+        ),
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");
             (

@@ -22,7 +22,10 @@ pub async fn list_runs(
     Ok(Json(runs::recent(&state.pool, &p.filter, limit).await?))
 }
 
-pub async fn get_run(State(state): State<AppState>, Path(id): Path<i64>) -> AppResult<Json<RunDetail>> {
+pub async fn get_run(
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+) -> AppResult<Json<RunDetail>> {
     runs::detail(&state.pool, id)
         .await?
         .map(Json)

@@ -58,7 +58,8 @@ pub async fn create_upload(
     req: Request,
 ) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
-    let Query(params) = params.map_err(|e| AppError::BadRequest(format!("bad query string: {e}")))?;
+    let Query(params) =
+        params.map_err(|e| AppError::BadRequest(format!("bad query string: {e}")))?;
     let idempotency_key = req
         .headers()
         .get("idempotency-key")
@@ -82,10 +83,16 @@ pub async fn create_upload(
     .await?;
     let summaries = runs::summaries(&state.pool, &stored.run_ids).await?;
     let status = if stored.created {
-        state.metrics.uploads_created.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        state
+            .metrics
+            .uploads_created
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         StatusCode::CREATED
     } else {
-        state.metrics.uploads_replayed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        state
+            .metrics
+            .uploads_replayed
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         StatusCode::OK
     };
     let runs: Vec<_> = summaries
@@ -170,8 +177,9 @@ async fn read_upload(
                 file = Some((data, ftype));
                 continue;
             }
-            let text = String::from_utf8(data.to_vec())
-                .map_err(|_| AppError::BadRequest(format!("multipart field '{name}' is not UTF-8")))?;
+            let text = String::from_utf8(data.to_vec()).map_err(|_| {
+                AppError::BadRequest(format!("multipart field '{name}' is not UTF-8"))
+            })?;
             match name.as_str() {
                 "board" => meta.board = Some(text),
                 "kernel" => meta.kernel = Some(text),
@@ -183,7 +191,9 @@ async fn read_upload(
                 "unlisted" => meta.unlisted = matches!(text.trim(), "true" | "1" | "on" | "yes"),
                 "blocks" => {
                     meta.blocks = serde_json::from_str(&text).map_err(|e| {
-                        AppError::BadRequest(format!("multipart field 'blocks' is not valid JSON: {e}"))
+                        AppError::BadRequest(format!(
+                            "multipart field 'blocks' is not valid JSON: {e}"
+                        ))
                     })?
                 }
                 other => {
@@ -193,13 +203,14 @@ async fn read_upload(
                 }
             }
         }
-        let (data, ftype) = file.ok_or_else(|| {
-            AppError::BadRequest("multipart body has no 'file' part".into())
-        })?;
+        let (data, ftype) =
+            file.ok_or_else(|| AppError::BadRequest("multipart body has no 'file' part".into()))?;
         return Ok((data, ftype, meta));
     }
     if decoded.is_empty() {
-        return Err(AppError::BadRequest("empty body: send the result text".into()));
+        return Err(AppError::BadRequest(
+            "empty body: send the result text".into(),
+        ));
     }
     Ok((decoded, content_type, meta))
 }

@@ -29,6 +29,7 @@ pub struct CellView {
     pub spread: String,
     pub n: String,
     pub delta: String,
+    pub delta_prev: String,
     pub class: &'static str,
     pub verdict: String,
 }
@@ -58,9 +59,15 @@ fn num(v: Option<f64>) -> String {
     match v {
         Some(x) if x.is_finite() => {
             if x.abs() >= 100.0 || x.fract() == 0.0 {
-                format!("{x:.2}").trim_end_matches('0').trim_end_matches('.').to_string()
+                format!("{x:.2}")
+                    .trim_end_matches('0')
+                    .trim_end_matches('.')
+                    .to_string()
             } else {
-                format!("{x:.3}").trim_end_matches('0').trim_end_matches('.').to_string()
+                format!("{x:.3}")
+                    .trim_end_matches('0')
+                    .trim_end_matches('.')
+                    .to_string()
             }
         }
         _ => "-".into(),
@@ -87,19 +94,42 @@ impl ComparisonView {
                 stat: m.stat.clone(),
                 name: m.name.clone(),
                 unit: m.unit.clone(),
-                noise: m.noise_floor_pct.map(|p| format!("noise ±{p:.1}%")).unwrap_or_default(),
+                noise: m
+                    .noise_floor_pct
+                    .map(|p| format!("noise ±{p:.1}%"))
+                    .unwrap_or_default(),
                 cells: m
                     .cells
                     .iter()
                     .map(|cell| {
-                        let d = cell.vs_baseline.as_ref().or(cell.vs_previous.as_ref());
+                        let d = cell.vs_baseline.as_ref();
+                        let delta_prev = cell
+                            .vs_previous
+                            .as_ref()
+                            .filter(|p| {
+                                Some(p.against) != cell.vs_baseline.as_ref().map(|b| b.against)
+                            })
+                            .and_then(|p| {
+                                p.pct
+                                    .map(|x| format!("{x:+.2}%{} vs prev", p.significance.mark()))
+                            })
+                            .unwrap_or_default();
                         let (delta, class, verdict) = match d {
                             Some(d) => {
                                 let mark = d.significance.mark();
-                                let pct = d.pct.map(|p| format!("{p:+.2}%{mark}")).unwrap_or_else(|| "-".into());
+                                let pct = d
+                                    .pct
+                                    .map(|p| format!("{p:+.2}%{mark}"))
+                                    .unwrap_or_else(|| "-".into());
                                 let class = match (d.pct, d.significance) {
-                                    (Some(p), Significance::Significant | Significance::HighlySignificant) if p > 0.0 => "better",
-                                    (Some(p), Significance::Significant | Significance::HighlySignificant) if p < 0.0 => "worse",
+                                    (
+                                        Some(p),
+                                        Significance::Significant | Significance::HighlySignificant,
+                                    ) if p > 0.0 => "better",
+                                    (
+                                        Some(p),
+                                        Significance::Significant | Significance::HighlySignificant,
+                                    ) if p < 0.0 => "worse",
                                     _ => "",
                                 };
                                 (pct, class, d.verdict.clone())
@@ -108,9 +138,18 @@ impl ComparisonView {
                         };
                         CellView {
                             value: num(cell.mean),
-                            spread: cell.stddev.filter(|_| cell.n > 1).map(|s| format!("±{}", num(Some(s)))).unwrap_or_default(),
-                            n: if cell.single_summary { "printed".into() } else { format!("n={}", cell.n) },
+                            spread: cell
+                                .stddev
+                                .filter(|_| cell.n > 1)
+                                .map(|s| format!("±{}", num(Some(s))))
+                                .unwrap_or_default(),
+                            n: if cell.single_summary {
+                                "printed".into()
+                            } else {
+                                format!("n={}", cell.n)
+                            },
                             delta,
+                            delta_prev,
                             class,
                             verdict,
                         }
@@ -141,7 +180,12 @@ impl ComparisonView {
                         t.cells
                             .iter()
                             .map(|c| match c {
-                                Some(x) => format!("{} / {} / {}", fmt_us(x.min_us), fmt_us(x.avg_us), fmt_us(x.max_us)),
+                                Some(x) => format!(
+                                    "{} / {} / {}",
+                                    fmt_us(x.min_us),
+                                    fmt_us(x.avg_us),
+                                    fmt_us(x.max_us)
+                                ),
                                 None => "-".into(),
                             })
                             .collect(),
@@ -164,16 +208,30 @@ impl ComparisonView {
                     })
                 })
                 .collect();
-            v.max_row = l.max_us.iter().map(|m| m.map(fmt_us).unwrap_or_else(|| "-".into())).collect();
-            v.culprit_row = l.culprits.iter().map(|c| c.clone().unwrap_or_else(|| "-".into())).collect();
+            v.max_row = l
+                .max_us
+                .iter()
+                .map(|m| m.map(fmt_us).unwrap_or_else(|| "-".into()))
+                .collect();
+            v.culprit_row = l
+                .culprits
+                .iter()
+                .map(|c| c.clone().unwrap_or_else(|| "-".into()))
+                .collect();
             v.culprit_diffs = l
                 .culprit_diffs
                 .iter()
                 .map(|d| {
                     format!(
                         "{} vs {}: {}",
-                        c.columns.get(d.column).map(|x| x.label.as_str()).unwrap_or("?"),
-                        c.columns.get(d.against).map(|x| x.label.as_str()).unwrap_or("?"),
+                        c.columns
+                            .get(d.column)
+                            .map(|x| x.label.as_str())
+                            .unwrap_or("?"),
+                        c.columns
+                            .get(d.against)
+                            .map(|x| x.label.as_str())
+                            .unwrap_or("?"),
                         d.sentence
                     )
                 })
@@ -187,9 +245,10 @@ impl ComparisonView {
 
 #[derive(Debug, Default, Deserialize)]
 pub struct CompareParams {
-    /// Column specs, one per line (form) or repeated `c=` (links).
+    /// Column specs: repeated `c=` (links) ...
     #[serde(default)]
     pub c: Vec<String>,
+    /// ... or one per line (the form).
     #[serde(default)]
     pub columns: Option<String>,
     pub baseline: Option<usize>,
@@ -198,6 +257,30 @@ pub struct CompareParams {
     pub board: Option<String>,
     pub title: Option<String>,
     pub previous: Option<String>,
+}
+
+/// Parse a query string or form body. `serde_urlencoded` cannot collect
+/// repeated keys, so this is done by hand; unknown keys are refused.
+pub fn parse_compare_params(raw: &str) -> Result<CompareParams, AppError> {
+    let mut p = CompareParams::default();
+    for (k, v) in url::form_urlencoded::parse(raw.as_bytes()) {
+        let v = v.into_owned();
+        match k.as_ref() {
+            "c" => p.c.push(v),
+            "columns" => p.columns = Some(v),
+            "baseline" => {
+                p.baseline = Some(v.trim().parse().map_err(|_| {
+                    AppError::BadRequest(format!("baseline must be a column number, not '{v}'"))
+                })?)
+            }
+            "chain" => p.chain = Some(v),
+            "board" => p.board = Some(v),
+            "title" => p.title = Some(v),
+            "previous" => p.previous = Some(v),
+            other => return Err(AppError::BadRequest(format!("unknown parameter '{other}'"))),
+        }
+    }
+    Ok(p)
 }
 
 impl CompareParams {
@@ -216,13 +299,24 @@ impl CompareParams {
 }
 
 /// Turn query parameters into a request (a chain, or explicit columns).
-pub async fn request_from(state: &AppState, p: &CompareParams) -> Result<Option<CompareRequest>, AppError> {
+pub async fn request_from(
+    state: &AppState,
+    p: &CompareParams,
+) -> Result<Option<CompareRequest>, AppError> {
     let board = p.board.clone().filter(|b| !b.trim().is_empty());
     if let Some(chain) = p.chain.as_deref().filter(|c| !c.trim().is_empty()) {
         let names = crate::storage::compare::variant_chain(&state.pool, chain.trim()).await?;
         if names.is_empty() {
             return Err(AppError::NotFound(format!("variant '{chain}' not found")));
         }
+        // A variant name can recur across threads ("vanilla"): pin the
+        // chain to the board its last link was measured on, when unique.
+        let board = match board {
+            Some(b) => Some(b),
+            None => {
+                crate::storage::compare::only_board_of_variant(&state.pool, chain.trim()).await?
+            }
+        };
         return Ok(Some(CompareRequest {
             title: p.title.clone().filter(|t| !t.is_empty()),
             columns: compare::chain_specs(&names, board.as_deref()),
@@ -237,7 +331,11 @@ pub async fn request_from(state: &AppState, p: &CompareParams) -> Result<Option<
     Ok(Some(CompareRequest {
         title: p.title.clone().filter(|t| !t.is_empty()),
         baseline: p.baseline.unwrap_or(0),
-        chain_previous: Some(p.previous.as_deref().is_some_and(|v| v == "on" || v == "true" || v == "1")),
+        chain_previous: Some(
+            p.previous
+                .as_deref()
+                .is_some_and(|v| v == "on" || v == "true" || v == "1"),
+        ),
         columns: specs,
     }))
 }
@@ -255,8 +353,26 @@ pub struct ComparePage {
     pub chains: Vec<(String, usize)>,
 }
 
-pub async fn show_compare(State(state): State<AppState>, Query(p): Query<CompareParams>, uri: axum::http::Uri) -> PageResult<ComparePage> {
+pub async fn show_compare(
+    State(state): State<AppState>,
+    uri: axum::http::Uri,
+) -> PageResult<ComparePage> {
     let chains = crate::storage::catalog::chain_heads(&state.pool).await?;
+    let p = match parse_compare_params(uri.query().unwrap_or("")) {
+        Ok(p) => p,
+        Err(e) => {
+            return Ok(ComparePage {
+                columns_text: String::new(),
+                baseline: 0,
+                previous: false,
+                title: String::new(),
+                view: None,
+                chart_url: None,
+                error: Some(e.public_message()),
+                chains,
+            });
+        }
+    };
     let mut page = ComparePage {
         columns_text: String::new(),
         baseline: p.baseline.unwrap_or(0),
@@ -276,7 +392,12 @@ pub async fn show_compare(State(state): State<AppState>, Query(p): Query<Compare
         }
         Err(e) => return Err(e.into()),
     };
-    page.columns_text = req.columns.iter().map(ColumnSpec::to_param).collect::<Vec<_>>().join("\n");
+    page.columns_text = req
+        .columns
+        .iter()
+        .map(ColumnSpec::to_param)
+        .collect::<Vec<_>>()
+        .join("\n");
     page.baseline = req.baseline;
     page.previous = req.chain_previous.unwrap_or(false);
     match compare::resolve(&state.pool, req).await {
@@ -286,26 +407,35 @@ pub async fn show_compare(State(state): State<AppState>, Query(p): Query<Compare
                 page.chart_url = Some(format!("/compare/chart.svg?{}", uri.query().unwrap_or("")));
             }
         }
-        Err(e @ (AppError::BadRequest(_) | AppError::NotFound(_))) => page.error = Some(e.public_message()),
+        Err(e @ (AppError::BadRequest(_) | AppError::NotFound(_))) => {
+            page.error = Some(e.public_message())
+        }
         Err(e) => return Err(e.into()),
     }
     Ok(page)
 }
 
-pub async fn show_compare_chart(State(state): State<AppState>, Query(p): Query<CompareParams>) -> Result<Response, PageError> {
+pub async fn show_compare_chart(
+    State(state): State<AppState>,
+    uri: axum::http::Uri,
+) -> Result<Response, PageError> {
+    let p = parse_compare_params(uri.query().unwrap_or(""))?;
     let req = request_from(&state, &p)
         .await?
         .ok_or_else(|| AppError::BadRequest("no columns".into()))?;
     let r = compare::resolve(&state.pool, req).await?;
-    let svg = compare::chart(&r.comparison).ok_or_else(|| AppError::NotFound("nothing to chart".into()))?;
+    let svg = compare::chart(&r.comparison)
+        .ok_or_else(|| AppError::NotFound("nothing to chart".into()))?;
     Ok(svg_response(svg, false))
 }
 
 pub fn svg_response(svg: String, immutable: bool) -> Response {
     let mut r = ([(header::CONTENT_TYPE, "image/svg+xml")], svg).into_response();
     if immutable {
-        r.headers_mut()
-            .insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=31536000, immutable"));
+        r.headers_mut().insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("public, max-age=31536000, immutable"),
+        );
     }
     r
 }
@@ -314,7 +444,9 @@ pub fn svg_response(svg: String, immutable: bool) -> Response {
 pub fn same_origin(headers: &HeaderMap) -> Result<(), AppError> {
     if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
         if site != "same-origin" && site != "none" {
-            return Err(AppError::Forbidden("cross-site form posts are refused".into()));
+            return Err(AppError::Forbidden(
+                "cross-site form posts are refused".into(),
+            ));
         }
         return Ok(());
     }
@@ -322,9 +454,13 @@ pub fn same_origin(headers: &HeaderMap) -> Result<(), AppError> {
         headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()),
         headers.get(header::HOST).and_then(|v| v.to_str().ok()),
     ) {
-        let o = origin.trim_start_matches("http://").trim_start_matches("https://");
+        let o = origin
+            .trim_start_matches("http://")
+            .trim_start_matches("https://");
         if o != host {
-            return Err(AppError::Forbidden("cross-site form posts are refused".into()));
+            return Err(AppError::Forbidden(
+                "cross-site form posts are refused".into(),
+            ));
         }
     }
     Ok(())
@@ -333,9 +469,10 @@ pub fn same_origin(headers: &HeaderMap) -> Result<(), AppError> {
 pub async fn share_compare(
     State(state): State<AppState>,
     headers: HeaderMap,
-    axum::Form(p): axum::Form<CompareParams>,
+    body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
+    let p = parse_compare_params(&body)?;
     let req = request_from(&state, &p)
         .await?
         .ok_or_else(|| AppError::BadRequest("no columns to share".into()))?;
@@ -363,8 +500,13 @@ const SLUG_CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 pub fn new_slug() -> String {
     use rand::TryRngCore;
     let mut bytes = [0u8; 12];
-    rand::rngs::OsRng.try_fill_bytes(&mut bytes).expect("OS random number generator");
-    bytes.iter().map(|b| SLUG_CHARS[(*b as usize) % SLUG_CHARS.len()] as char).collect()
+    rand::rngs::OsRng
+        .try_fill_bytes(&mut bytes)
+        .expect("OS random number generator");
+    bytes
+        .iter()
+        .map(|b| SLUG_CHARS[(*b as usize) % SLUG_CHARS.len()] as char)
+        .collect()
 }
 
 /// Freeze a comparison: render every form once and store the bytes.
@@ -426,12 +568,18 @@ pub async fn create_snapshot(
             return Ok(slug);
         }
     }
-    Err(AppError::Internal(anyhow::anyhow!("could not draw an unused permalink slug")))
+    Err(AppError::Internal(anyhow::anyhow!(
+        "could not draw an unused permalink slug"
+    )))
 }
 
 /// `/c/{slug}`, `/c/{slug}.txt`, `.json`, `.svg`: the stored bytes, as they
 /// were first served, with a strong ETag and `immutable` caching.
-pub async fn show_snapshot(State(state): State<AppState>, Path(name): Path<String>, headers: HeaderMap) -> Result<Response, PageError> {
+pub async fn show_snapshot(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, PageError> {
     let (slug, ext) = match name.rsplit_once('.') {
         Some((s, e)) => (s, e),
         None => (name.as_str(), "html"),
@@ -448,11 +596,20 @@ pub async fn show_snapshot(State(state): State<AppState>, Path(name): Path<Strin
         "json" => ("application/json", snap.body_json),
         "svg" => (
             "image/svg+xml",
-            snap.body_svg.ok_or_else(|| AppError::NotFound("this comparison has no chart".into()))?,
+            snap.body_svg
+                .ok_or_else(|| AppError::NotFound("this comparison has no chart".into()))?,
         ),
-        other => return Err(AppError::NotFound(format!("no '.{other}' rendering; try .txt, .json or .svg")).into()),
+        other => {
+            return Err(AppError::NotFound(format!(
+                "no '.{other}' rendering; try .txt, .json or .svg"
+            ))
+            .into());
+        }
     };
-    let etag = format!("\"{}\"", hex::encode(&crate::ingest::sha256(body.as_bytes())[..16]));
+    let etag = format!(
+        "\"{}\"",
+        hex::encode(&crate::ingest::sha256(body.as_bytes())[..16])
+    );
     if headers
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
@@ -464,7 +621,10 @@ pub async fn show_snapshot(State(state): State<AppState>, Path(name): Path<Strin
         [
             (header::CONTENT_TYPE, ctype.to_string()),
             (header::ETAG, etag),
-            (header::CACHE_CONTROL, "public, max-age=31536000, immutable".to_string()),
+            (
+                header::CACHE_CONTROL,
+                "public, max-age=31536000, immutable".to_string(),
+            ),
         ],
         body,
     )
@@ -487,7 +647,16 @@ pub struct HeatmapPage {
     pub rows: Vec<(String, String, String, i64, String)>,
 }
 
-async fn heatmap_data(state: &AppState, metric: Option<&str>) -> Result<(reclaimlab_report::svg::Heatmap, Vec<crate::storage::compare::Cell>), AppError> {
+async fn heatmap_data(
+    state: &AppState,
+    metric: Option<&str>,
+) -> Result<
+    (
+        reclaimlab_report::svg::Heatmap,
+        Vec<crate::storage::compare::Cell>,
+    ),
+    AppError,
+> {
     let cells = match metric {
         None => crate::storage::compare::heatmap_worst_latency(&state.pool).await?,
         Some(m) => crate::storage::compare::heatmap_metric(&state.pool, m).await?,
@@ -503,13 +672,26 @@ async fn heatmap_data(state: &AppState, metric: Option<&str>) -> Result<(reclaim
         .map(|b| {
             kernels
                 .iter()
-                .map(|k| cells.iter().find(|c| &c.board == b && &c.kernel == k).and_then(|c| c.value))
+                .map(|k| {
+                    cells
+                        .iter()
+                        .find(|c| &c.board == b && &c.kernel == k)
+                        .and_then(|c| c.value)
+                })
                 .collect()
         })
         .collect();
     let (title, unit, better) = match metric {
-        None => ("Worst-case latency, boards x kernels".to_string(), "us".to_string(), reclaimlab_report::compare::Better::Lower),
-        Some(m) => (format!("{m}, boards x kernels (mean over runs)"), String::new(), compare::better_for(m, None, None)),
+        None => (
+            "Worst-case latency, boards x kernels".to_string(),
+            "us".to_string(),
+            reclaimlab_report::compare::Better::Lower,
+        ),
+        Some(m) => (
+            format!("{m}, boards x kernels (mean over runs)"),
+            String::new(),
+            compare::better_for(m, None, None),
+        ),
     };
     Ok((
         reclaimlab_report::svg::Heatmap {
@@ -524,10 +706,19 @@ async fn heatmap_data(state: &AppState, metric: Option<&str>) -> Result<(reclaim
     ))
 }
 
-pub async fn show_heatmap(State(state): State<AppState>, Query(p): Query<HeatmapParams>) -> PageResult<HeatmapPage> {
-    let metric = p.metric.clone().filter(|m| !m.is_empty() && m != "worst_latency");
+pub async fn show_heatmap(
+    State(state): State<AppState>,
+    Query(p): Query<HeatmapParams>,
+) -> PageResult<HeatmapPage> {
+    let metric = p
+        .metric
+        .clone()
+        .filter(|m| !m.is_empty() && m != "worst_latency");
     let (_, cells) = heatmap_data(&state, metric.as_deref()).await?;
-    let q = metric.as_deref().map(|m| format!("?metric={}", urlencode(m))).unwrap_or_default();
+    let q = metric
+        .as_deref()
+        .map(|m| format!("?metric={}", urlencode(m)))
+        .unwrap_or_default();
     Ok(HeatmapPage {
         metric: metric.clone().unwrap_or_else(|| "worst_latency".into()),
         metrics: crate::storage::compare::metric_names(&state.pool).await?,
@@ -539,14 +730,26 @@ pub async fn show_heatmap(State(state): State<AppState>, Query(p): Query<Heatmap
                     "/compare?c={}",
                     urlencode(&format!("board:{};kernel:{}", c.board, c.kernel))
                 );
-                (c.board, c.kernel, c.value.map(fmt_us).unwrap_or_default(), c.runs, link)
+                (
+                    c.board,
+                    c.kernel,
+                    c.value.map(fmt_us).unwrap_or_default(),
+                    c.runs,
+                    link,
+                )
             })
             .collect(),
     })
 }
 
-pub async fn show_heatmap_svg(State(state): State<AppState>, Query(p): Query<HeatmapParams>) -> Result<Response, PageError> {
-    let metric = p.metric.clone().filter(|m| !m.is_empty() && m != "worst_latency");
+pub async fn show_heatmap_svg(
+    State(state): State<AppState>,
+    Query(p): Query<HeatmapParams>,
+) -> Result<Response, PageError> {
+    let metric = p
+        .metric
+        .clone()
+        .filter(|m| !m.is_empty() && m != "worst_latency");
     let (h, _) = heatmap_data(&state, metric.as_deref()).await?;
     Ok(svg_response(reclaimlab_report::svg::heatmap(&h), false))
 }
@@ -555,7 +758,9 @@ pub fn urlencode(s: &str) -> String {
     let mut o = String::new();
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => o.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                o.push(b as char)
+            }
             _ => o.push_str(&format!("%{b:02X}")),
         }
     }
@@ -582,11 +787,15 @@ impl CulpritsPage {
     }
 }
 
-pub async fn show_culprits(State(state): State<AppState>, Query(p): Query<CulpritParams>) -> PageResult<CulpritsPage> {
+pub async fn show_culprits(
+    State(state): State<AppState>,
+    Query(p): Query<CulpritParams>,
+) -> PageResult<CulpritsPage> {
     let board = p.board.filter(|b| !b.is_empty());
     let kernel = p.kernel.filter(|k| !k.is_empty());
     Ok(CulpritsPage {
-        rows: crate::storage::compare::culprits(&state.pool, board.as_deref(), kernel.as_deref()).await?,
+        rows: crate::storage::compare::culprits(&state.pool, board.as_deref(), kernel.as_deref())
+            .await?,
         board: board.unwrap_or_default(),
         kernel: kernel.unwrap_or_default(),
     })
@@ -608,10 +817,20 @@ pub struct HistoryPage {
     pub points: Vec<(i64, String, String, String)>,
 }
 
-pub async fn show_history(State(state): State<AppState>, Query(p): Query<HistoryParams>) -> PageResult<HistoryPage> {
-    let boards = crate::storage::catalog::boards(&state.pool).await?.into_iter().map(|b| b.name).collect();
+pub async fn show_history(
+    State(state): State<AppState>,
+    Query(p): Query<HistoryParams>,
+) -> PageResult<HistoryPage> {
+    let boards = crate::storage::catalog::boards(&state.pool)
+        .await?
+        .into_iter()
+        .map(|b| b.name)
+        .collect();
     let board = p.board.clone().filter(|b| !b.is_empty());
-    let metric = p.metric.clone().filter(|m| !m.is_empty() && m != "worst_latency");
+    let metric = p
+        .metric
+        .clone()
+        .filter(|m| !m.is_empty() && m != "worst_latency");
     let mut page = HistoryPage {
         board: board.clone().unwrap_or_default(),
         metric: metric.clone().unwrap_or_else(|| "worst_latency".into()),
@@ -623,7 +842,14 @@ pub async fn show_history(State(state): State<AppState>, Query(p): Query<History
         let pts = crate::storage::compare::history(&state.pool, b, metric.as_deref()).await?;
         page.points = pts
             .iter()
-            .map(|p| (p.run_id, p.kernel.clone(), fmt_us(p.value), p.created_at.format("%Y-%m-%d %H:%M").to_string()))
+            .map(|p| {
+                (
+                    p.run_id,
+                    p.kernel.clone(),
+                    fmt_us(p.value),
+                    p.created_at.format("%Y-%m-%d %H:%M").to_string(),
+                )
+            })
             .collect();
         if !pts.is_empty() {
             page.svg_url = Some(format!(
@@ -636,9 +862,19 @@ pub async fn show_history(State(state): State<AppState>, Query(p): Query<History
     Ok(page)
 }
 
-pub async fn show_history_svg(State(state): State<AppState>, Query(p): Query<HistoryParams>) -> Result<Response, PageError> {
-    let board = p.board.clone().filter(|b| !b.is_empty()).ok_or_else(|| AppError::BadRequest("board is required".into()))?;
-    let metric = p.metric.clone().filter(|m| !m.is_empty() && m != "worst_latency");
+pub async fn show_history_svg(
+    State(state): State<AppState>,
+    Query(p): Query<HistoryParams>,
+) -> Result<Response, PageError> {
+    let board = p
+        .board
+        .clone()
+        .filter(|b| !b.is_empty())
+        .ok_or_else(|| AppError::BadRequest("board is required".into()))?;
+    let metric = p
+        .metric
+        .clone()
+        .filter(|m| !m.is_empty() && m != "worst_latency");
     let pts = crate::storage::compare::history(&state.pool, &board, metric.as_deref()).await?;
     // One line per kernel, x = upload order.
     let mut series: Vec<reclaimlab_report::svg::Series> = Vec::new();
@@ -651,9 +887,16 @@ pub async fn show_history_svg(State(state): State<AppState>, Query(p): Query<His
             }),
         }
     }
-    let y = metric.clone().unwrap_or_else(|| "worst latency (us)".into());
+    let y = metric
+        .clone()
+        .unwrap_or_else(|| "worst latency (us)".into());
     Ok(svg_response(
-        reclaimlab_report::svg::line_plot(&format!("{y} on {board}"), "run (upload order)", &y, &series),
+        reclaimlab_report::svg::line_plot(
+            &format!("{y} on {board}"),
+            "run (upload order)",
+            &y,
+            &series,
+        ),
         false,
     ))
 }
@@ -668,7 +911,10 @@ pub struct VariantPage {
     pub message_id: Option<String>,
 }
 
-pub async fn show_variant(State(state): State<AppState>, Path(name): Path<String>) -> PageResult<VariantPage> {
+pub async fn show_variant(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> PageResult<VariantPage> {
     let chain = crate::storage::compare::variant_chain(&state.pool, &name).await?;
     if chain.is_empty() {
         return Err(AppError::not_found(format!("variant '{name}'")).into());

@@ -62,4 +62,3 @@ pub fn fmt_us(v: f64) -> String {
 pub fn fmt_opt(v: Option<f64>) -> String {
     v.map(fmt_us).unwrap_or_default()
 }
-

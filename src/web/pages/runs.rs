@@ -53,14 +53,23 @@ pub async fn show_run(State(state): State<AppState>, Path(id): Path<i64>) -> Pag
 }
 
 /// Raw text, as an attachment with a sandbox CSP: it is untrusted data.
-pub async fn show_raw(State(state): State<AppState>, Path(id): Path<i64>) -> Result<impl IntoResponse, PageError> {
+pub async fn show_raw(
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+) -> Result<impl IntoResponse, PageError> {
     let (content, _name) = runs::raw(&state.pool, id)
         .await?
         .ok_or_else(|| AppError::not_found(format!("raw text of run {id}")))?;
     Ok((
         [
-            (header::CONTENT_TYPE, "text/plain; charset=utf-8".to_string()),
-            (header::CONTENT_DISPOSITION, format!("inline; filename=\"run-{id}.txt\"")),
+            (
+                header::CONTENT_TYPE,
+                "text/plain; charset=utf-8".to_string(),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("inline; filename=\"run-{id}.txt\""),
+            ),
             (header::CONTENT_SECURITY_POLICY, "sandbox".to_string()),
         ],
         content,

@@ -1,0 +1,357 @@
+//! Comparisons and permalinks over the demo data (the seed blocks).
+
+mod common;
+
+use axum::body::Body;
+use axum::http::Request;
+use common::*;
+use reclaimlab::auth::Scope;
+use sqlx::PgPool;
+
+async fn demo(pool: &PgPool) {
+    let n = reclaimlab::cli::demo::load(pool).await.expect("demo loads");
+    assert_eq!(n, 11, "every demo file is stored");
+}
+
+#[sqlx::test]
+async fn demo_load_is_idempotent(pool: PgPool) {
+    demo(&pool).await;
+    let before = counts(&pool).await;
+    demo(&pool).await;
+    assert_eq!(counts(&pool).await, before);
+}
+
+#[sqlx::test]
+async fn seed_004_chain_is_one_table_with_both_baselines(pool: PgPool) {
+    demo(&pool).await;
+    let app = app(&pool);
+    let r = get(&app, "/compare?chain=directcongest-v1").await;
+    assert_eq!(r.status, 200);
+    let html = r.text();
+    // The five links of the chain, in order, as columns.
+    let pos: Vec<usize> = [
+        "vanilla",
+        "batch-v1",
+        "ramdisknonrot-v1",
+        "waitqueue-v1",
+        "directcongest-v1",
+    ]
+    .iter()
+    .map(|v| {
+        html.find(&format!("<th class=\"num\">{v}</th>"))
+            .unwrap_or_else(|| panic!("column {v} missing"))
+    })
+    .collect();
+    assert!(
+        pos.windows(2).all(|w| w[0] < w[1]),
+        "columns in chain order"
+    );
+    // Values and the printed deltas survive as printed.
+    for needle in [
+        "260.53", "192.98", "181", "179.61", "202.21", "+25.93%", "+6.21%", "-12.58%", "printed",
+    ] {
+        assert!(html.contains(needle), "chain table lacks {needle}");
+    }
+
+    // The same through a permalink, in text.
+    let tok = token(&pool, Scope::Upload).await;
+    let columns: Vec<serde_json::Value> = [
+        "vanilla",
+        "batch-v1",
+        "ramdisknonrot-v1",
+        "waitqueue-v1",
+        "directcongest-v1",
+    ]
+    .iter()
+    .map(|v| serde_json::json!({"variant": v, "board": "x86 UMA, 4 fake NUMA nodes"}))
+    .collect();
+    let req = serde_json::json!({"columns": columns, "baseline": 0, "chain_previous": true});
+    let created = send(
+        &app,
+        Request::post("/api/v1/comparisons")
+            .header("authorization", format!("Bearer {tok}"))
+            .header("content-type", "application/json")
+            .body(Body::from(req.to_string()))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.text());
+    let slug = created.json()["slug"].as_str().unwrap().to_string();
+    let txt = get(&app, &format!("/c/{slug}.txt")).await.text();
+    assert!(txt.lines().all(|l| l.chars().count() <= 72), "{txt}");
+    assert!(txt.contains(&format!("http://reclaimlab.test/c/{slug}")));
+    assert!(
+        txt.contains("260.53") && txt.contains("directcongest"),
+        "{txt}"
+    );
+}
+
+#[sqlx::test]
+async fn seed_000_culprit_diff(pool: PgPool) {
+    demo(&pool).await;
+    let app = app(&pool);
+    let r = get(
+        &app,
+        "/compare?columns=variant%3Avanilla%3Bboard%3ALicheePi+4A%0Avariant%3Amadvise-resched-v1",
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let html = r.text().replace("&#62;", ">").replace("&gt;", ">");
+    assert!(
+        html.contains("max 1969 us -> 879 us (-55%); culprit changed from madvise_cold_or_pageout_pte_range to free_unref_page_list"),
+        "{html}"
+    );
+}
+
+#[sqlx::test]
+async fn seed_003_per_thread_max_with_n1_honesty(pool: PgPool) {
+    demo(&pool).await;
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let req = serde_json::json!({"columns": [
+        {"label": "vanilla", "variant": "vanilla", "board": "i7-4790", "kernel": "6.12.0-rc5"},
+        {"label": "capped", "variant": "isolate-writeback-cap-v1", "board": "i7-4790"}], "baseline": 0});
+    let created = send(
+        &app,
+        Request::post("/api/v1/comparisons")
+            .header("authorization", format!("Bearer {tok}"))
+            .header("content-type", "application/json")
+            .body(Body::from(req.to_string()))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.text());
+    let slug = created.json()["slug"].as_str().unwrap().to_string();
+    let json = get(&app, &format!("/c/{slug}.json")).await.json();
+    let threads = json["comparison"]["latency"]["threads"].as_array().unwrap();
+    assert_eq!(threads.len(), 8);
+    let before: Vec<f64> = threads
+        .iter()
+        .map(|t| t["cells"][0]["max_us"].as_f64().unwrap())
+        .collect();
+    let after: Vec<f64> = threads
+        .iter()
+        .map(|t| t["cells"][1]["max_us"].as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        before,
+        vec![
+            53381.0, 60119.0, 67469.0, 65534.0, 57776.0, 64737.0, 52567.0, 52606.0
+        ]
+    );
+    assert_eq!(
+        after,
+        vec![
+            4449.0, 2075.0, 2987.0, 2425.0, 1466.0, 3844.0, 3291.0, 3516.0
+        ]
+    );
+    let txt = get(&app, &format!("/c/{slug}.txt")).await.text();
+    assert!(txt.contains("n=1"), "honest about a single run: {txt}");
+    assert!(txt.lines().all(|l| l.chars().count() <= 72));
+}
+
+#[sqlx::test]
+async fn permalinks_are_immutable_and_removable(pool: PgPool) {
+    demo(&pool).await;
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    // A run of our own that we will delete afterwards.
+    let up = upload(
+        &app,
+        Some(&tok),
+        "board=i7-4790&kernel=6.12.0-rc5&variant=vanilla",
+        fixture("cyclictest-s4-before.txt")
+            .iter()
+            .map(|b| if *b == b'3' { b'4' } else { *b })
+            .collect::<Vec<u8>>(),
+    )
+    .await;
+    assert_eq!(up.status, 201, "{}", up.text());
+    let upload_id = up.json()["upload_id"].as_i64().unwrap();
+    let req = serde_json::json!({"columns": [
+        {"variant": "vanilla", "board": "i7-4790"},
+        {"variant": "isolate-writeback-cap-v1", "board": "i7-4790"}]});
+    let post = |body: String| {
+        Request::post("/api/v1/comparisons")
+            .header("authorization", format!("Bearer {tok}"))
+            .header("content-type", "application/json")
+            .body(Body::from(body))
+            .unwrap()
+    };
+    let created = send(&app, post(req.to_string())).await;
+    assert_eq!(created.status, 201, "{}", created.text());
+    let slug = created.json()["slug"].as_str().unwrap().to_string();
+    assert!((8..=12).contains(&slug.len()));
+    let paths = [
+        format!("/c/{slug}"),
+        format!("/c/{slug}.txt"),
+        format!("/c/{slug}.json"),
+        format!("/c/{slug}.svg"),
+    ];
+    let mut first = Vec::new();
+    for p in &paths {
+        let r = get(&app, p).await;
+        assert_eq!(r.status, 200, "{p}");
+        assert!(
+            r.headers["cache-control"]
+                .to_str()
+                .unwrap()
+                .contains("immutable")
+        );
+        first.push((r.body, r.headers["etag"].clone()));
+    }
+    // Later uploads and a deletion do not change a byte.
+    let more = upload(
+        &app,
+        Some(&tok),
+        "board=i7-4790&kernel=6.12.0-rc5&variant=isolate-writeback-cap-v1",
+        "T: 0 ( 1) P:99 I:1000 C: 10 Min: 1 Act: 2 Avg: 3 Max: 9\n",
+    )
+    .await;
+    assert_eq!(more.status, 201);
+    let del = send(
+        &app,
+        Request::delete(format!("/api/v1/uploads/{upload_id}"))
+            .header("authorization", format!("Bearer {tok}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(del.status, 200, "{}", del.text());
+    for (p, (body, etag)) in paths.iter().zip(&first) {
+        let r = get(&app, p).await;
+        assert_eq!(&r.body, body, "{p} changed");
+        assert_eq!(&r.headers["etag"], etag);
+        let cached = send(
+            &app,
+            Request::get(p)
+                .header("if-none-match", etag)
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(cached.status, 304);
+    }
+    // The live comparison does change: the deleted run is gone.
+    let run_pages = get(
+        &app,
+        &format!("/api/v1/runs/{}", up.json()["runs"][0]["id"]),
+    )
+    .await;
+    assert_eq!(run_pages.status, 404);
+
+    // Another token may not remove it; its maker may; then 410, slug kept.
+    let other = token(&pool, Scope::Upload).await;
+    let denied = send(
+        &app,
+        Request::delete(format!("/api/v1/comparisons/{slug}"))
+            .header("authorization", format!("Bearer {other}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(denied.status, 403);
+    let gone = send(
+        &app,
+        Request::delete(format!("/api/v1/comparisons/{slug}"))
+            .header("authorization", format!("Bearer {tok}"))
+            .body(Body::empty())
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(gone.status, 204);
+    for p in &paths {
+        assert_eq!(get(&app, p).await.status, 410, "{p}");
+    }
+    // Bad requests.
+    assert_eq!(
+        send(&app, post(r#"{"columns": []}"#.into())).await.status,
+        400
+    );
+    assert_eq!(
+        send(&app, post(r#"{"columns": [{"runs": [999999]}]}"#.into()))
+            .await
+            .status,
+        404
+    );
+    assert_eq!(
+        send(
+            &app,
+            post(r#"{"columns": [{"runs": [1]}], "baseline": 3}"#.into())
+        )
+        .await
+        .status,
+        400
+    );
+    assert_eq!(get(&app, "/c/doesnotexist").await.status, 404);
+}
+
+#[sqlx::test]
+async fn overview_pages(pool: PgPool) {
+    demo(&pool).await;
+    let app = app(&pool);
+    let heat = get(&app, "/heatmap").await;
+    assert_eq!(heat.status, 200);
+    assert!(
+        heat.text().contains("i7-4790") && heat.text().contains("77766"),
+        "worst latency per board/kernel"
+    );
+    let svg = get(&app, "/heatmap.svg").await;
+    assert_eq!(svg.status, 200);
+    assert!(svg.text().starts_with("<svg") || svg.text().starts_with("<?xml"));
+    let metric = get(&app, "/heatmap?metric=System-1").await;
+    assert!(metric.text().contains("x86 UMA"));
+    let culprits = get(&app, "/culprits").await.text();
+    let iso = culprits
+        .find("isolate_lru_folios")
+        .expect("isolate_lru_folios listed");
+    let mad = culprits
+        .find("madvise_cold_or_pageout_pte_range")
+        .expect("madvise listed");
+    assert!(iso < mad, "worst culprit first");
+    let hist = get(&app, "/history?board=i7-4790").await;
+    assert_eq!(hist.status, 200);
+    assert!(hist.text().contains("/history.svg"));
+    assert_eq!(get(&app, "/history.svg?board=i7-4790").await.status, 200);
+    let v = get(&app, "/variants/waitqueue-v1").await.text();
+    assert!(v.contains("ramdisknonrot-v1") && v.contains("/compare?chain=waitqueue-v1"));
+    let cmp = get(&app, "/compare").await;
+    assert_eq!(cmp.status, 200);
+    assert!(
+        cmp.text().contains("directcongest-v1"),
+        "chains are offered"
+    );
+    let bad = get(&app, "/compare?c=colour%3Ablue").await;
+    assert_eq!(bad.status, 200);
+    assert!(bad.text().contains("unknown column field"));
+}
+
+#[sqlx::test]
+async fn share_form_redirects_to_a_permalink(pool: PgPool) {
+    demo(&pool).await;
+    let app = app(&pool);
+    let form = "columns=variant%3Avanilla%3Bboard%3Ai7-4790%0Avariant%3Aisolate-writeback-cap-v1&baseline=0";
+    let r = send(
+        &app,
+        Request::post("/compare/share")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .header("sec-fetch-site", "same-origin")
+            .body(Body::from(form))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let loc = r.headers["location"].to_str().unwrap().to_string();
+    assert!(loc.starts_with("/c/"));
+    assert_eq!(get(&app, &loc).await.status, 200);
+    let cross = send(
+        &app,
+        Request::post("/compare/share")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .header("sec-fetch-site", "cross-site")
+            .body(Body::from(form))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(cross.status, 403);
+}
