@@ -109,7 +109,11 @@ pub fn router(state: AppState) -> Router {
         .route("/heatmap.svg", get(pages::compare::show_heatmap_svg))
         .route("/culprits", get(pages::compare::show_culprits))
         .route("/history", get(pages::compare::show_history))
-        .route("/history.svg", get(pages::compare::show_history_svg));
+        .route("/history.svg", get(pages::compare::show_history_svg))
+        .route("/import", get(pages::import::show_import))
+        .route("/import/preview", post(pages::import::preview_import))
+        .route("/import/commit", post(pages::import::commit_import))
+        .layer(DefaultBodyLimit::max(32 * 1024 * 1024));
     let ops = Router::new()
         .route("/healthz", get(api::healthz))
         .route("/readyz", get(api::readyz))

@@ -4,6 +4,7 @@
 pub mod catalog;
 pub mod compare;
 pub mod home;
+pub mod import;
 pub mod runs;
 
 use askama::Template;

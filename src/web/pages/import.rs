@@ -1,0 +1,273 @@
+//! `/import`: paste a whole mail or thread, see the result blocks the
+//! formats crate found (with guessed labels, boards and kernels), correct
+//! them, and store the runs plus a comparison permalink in one step.
+//!
+//! The upload token travels in the form body, not a header: these are
+//! plain HTML forms that work without JavaScript. The token also makes the
+//! form immune to cross-site posting (a forger does not know it), and it is
+//! never put in a URL or a log line.
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+use askama_web::WebTemplate;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Redirect, Response};
+use reclaimlab_formats::{BlockBody, Document};
+
+use super::compare::{create_snapshot, same_origin};
+use super::{PageError, fmt_us};
+use crate::auth::{Scope, hash_token};
+use crate::compare::{ColumnSpec, CompareRequest};
+use crate::error::AppError;
+use crate::ingest::{self, BlockOverride, RawUpload, UploadMeta};
+use crate::web::AppState;
+
+const MAX_MAIL_BYTES: usize = 8 * 1024 * 1024;
+
+#[derive(Template, WebTemplate)]
+#[template(path = "pages/import.html")]
+pub struct ImportPage {
+    pub error: Option<String>,
+    pub mail: String,
+}
+
+pub async fn show_import() -> ImportPage {
+    ImportPage {
+        error: None,
+        mail: String::new(),
+    }
+}
+
+pub struct BlockView {
+    pub index: usize,
+    pub kind: String,
+    pub lines: String,
+    pub summary: String,
+    pub label: String,
+    pub board: String,
+    pub kernel: String,
+    pub quote: u32,
+    pub duplicate_of: Option<usize>,
+}
+
+#[derive(Template, WebTemplate)]
+#[template(path = "pages/import_preview.html")]
+pub struct PreviewPage {
+    pub mail: String,
+    pub subject: String,
+    pub message_id: String,
+    pub blocks: Vec<BlockView>,
+    pub warnings: Vec<String>,
+    pub board: String,
+    pub kernel: String,
+}
+
+fn summary(body: &BlockBody) -> String {
+    match body {
+        BlockBody::Cyclictest(c) => {
+            let max = c.threads.iter().map(|t| t.max_us).fold(f64::NAN, f64::max);
+            format!(
+                "cyclictest, {} threads, worst Max {} us{}",
+                c.threads.len(),
+                if max.is_nan() {
+                    "-".into()
+                } else {
+                    fmt_us(max)
+                },
+                if c.histogram.is_some() {
+                    ", with histogram"
+                } else {
+                    ""
+                }
+            )
+        }
+        BlockBody::FtraceLatency(t) => format!(
+            "{} latency {} us{}",
+            t.tracer,
+            fmt_us(t.latency_us),
+            t.culprit
+                .as_ref()
+                .map(|c| format!(", culprit {c}"))
+                .unwrap_or_default()
+        ),
+        BlockBody::Rtla(r) => format!("rtla {} {}, {} CPUs", r.tool, r.mode, r.per_cpu.len()),
+        BlockBody::Table(t) => format!(
+            "{} table{}: {} columns ({}), {} rows",
+            t.style,
+            t.title
+                .as_ref()
+                .map(|x| format!(" \"{x}\""))
+                .unwrap_or_default(),
+            t.columns.len(),
+            t.columns.join(", "),
+            t.rows.len()
+        ),
+        BlockBody::Time(t) => format!(
+            "time: real {} s{}{}",
+            t.real_s,
+            t.user_s
+                .map(|u| format!(", user {u} s"))
+                .unwrap_or_default(),
+            t.sys_s.map(|s| format!(", sys {s} s")).unwrap_or_default()
+        ),
+        BlockBody::Metrics(m) => format!("{} metrics: {}", m.tool, m.metrics.len()),
+    }
+}
+
+fn form(body: &str) -> BTreeMap<String, String> {
+    url::form_urlencoded::parse(body.as_bytes())
+        .into_owned()
+        .collect()
+}
+
+fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> PreviewPage {
+    let ctx = doc.context.clone().unwrap_or_default();
+    PreviewPage {
+        mail,
+        subject: ctx.subject.clone().unwrap_or_default(),
+        message_id: ctx.message_id.clone().unwrap_or_default(),
+        blocks: doc
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| BlockView {
+                index: i,
+                kind: b.kind().to_string(),
+                lines: format!("{}–{}", b.lines[0], b.lines[1]),
+                summary: summary(&b.body),
+                label: b.label.clone().unwrap_or_default(),
+                board: b.board.clone().unwrap_or_default(),
+                kernel: b.kernel.clone().unwrap_or_default(),
+                quote: b.quote_level.unwrap_or(0),
+                duplicate_of: b.duplicate_of,
+            })
+            .collect(),
+        warnings: doc
+            .warnings
+            .iter()
+            .map(|w| match w.line {
+                Some(l) => format!("line {l}: {}", w.message),
+                None => w.message.clone(),
+            })
+            .collect(),
+        board: f.get("board").cloned().unwrap_or_default(),
+        kernel: f.get("kernel").cloned().unwrap_or_default(),
+    }
+}
+
+pub async fn preview_import(body: String) -> Result<Response, PageError> {
+    if body.len() > MAX_MAIL_BYTES * 3 {
+        return Err(
+            AppError::PayloadTooLarge(format!("a mail of at most {MAX_MAIL_BYTES} bytes")).into(),
+        );
+    }
+    let f = form(&body);
+    let mail = f.get("mail").cloned().unwrap_or_default();
+    if mail.trim().is_empty() {
+        return Ok(ImportPage {
+            error: Some("paste a mail or a thread first".into()),
+            mail,
+        }
+        .into_response());
+    }
+    match ingest::parse_blocking(mail.clone().into_bytes().into(), None).await {
+        Ok(doc) => Ok(preview(&doc, mail, &f).into_response()),
+        Err(e @ (AppError::UnsupportedContent(_) | AppError::Unprocessable { .. })) => Ok((
+            e.status(),
+            ImportPage {
+                error: Some(e.public_message()),
+                mail,
+            },
+        )
+            .into_response()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub async fn commit_import(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, PageError> {
+    same_origin(&headers)?;
+    let f = form(&body);
+    let secret = f.get("token").map(|t| t.trim()).unwrap_or("");
+    if secret.is_empty() {
+        return Err(AppError::Unauthorized.into());
+    }
+    let token = crate::storage::tokens::find_active(&state.pool, &hash_token(secret))
+        .await?
+        .ok_or(AppError::Unauthorized)?;
+    crate::auth::Caller {
+        token: token.clone(),
+    }
+    .require(Scope::Upload)?;
+    let mail = f.get("mail").cloned().unwrap_or_default();
+    let get = |k: String| {
+        f.get(&k)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let mut blocks = Vec::new();
+    for i in 0..1000usize {
+        if !f.contains_key(&format!("b{i}_kind")) {
+            continue;
+        }
+        blocks.push(BlockOverride {
+            index: i,
+            board: get(format!("b{i}_board")),
+            kernel: get(format!("b{i}_kernel")),
+            variant: get(format!("b{i}_variant")),
+            label: get(format!("b{i}_variant")),
+            skip: f.contains_key(&format!("b{i}_skip")),
+        });
+    }
+    let meta = UploadMeta {
+        board: get("board".into()),
+        kernel: get("kernel".into()),
+        message_id: get("message_id".into()),
+        filename: Some("pasted-mail.txt".into()),
+        blocks,
+        ..UploadMeta::default()
+    };
+    let (stored, _doc) = ingest::ingest(
+        &state.pool,
+        RawUpload {
+            content: mail.into_bytes().into(),
+            content_type: Some("message/rfc822".into()),
+            meta: meta.clone(),
+            idempotency_key: None,
+            token_id: Some(token.id),
+        },
+    )
+    .await?;
+    // One column per variant, in order of appearance.
+    let runs = crate::storage::runs::summaries(&state.pool, &stored.run_ids).await?;
+    let mut columns: Vec<ColumnSpec> = Vec::new();
+    for r in &runs {
+        match columns
+            .iter_mut()
+            .find(|c| c.label.as_deref() == Some(r.variant.as_str()))
+        {
+            Some(c) => c.runs.push(r.id),
+            None => columns.push(ColumnSpec {
+                label: Some(r.variant.clone()),
+                runs: vec![r.id],
+                ..ColumnSpec::default()
+            }),
+        }
+    }
+    let req = CompareRequest {
+        title: get("title".into()),
+        columns: columns
+            .into_iter()
+            .take(crate::compare::MAX_COLUMNS)
+            .collect(),
+        baseline: 0,
+        chain_previous: Some(false),
+    };
+    let slug = create_snapshot(&state, req, Some(token.id), meta.message_id.as_deref()).await?;
+    Ok(Redirect::to(&format!("/c/{slug}")).into_response())
+}

@@ -1,0 +1,106 @@
+//! The mail import page: paste, check the blocks, store runs + permalink.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::Request;
+use common::*;
+use reclaimlab::auth::Scope;
+use sqlx::PgPool;
+
+fn form(pairs: &[(&str, &str)]) -> String {
+    url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish()
+}
+
+fn post(path: &str, body: String) -> Request<Body> {
+    Request::post(path)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(Body::from(body))
+        .unwrap()
+}
+
+#[sqlx::test]
+async fn paste_check_and_store_a_mail(pool: PgPool) {
+    let app = app(&pool);
+    let mail = String::from_utf8(fixture("mail-s4.txt")).unwrap();
+    assert_eq!(get(&app, "/import").await.status, 200);
+    let preview = send(&app, post("/import/preview", form(&[("mail", &mail)]))).await;
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    let html = preview.text();
+    assert!(
+        html.contains("cyclictest, 8 threads, worst Max 67469 us"),
+        "{html}"
+    );
+    assert!(html.contains("cyclictest, 8 threads, worst Max 4449 us"));
+    assert!(html.contains("irqsoff latency 77766 us, culprit isolate_lru_folios"));
+    assert!(
+        html.contains("value=\"before\"") && html.contains("value=\"after\""),
+        "labels guessed"
+    );
+    assert!(html.contains("20241031-isolate-cap-test@example.org"));
+    assert_eq!(counts(&pool).await, (0, 0, 0, 0), "preview stores nothing");
+
+    // Commit with corrections: name the variants, give the board.
+    let tok = token(&pool, Scope::Upload).await;
+    let fields = [
+        ("mail", mail.as_str()),
+        ("token", tok.as_str()),
+        ("board", "i7-4790"),
+        ("kernel", "6.12.0-rc5"),
+        ("message_id", "20241031-isolate-cap-test@example.org"),
+        ("b0_kind", "cyclictest"),
+        ("b0_variant", "vanilla"),
+        ("b1_kind", "cyclictest"),
+        ("b1_variant", "isolate-cap-v1"),
+        ("b2_kind", "ftrace_latency"),
+        ("b2_variant", "vanilla"),
+    ];
+    let no_token = send(&app, post("/import/commit", form(&fields[..1]))).await;
+    assert_eq!(no_token.status, 401);
+    let r = send(&app, post("/import/commit", form(&fields))).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let loc = r.headers["location"].to_str().unwrap().to_string();
+    let page = get(&app, &loc).await.text();
+    assert!(page.contains("isolate-cap-v1") && page.contains("vanilla"));
+    assert!(
+        page.contains("20241031-isolate-cap-test@example.org"),
+        "thread linked"
+    );
+    let txt = get(&app, &format!("{loc}.txt")).await.text();
+    assert!(txt.lines().all(|l| l.chars().count() <= 72));
+    assert!(txt.contains("67469") && txt.contains("4449"), "{txt}");
+    let variants: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT v.name, count(*) FROM runs r JOIN variants v ON v.id = r.variant_id GROUP BY v.name ORDER BY v.name",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        variants,
+        vec![("isolate-cap-v1".into(), 1), ("vanilla".into(), 2)]
+    );
+    let series: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM series WHERE message_id = '20241031-isolate-cap-test@example.org'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(series, 1);
+}
+
+#[sqlx::test]
+async fn prose_only_paste_says_so(pool: PgPool) {
+    let app = app(&pool);
+    let r = send(
+        &app,
+        post(
+            "/import/preview",
+            form(&[("mail", "Hello,\n\nno numbers here.\n")]),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 415);
+    assert!(r.text().contains("not recognised"));
+}
