@@ -34,6 +34,9 @@ pub enum Command {
     Demo(DbArgs),
     /// Run the reclaim simulator on a scenario.
     Simulate(SimulateArgs),
+    /// Internal: run one simulation job read from stdin (used by workers).
+    #[command(hide = true)]
+    SimExec,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -74,9 +77,51 @@ pub struct ServeArgs {
     /// Load the demo data before serving.
     #[arg(long, env = "RECLAIMLAB_DEMO", default_value_t = false)]
     pub demo: bool,
-    /// Simulation worker threads (0 = no worker in this process).
+    /// Simulation workers in this process (0 = none).
     #[arg(long, env = "RECLAIMLAB_SIM_WORKERS", default_value_t = default_workers())]
     pub sim_workers: usize,
+    /// Wall-clock limit of one simulation job, in seconds.
+    #[arg(long, env = "RECLAIMLAB_SIM_WALL_SECS", default_value_t = 600)]
+    pub sim_wall_secs: u64,
+    /// CPU-time limit of one simulation job (all its threads), in seconds.
+    #[arg(long, env = "RECLAIMLAB_SIM_CPU_SECS", default_value_t = 1200)]
+    pub sim_cpu_secs: u64,
+    /// Address-space limit of one simulation process, in MiB.
+    #[arg(long, env = "RECLAIMLAB_SIM_MEM_MB", default_value_t = 2048)]
+    pub sim_mem_mb: u64,
+    /// Events limit of one simulation (per variant and replication).
+    #[arg(
+        long,
+        env = "RECLAIMLAB_SIM_MAX_EVENTS",
+        default_value_t = 2_000_000_000
+    )]
+    pub sim_max_events: u64,
+    /// Lease length in seconds; a dead worker's job is retried after it.
+    #[arg(long, env = "RECLAIMLAB_SIM_LEASE_SECS", default_value_t = 15.0)]
+    pub sim_lease_secs: f64,
+    /// Queued or running jobs one token may have.
+    #[arg(long, env = "RECLAIMLAB_SIM_PER_TOKEN", default_value_t = 4)]
+    pub sim_per_token: i64,
+    /// Queued or running jobs in all.
+    #[arg(long, env = "RECLAIMLAB_SIM_MAX_QUEUE", default_value_t = 200)]
+    pub sim_max_queue: i64,
+}
+
+impl ServeArgs {
+    pub fn job_config(&self) -> crate::jobs::JobConfig {
+        let lease = self.sim_lease_secs.max(1.0);
+        crate::jobs::JobConfig {
+            lease_secs: lease,
+            heartbeat: std::time::Duration::from_secs_f64((lease / 4.0).max(0.25)),
+            wall_secs: self.sim_wall_secs,
+            cpu_secs: self.sim_cpu_secs,
+            mem_mb: self.sim_mem_mb,
+            max_events: self.sim_max_events,
+            per_token_active: self.sim_per_token,
+            max_queue: self.sim_max_queue,
+            ..crate::jobs::JobConfig::default()
+        }
+    }
 }
 
 fn default_workers() -> usize {

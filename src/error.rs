@@ -28,6 +28,8 @@ pub enum AppError {
     Unprocessable { message: String, line: Option<u64> },
     #[error("{0}")]
     TooManyRequests(String),
+    #[error("{0}")]
+    Busy(String),
     #[error("database unavailable")]
     Unavailable(#[source] sqlx::Error),
     #[error("internal error")]
@@ -47,7 +49,7 @@ impl AppError {
             AppError::UnsupportedContent(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             AppError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
-            AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Busy(_) | AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -64,6 +66,7 @@ impl AppError {
             AppError::UnsupportedContent(_) => "unsupported_content",
             AppError::Unprocessable { .. } => "unprocessable_content",
             AppError::TooManyRequests(_) => "too_many_requests",
+            AppError::Busy(_) => "busy",
             AppError::Unavailable(_) => "unavailable",
             AppError::Internal(_) => "internal",
         }
@@ -132,7 +135,7 @@ impl IntoResponse for AppError {
         }
         if matches!(
             self,
-            AppError::TooManyRequests(_) | AppError::Unavailable(_)
+            AppError::TooManyRequests(_) | AppError::Busy(_) | AppError::Unavailable(_)
         ) {
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));

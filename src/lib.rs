@@ -23,5 +23,6 @@ pub mod error;
 pub mod ingest;
 pub mod jobs;
 pub mod metrics;
+pub mod simulate;
 pub mod storage;
 pub mod web;

@@ -29,7 +29,9 @@ pub async fn run(a: ServeArgs) -> anyhow::Result<()> {
     });
     state.request_timeout = Duration::from_secs(a.request_timeout_secs);
     let (tx, rx) = tokio::sync::watch::channel(false);
-    let workers = crate::cli::simulate::start_workers(&state, a.sim_workers, rx.clone());
+    let jobs = a.job_config();
+    state.jobs = std::sync::Arc::new(jobs.clone());
+    let workers = crate::jobs::start(&state.pool, &jobs, a.sim_workers, rx.clone());
     println!("reclaimlab listening on {public}");
     let shutdown = async move {
         shutdown_signal().await;

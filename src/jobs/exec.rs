@@ -76,8 +76,14 @@ pub fn sim_exec_main() -> anyhow::Result<()> {
             std::process::exit(3);
         }
     };
+    // At most five progress lines a second: the worker only needs them for
+    // its heartbeat and the job page.
+    let mut last = std::time::Instant::now();
     match simulate(&input, &mut |sim_ns, events| {
-        emit(&ExecLine::Progress { sim_ns, events })
+        if last.elapsed() >= std::time::Duration::from_millis(200) {
+            last = std::time::Instant::now();
+            emit(&ExecLine::Progress { sim_ns, events })
+        }
     }) {
         Ok(out) => emit(&ExecLine::Done(Box::new(out))),
         Err(msg) => emit(&ExecLine::Error(msg)),
@@ -85,9 +91,209 @@ pub fn sim_exec_main() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Load the scenario and apply the job's board class, calibrated costs and
+/// knob overrides. Errors name the field, as the simulator's do.
+pub fn prepare(
+    scenario: &str,
+    board_class: Option<&str>,
+    costs_toml: Option<&str>,
+    knobs: &BTreeMap<String, f64>,
+) -> Result<reclaimlab_sim::Scenario, String> {
+    let mut sc = reclaimlab_sim::load_scenario(scenario)
+        .map_err(|e| format!("scenario: {}: {}", e.field, e.reason))?;
+    if let Some(class) = board_class.filter(|c| !c.is_empty() && *c != sc.machine.board) {
+        let boards = reclaimlab_sim::builtin_boards();
+        let board = boards.iter().find(|b| b.name == class).ok_or_else(|| {
+            format!(
+                "board_class: unknown board class {class:?}; expected one of: {}",
+                boards
+                    .iter()
+                    .map(|b| b.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })?;
+        sc.machine.board = board.name.clone();
+        sc.machine.cost_cv = board.cost_cv;
+        sc.costs = board.costs.clone();
+    }
+    if let Some(text) = costs_toml.filter(|t| !t.trim().is_empty()) {
+        sc.costs = apply_costs(&sc.costs, text)?;
+    }
+    for (key, value) in knobs {
+        let (variant, knob) = key
+            .split_once('.')
+            .ok_or_else(|| format!("knobs: {key:?} must be \"variant.knob\""))?;
+        let v = sc
+            .variants
+            .iter_mut()
+            .find(|v| v.name == variant)
+            .ok_or_else(|| format!("knobs: {key:?}: the scenario has no variant {variant:?}"))?;
+        v.knobs = set_knob(&v.knobs, knob, *value).map_err(|e| format!("knobs: {key:?}: {e}"))?;
+    }
+    Ok(sc)
+}
+
+/// Override cost fields from a TOML table of `name = nanoseconds`.
+pub fn apply_costs(
+    costs: &reclaimlab_sim::Costs,
+    text: &str,
+) -> Result<reclaimlab_sim::Costs, String> {
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e| format!("costs: not valid TOML: {e}"))?;
+    let mut v = serde_json::to_value(costs).map_err(|e| e.to_string())?;
+    let obj = v.as_object_mut().ok_or("costs: internal shape")?;
+    for (k, val) in table {
+        if !obj.contains_key(&k) {
+            let mut known: Vec<&str> = obj.keys().map(String::as_str).collect();
+            known.sort();
+            return Err(format!(
+                "costs.{k}: unknown cost; expected one of: {}",
+                known.join(", ")
+            ));
+        }
+        let x = match val {
+            toml::Value::Float(f) => f,
+            toml::Value::Integer(i) => i as f64,
+            other => {
+                return Err(format!(
+                    "costs.{k}: expected a number of nanoseconds, found {other}"
+                ));
+            }
+        };
+        if !x.is_finite() || x < 0.0 {
+            return Err(format!(
+                "costs.{k}: expected a non-negative number, found {x}"
+            ));
+        }
+        obj.insert(k, serde_json::json!(x));
+    }
+    serde_json::from_value(v).map_err(|e| format!("costs: {e}"))
+}
+
+/// Every cost of a board class with its value, for the cost table form.
+pub fn board_costs(class: &str) -> Option<Vec<(String, f64)>> {
+    let b = reclaimlab_sim::builtin_boards()
+        .into_iter()
+        .find(|b| b.name == class)?;
+    match serde_json::to_value(b.costs) {
+        Ok(serde_json::Value::Object(m)) => Some(
+            m.into_iter()
+                .map(|(k, v)| (k, v.as_f64().unwrap_or(f64::NAN)))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// Set one numeric knob. Booleans take 0/1; optional knobs take a value.
+pub fn set_knob(
+    knobs: &reclaimlab_sim::Knobs,
+    knob: &str,
+    value: f64,
+) -> Result<reclaimlab_sim::Knobs, String> {
+    let mut v = serde_json::to_value(knobs).map_err(|e| e.to_string())?;
+    let obj = v.as_object_mut().ok_or("internal shape")?;
+    let current = obj.get(knob).ok_or_else(|| {
+        let mut names: Vec<&str> = obj.keys().map(String::as_str).collect();
+        names.sort();
+        format!("unknown knob; expected one of: {}", names.join(", "))
+    })?;
+    let new = match current {
+        serde_json::Value::Bool(_) => serde_json::Value::Bool(value != 0.0),
+        serde_json::Value::Number(n) if n.is_u64() || n.is_i64() => {
+            if value.fract() != 0.0 || value < 0.0 {
+                return Err(format!(
+                    "expected a whole non-negative number, found {value}"
+                ));
+            }
+            serde_json::json!(value as u64)
+        }
+        serde_json::Value::Number(_) | serde_json::Value::Null => serde_json::json!(value),
+        other => {
+            return Err(format!(
+                "is not numeric (it is {other}); set it in the scenario TOML instead"
+            ));
+        }
+    };
+    obj.insert(knob.to_string(), new);
+    serde_json::from_value(v).map_err(|e| e.to_string())
+}
+
+/// Validate a submit in-process (cheap): scenario, variants, overrides.
+pub fn validate(
+    scenario: &str,
+    variants: &[String],
+    board_class: Option<&str>,
+    costs_toml: Option<&str>,
+    knobs: &BTreeMap<String, f64>,
+) -> Result<Validated, String> {
+    let sc = prepare(scenario, board_class, costs_toml, knobs)?;
+    for v in variants {
+        if !sc.variants.iter().any(|x| &x.name == v) {
+            return Err(format!(
+                "variants: the scenario has no variant {v:?}; it has: {}",
+                sc.variants
+                    .iter()
+                    .map(|x| x.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    Ok(Validated {
+        scenario_name: Some(sc.name.clone()),
+        scenario_toml: scenario.to_string(),
+        variants: variants.to_vec(),
+        board_class: sc.machine.board.clone(),
+    })
+}
+
+/// Run the simulator for a job. Pure computation: no database.
 pub fn simulate(
-    _input: &ExecInput,
-    _progress: &mut dyn FnMut(u64, u64),
+    input: &ExecInput,
+    progress: &mut dyn FnMut(u64, u64),
 ) -> Result<ExecOutput, String> {
-    Err("simulator not wired".into())
+    let sc = prepare(
+        &input.scenario,
+        input.board_class.as_deref(),
+        input.costs_toml.as_deref(),
+        &input.knobs,
+    )?;
+    let opts = reclaimlab_sim::RunOptions {
+        seed: input.seed,
+        replications: input.replications,
+        duration_ns: input.duration_ns,
+        variants: (!input.variants.is_empty()).then(|| input.variants.clone()),
+        limits: reclaimlab_sim::Limits {
+            max_events: input.max_events,
+            max_sim_ns: input.max_sim_ns,
+        },
+    };
+    let report = reclaimlab_sim::run(&sc, &opts, &mut |p| {
+        progress(p.sim_ns, p.events);
+        reclaimlab_sim::Control::Continue
+    })
+    .map_err(|e| e.to_string())?;
+    let text = report.to_text();
+    let events = report.variants.iter().map(|v| v.events).sum();
+    let sim_ns = report.variants.iter().map(|v| v.sim_ns).sum();
+    let variants = report
+        .variants
+        .iter()
+        .map(|v| VariantDoc {
+            name: format!("{}/{}", sc.name, v.name),
+            kernel: report.kernel.clone(),
+            document: v.document.clone(),
+        })
+        .collect();
+    Ok(ExecOutput {
+        board: format!("{} (simulated)", report.board),
+        report: serde_json::to_value(&report).map_err(|e| e.to_string())?,
+        text,
+        variants,
+        events,
+        sim_ns,
+    })
 }

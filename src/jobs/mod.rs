@@ -288,7 +288,7 @@ async fn complete(
         );
         return Ok(false);
     }
-    let board = job_board(pool, job).await?;
+    let board = job_board(pool, job, &out.board).await?;
     let mut first_upload = None;
     let mut prev: Option<String> = None;
     for v in &out.variants {
@@ -340,15 +340,7 @@ async fn complete(
     }
     let upload_id =
         first_upload.ok_or_else(|| anyhow::anyhow!("the simulation produced no variant"))?;
-    sqlx::query(
-        "INSERT INTO simulation_results (simulation_id, upload_id, report, report_text) VALUES ($1, $2, $3, $4)",
-    )
-    .bind(job.id)
-    .bind(upload_id)
-    .bind(&out.report)
-    .bind(&out.text)
-    .execute(&mut *tx)
-    .await?;
+    jobs::insert_result(&mut tx, job.id, upload_id, &out.report, &out.text).await?;
     tx.commit().await?;
     tracing::info!(
         simulation.id = job.id,
@@ -358,16 +350,9 @@ async fn complete(
     Ok(true)
 }
 
-async fn job_board(pool: &PgPool, job: &Job) -> anyhow::Result<String> {
-    if let Some(id) = job.board_id {
-        let name: String = sqlx::query_scalar("SELECT name FROM boards WHERE id = $1")
-            .bind(id)
-            .fetch_one(pool)
-            .await?;
-        return Ok(name);
-    }
-    Ok(format!(
-        "sim:{}",
-        job.board_class.clone().unwrap_or_else(|| "default".into())
-    ))
+async fn job_board(pool: &PgPool, job: &Job, simulated: &str) -> anyhow::Result<String> {
+    Ok(match job.board_id {
+        Some(id) => jobs::board_name(pool, id).await?,
+        None => simulated.to_string(),
+    })
 }

@@ -415,3 +415,30 @@ pub async fn all_board_costs(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<BoardC
     .fetch_all(db)
     .await
 }
+
+pub async fn board_name(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<String> {
+    sqlx::query_scalar("SELECT name FROM boards WHERE id = $1")
+        .bind(id)
+        .fetch_one(db)
+        .await
+}
+
+/// The one result of a job; the primary key makes a second one impossible.
+pub async fn insert_result(
+    conn: &mut PgConnection,
+    id: i64,
+    upload_id: i64,
+    report: &serde_json::Value,
+    text: &str,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO simulation_results (simulation_id, upload_id, report, report_text) VALUES ($1, $2, $3, $4)",
+    )
+    .bind(id)
+    .bind(upload_id)
+    .bind(report)
+    .bind(text)
+    .execute(conn)
+    .await?;
+    Ok(())
+}

@@ -48,6 +48,7 @@ pub struct AppState {
     pub public_url: Arc<str>,
     pub metrics: Arc<Metrics>,
     pub request_timeout: Duration,
+    pub jobs: Arc<crate::jobs::JobConfig>,
 }
 
 impl AppState {
@@ -58,6 +59,7 @@ impl AppState {
             public_url: public_url.trim_end_matches('/').into(),
             metrics: Arc::new(Metrics::default()),
             request_timeout: Duration::from_secs(60),
+            jobs: Arc::new(crate::jobs::JobConfig::default()),
         }
     }
 
@@ -88,6 +90,26 @@ pub fn router(state: AppState) -> Router {
             "/api/v1/comparisons/{slug}",
             delete(api::comparisons::delete_comparison),
         )
+        .route(
+            "/api/v1/simulations",
+            post(api::simulations::create_simulation),
+        )
+        .route(
+            "/api/v1/simulations/{id}",
+            get(api::simulations::get_simulation),
+        )
+        .route(
+            "/api/v1/simulations/{id}/cancel",
+            post(api::simulations::cancel_simulation),
+        )
+        .route(
+            "/api/v1/simulations/{id}/rerun",
+            post(api::simulations::rerun_simulation),
+        )
+        .route(
+            "/api/v1/boards/{name}/costs",
+            axum::routing::put(api::simulations::put_board_costs),
+        )
         .route("/api/openapi.json", get(api::openapi))
         .layer(DefaultBodyLimit::disable());
     let pages = Router::new()
@@ -110,6 +132,31 @@ pub fn router(state: AppState) -> Router {
         .route("/culprits", get(pages::compare::show_culprits))
         .route("/history", get(pages::compare::show_history))
         .route("/history.svg", get(pages::compare::show_history_svg))
+        .route(
+            "/simulations",
+            get(pages::simulations::show_simulations).post(pages::simulations::submit_simulation),
+        )
+        .route("/simulations/costs", post(pages::simulations::submit_costs))
+        .route(
+            "/simulations/{id}",
+            get(pages::simulations::show_simulation),
+        )
+        .route(
+            "/simulations/{id}/cancel",
+            post(pages::simulations::cancel_from_page),
+        )
+        .route(
+            "/simulations/{id}/rerun",
+            post(pages::simulations::rerun_from_page),
+        )
+        .route(
+            "/simulations/sweeps/{id}",
+            get(pages::simulations::show_sweep),
+        )
+        .route(
+            "/simulations/sweeps/{id}/plot.svg",
+            get(pages::simulations::show_sweep_svg),
+        )
         .route("/import", get(pages::import::show_import))
         .route("/import/preview", post(pages::import::preview_import))
         .route("/import/commit", post(pages::import::commit_import))

@@ -2,6 +2,7 @@
 
 pub mod comparisons;
 pub mod runs;
+pub mod simulations;
 pub mod uploads;
 
 use axum::Json;

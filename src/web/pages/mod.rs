@@ -6,6 +6,7 @@ pub mod compare;
 pub mod home;
 pub mod import;
 pub mod runs;
+pub mod simulations;
 
 use askama::Template;
 use askama_web::WebTemplate;

@@ -1,0 +1,308 @@
+//! Submitting simulations: validation, limits, result caching and sweeps.
+//! Shared by the API and the form. No SQL here (see `storage::simulations`).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::AppError;
+use crate::storage::simulations::{self as jobs, NewJob};
+use crate::web::AppState;
+
+/// `POST /api/v1/simulations` body.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationRequest {
+    /// A built-in scenario name or a whole scenario TOML text.
+    pub scenario: String,
+    /// Variants to run (default: all of the scenario's).
+    #[serde(default)]
+    pub variants: Vec<String>,
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// 0 = the scenario's own number.
+    #[serde(default)]
+    pub replications: u32,
+    /// Simulated duration, e.g. "20s" (default: the scenario's).
+    #[serde(default)]
+    pub duration: Option<String>,
+    /// A board class (x86-server, x86-desktop, riscv-small) ...
+    #[serde(default)]
+    pub board_class: Option<String>,
+    /// ... or a stored board, whose calibrated cost table is used.
+    #[serde(default)]
+    pub board: Option<String>,
+    /// Knob overrides, `"variant.knob": value`.
+    #[serde(default)]
+    pub knobs: BTreeMap<String, f64>,
+    /// One knob over a range of values: one job per value.
+    #[serde(default)]
+    pub sweep: Option<SweepRequest>,
+    /// Run again even when an identical finished job exists.
+    #[serde(default)]
+    pub force: bool,
+}
+
+fn one() -> u64 {
+    1
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepRequest {
+    pub variant: String,
+    pub knob: String,
+    pub values: Vec<f64>,
+    /// What to plot: cyclictest_max_us, irqsoff_max_us, preemptoff_max_us,
+    /// wakeup_rt_max_us, or a metric name of the duration table.
+    #[serde(default = "default_output")]
+    pub output: String,
+}
+
+fn default_output() -> String {
+    "cyclictest_max_us".into()
+}
+
+pub const MAX_SWEEP_POINTS: usize = 24;
+
+/// What a submit produced.
+#[derive(Debug, Clone, Serialize)]
+pub struct Submitted {
+    pub ids: Vec<i64>,
+    pub sweep_id: Option<i64>,
+    /// An identical finished job answered the request.
+    pub cached: bool,
+}
+
+fn bad(msg: String) -> AppError {
+    AppError::Unprocessable {
+        message: msg,
+        line: None,
+    }
+}
+
+pub async fn submit(
+    state: &AppState,
+    req: SimulationRequest,
+    token_id: Option<i64>,
+) -> Result<Submitted, AppError> {
+    let cfg = state.jobs.clone();
+    if req.scenario.trim().is_empty() {
+        return Err(bad(
+            "scenario: give a built-in name or a scenario TOML".into()
+        ));
+    }
+    if req.scenario.len() > 256 * 1024 {
+        return Err(AppError::PayloadTooLarge(
+            "scenario: at most 256 KiB of TOML".into(),
+        ));
+    }
+    if req.replications > cfg.max_replications {
+        return Err(bad(format!(
+            "replications: at most {}",
+            cfg.max_replications
+        )));
+    }
+    if req.seed > i64::MAX as u64 {
+        return Err(bad("seed: at most 2^63-1".into()));
+    }
+    let duration_ns = match &req.duration {
+        Some(d) if !d.trim().is_empty() => {
+            let ns = reclaimlab_sim::parse_duration(d).ok_or_else(|| {
+                bad(format!(
+                    "duration: expected e.g. 20s, 5m or 30m, found {d:?}"
+                ))
+            })?;
+            if ns > cfg.max_sim_ns {
+                return Err(bad(format!(
+                    "duration: at most {} s of simulated time",
+                    cfg.max_sim_ns / 1_000_000_000
+                )));
+            }
+            Some(ns)
+        }
+        _ => None,
+    };
+    // A stored board brings its class and calibrated costs.
+    let (board_id, mut board_class, costs_toml) =
+        match req.board.as_deref().filter(|b| !b.is_empty()) {
+            Some(b) => match jobs::board_costs(&state.pool, b).await? {
+                Some((id, class, costs)) => (Some(id), Some(class), Some(costs)),
+                None => {
+                    return Err(bad(format!(
+                        "board: {b:?} has no cost table; store one first, or give board_class"
+                    )));
+                }
+            },
+            None => (None, None, None),
+        };
+    if let Some(c) = req.board_class.clone().filter(|c| !c.is_empty()) {
+        board_class = Some(c);
+    }
+    let points: Vec<Option<f64>> = match &req.sweep {
+        Some(s) => {
+            if s.values.is_empty() || s.values.len() > MAX_SWEEP_POINTS {
+                return Err(bad(format!(
+                    "sweep.values: give 1 to {MAX_SWEEP_POINTS} values"
+                )));
+            }
+            if s.values.iter().any(|v| !v.is_finite()) {
+                return Err(bad(
+                    "sweep.values: every value must be a finite number".into()
+                ));
+            }
+            s.values.iter().map(|v| Some(*v)).collect()
+        }
+        None => vec![None],
+    };
+    // Validate every point in-process: cheap, and errors name the field.
+    let mut validated = Vec::new();
+    for p in &points {
+        let mut knobs = req.knobs.clone();
+        if let (Some(s), Some(v)) = (&req.sweep, p) {
+            knobs.insert(format!("{}.{}", s.variant, s.knob), *v);
+        }
+        let (scenario, variants, bc, ct) = (
+            req.scenario.clone(),
+            req.variants.clone(),
+            board_class.clone(),
+            costs_toml.clone(),
+        );
+        let k2 = knobs.clone();
+        let v = tokio::task::spawn_blocking(move || {
+            crate::jobs::exec::validate(&scenario, &variants, bc.as_deref(), ct.as_deref(), &k2)
+        })
+        .await
+        .map_err(|e| AppError::Internal(anyhow::anyhow!("validation task: {e}")))?
+        .map_err(bad)?;
+        validated.push((v, knobs, *p));
+    }
+    if let Some(t) = token_id {
+        let active = jobs::active_for_token(&state.pool, t).await?;
+        if active + points.len() as i64 > cfg.per_token_active {
+            return Err(AppError::TooManyRequests(format!(
+                "this token has {active} simulations queued or running; at most {} at once",
+                cfg.per_token_active
+            )));
+        }
+    }
+    if jobs::queue_depth(&state.pool).await? + points.len() as i64 > cfg.max_queue {
+        return Err(AppError::Busy(format!(
+            "the simulation queue is full ({} jobs); try again later",
+            cfg.max_queue
+        )));
+    }
+    let sim_version = reclaimlab_sim::SIM_VERSION.to_string();
+    let mut tx = state.pool.begin().await?;
+    let sweep_id = match &req.sweep {
+        Some(s) => {
+            Some(jobs::insert_sweep(&mut *tx, &s.knob, &s.variant, &s.output, token_id).await?)
+        }
+        None => None,
+    };
+    let mut ids = Vec::new();
+    let mut cached = false;
+    for (v, knobs, point) in validated {
+        let knobs_json = serde_json::to_value(&knobs).unwrap_or_default();
+        let mut h = Sha256::new();
+        for part in [
+            v.scenario_toml.as_str(),
+            &v.variants.join("\u{1f}"),
+            &req.seed.to_string(),
+            &req.replications.to_string(),
+            &duration_ns.map(|d| d.to_string()).unwrap_or_default(),
+            &v.board_class,
+            costs_toml.as_deref().unwrap_or(""),
+            &knobs_json.to_string(),
+        ] {
+            h.update(part.as_bytes());
+            h.update(b"\0");
+        }
+        let input_hash = h.finalize().to_vec();
+        if !req.force && sweep_id.is_none() {
+            if let Some(id) = jobs::cached(&mut *tx, &input_hash, &sim_version).await? {
+                ids.push(id);
+                cached = true;
+                continue;
+            }
+        }
+        let id = jobs::insert(
+            &mut *tx,
+            &NewJob {
+                token_id,
+                scenario_name: v.scenario_name.clone(),
+                scenario_toml: v.scenario_toml.clone(),
+                variants: v.variants.clone(),
+                seed: req.seed as i64,
+                replications: req.replications as i32,
+                duration_ns: duration_ns.map(|d| d as i64),
+                board_id,
+                board_class: Some(v.board_class.clone()),
+                costs_toml: costs_toml.clone(),
+                sweep_id,
+                sweep_value: point,
+                knobs: knobs_json,
+                input_hash,
+                sim_version: sim_version.clone(),
+                max_attempts: 3,
+            },
+        )
+        .await?;
+        ids.push(id);
+    }
+    tx.commit().await?;
+    Ok(Submitted {
+        ids,
+        sweep_id,
+        cached,
+    })
+}
+
+/// The value a sweep plots, from a finished job's report.
+pub fn output_value(report: &serde_json::Value, variant: &str, output: &str) -> Option<f64> {
+    let v = report["variants"]
+        .as_array()?
+        .iter()
+        .find(|v| v["name"] == variant)?;
+    let s = &v["summary"];
+    match output {
+        "cyclictest_max_us" | "irqsoff_max_us" | "preemptoff_max_us" | "wakeup_rt_max_us"
+        | "cyclictest_avg_us" => s[output].as_f64(),
+        other => s["metrics"]
+            .as_array()?
+            .iter()
+            .find(|m| m["name"] == other)
+            .and_then(|m| m["mean"].as_f64()),
+    }
+}
+
+/// Store a calibrated cost table for a board (validated against its class).
+pub async fn set_board_costs(
+    state: &AppState,
+    board: &str,
+    class: &str,
+    toml_text: &str,
+) -> Result<(), AppError> {
+    let boards = reclaimlab_sim::builtin_boards();
+    let b = boards.iter().find(|b| b.name == class).ok_or_else(|| {
+        bad(format!(
+            "board_class: unknown class {class:?}; expected one of: {}",
+            boards
+                .iter()
+                .map(|b| b.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
+    crate::jobs::exec::apply_costs(&b.costs, toml_text).map_err(bad)?;
+    if board.trim().is_empty() || board.len() > 200 {
+        return Err(AppError::BadRequest(
+            "board: a name of 1 to 200 bytes".into(),
+        ));
+    }
+    let mut tx = state.pool.begin().await?;
+    jobs::set_board_costs(&mut tx, board.trim(), class, toml_text).await?;
+    tx.commit().await?;
+    Ok(())
+}

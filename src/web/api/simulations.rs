@@ -1,0 +1,184 @@
+//! `/api/v1/simulations`: submit (token), status, cancel, re-run; board
+//! cost tables.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::auth::{Caller, Scope};
+use crate::error::{AppError, AppResult};
+use crate::simulate::{self, SimulationRequest};
+use crate::storage::simulations as jobs;
+use crate::web::AppState;
+
+pub async fn create_simulation(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: Result<Json<SimulationRequest>, axum::extract::rejection::JsonRejection>,
+) -> AppResult<Response> {
+    caller.require(Scope::Upload)?;
+    let Json(req) = body
+        .map_err(|e| AppError::BadRequest(format!("bad simulation request: {}", e.body_text())))?;
+    let s = simulate::submit(&state, req, Some(caller.token.id)).await?;
+    if let Some(sweep) = s.sweep_id {
+        return Ok((
+            StatusCode::ACCEPTED,
+            Json(json!({
+                "sweep_id": sweep,
+                "url": state.url(&format!("/simulations/sweeps/{sweep}")),
+                "ids": s.ids,
+            })),
+        )
+            .into_response());
+    }
+    let id = s.ids[0];
+    let status = if s.cached {
+        StatusCode::OK
+    } else {
+        StatusCode::ACCEPTED
+    };
+    let body = if s.cached {
+        status_json(&state, id).await?
+    } else {
+        json!({"id": id, "url": state.url(&format!("/simulations/{id}")), "status": "queued"})
+    };
+    Ok((status, Json(body)).into_response())
+}
+
+pub async fn status_json(state: &AppState, id: i64) -> AppResult<serde_json::Value> {
+    let job = jobs::get(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
+    let run_ids = jobs::result_runs(&state.pool, id).await?;
+    let runs: Vec<_> = crate::storage::runs::summaries(&state.pool, &run_ids)
+        .await?
+        .into_iter()
+        .map(|r| json!({"id": r.id, "url": state.url(&format!("/runs/{}", r.id)), "variant": r.variant, "kind": r.block_kind}))
+        .collect();
+    Ok(json!({
+        "id": job.id,
+        "url": state.url(&format!("/simulations/{}", job.id)),
+        "status": job.state,
+        "scenario": job.scenario_name,
+        "variants": job.variants,
+        "seed": job.seed,
+        "replications": job.replications,
+        "duration_ns": job.duration_ns,
+        "board_class": job.board_class,
+        "knobs": job.knobs,
+        "sweep_id": job.sweep_id,
+        "sweep_value": job.sweep_value,
+        "sim_version": job.sim_version,
+        "attempts": job.attempts,
+        "cancel_requested": job.cancel_requested,
+        "progress": {"sim_ns": job.progress_sim_ns, "events": job.progress_events},
+        "error": job.error,
+        "created_at": job.created_at,
+        "started_at": job.started_at,
+        "finished_at": job.finished_at,
+        "run_ids": run_ids,
+        "runs": runs,
+    }))
+}
+
+pub async fn get_simulation(
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+) -> AppResult<Json<serde_json::Value>> {
+    Ok(Json(status_json(&state, id).await?))
+}
+
+pub async fn cancel_simulation(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<i64>,
+) -> AppResult<Json<serde_json::Value>> {
+    caller.require(Scope::Upload)?;
+    let job = jobs::get(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
+    if caller.scope() != Scope::Admin && job.token_id != Some(caller.token.id) {
+        return Err(AppError::Forbidden(
+            "only the token that submitted this simulation, or an admin, may cancel it".into(),
+        ));
+    }
+    let state_now = jobs::request_cancel(&state.pool, id)
+        .await?
+        .unwrap_or(job.state);
+    Ok(Json(
+        json!({"id": id, "status": state_now, "cancel_requested": true}),
+    ))
+}
+
+/// Run the same inputs again (bypassing the result cache), e.g. to check
+/// that the same seed gives the same numbers.
+pub async fn rerun_simulation(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(id): Path<i64>,
+) -> AppResult<Response> {
+    caller.require(Scope::Upload)?;
+    let req = rerun_request(&state, id).await?;
+    let s = simulate::submit(&state, req, Some(caller.token.id)).await?;
+    let new = s.ids[0];
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(json!({"id": new, "url": state.url(&format!("/simulations/{new}")), "status": "queued"})),
+    )
+        .into_response())
+}
+
+pub async fn rerun_request(state: &AppState, id: i64) -> AppResult<SimulationRequest> {
+    let job = jobs::get(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
+    let board = match job.board_id {
+        Some(b) => Some(
+            sqlx::query_scalar::<_, String>("SELECT name FROM boards WHERE id = $1")
+                .bind(b)
+                .fetch_one(&state.pool)
+                .await?,
+        ),
+        None => None,
+    };
+    Ok(SimulationRequest {
+        scenario: job.scenario_toml,
+        variants: job.variants,
+        seed: job.seed as u64,
+        replications: job.replications as u32,
+        duration: job.duration_ns.map(|d| format!("{}ms", d / 1_000_000)),
+        board_class: if board.is_some() {
+            None
+        } else {
+            job.board_class
+        },
+        board,
+        knobs: serde_json::from_value(job.knobs).unwrap_or_default(),
+        sweep: None,
+        force: true,
+    })
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CostsParams {
+    pub board_class: String,
+}
+
+/// `PUT /api/v1/boards/{name}/costs?board_class=x86-desktop` with a TOML
+/// table of `cost_name = nanoseconds` as the body.
+pub async fn put_board_costs(
+    State(state): State<AppState>,
+    caller: Caller,
+    Path(board): Path<String>,
+    params: Result<axum::extract::Query<CostsParams>, axum::extract::rejection::QueryRejection>,
+    body: String,
+) -> AppResult<Response> {
+    caller.require(Scope::Upload)?;
+    let axum::extract::Query(p) =
+        params.map_err(|e| AppError::BadRequest(format!("bad query: {e}")))?;
+    simulate::set_board_costs(&state, &board, &p.board_class, &body).await?;
+    Ok(Json(json!({"board": board, "board_class": p.board_class, "stored": true})).into_response())
+}

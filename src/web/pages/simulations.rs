@@ -1,0 +1,425 @@
+//! `/simulations`: the submit form, recent jobs and board cost tables;
+//! `/simulations/{id}`: progress (refreshes itself while the job runs, no
+//! JavaScript needed), cancel, the result beside its runs, re-run;
+//! `/simulations/sweeps/{id}`: a knob against an output, as a plot.
+//!
+//! Forms carry the upload token in their body (see `import.rs` for why).
+
+use std::collections::BTreeMap;
+
+use askama::Template;
+use askama_web::WebTemplate;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Redirect, Response};
+
+use super::compare::{same_origin, svg_response, urlencode};
+use super::{PageError, PageResult, fmt_us};
+use crate::auth::{Caller, Scope, hash_token};
+use crate::error::AppError;
+use crate::simulate::{self, SimulationRequest, SweepRequest};
+use crate::storage::simulations::{self as jobs, BoardCostRow, Job};
+use crate::web::AppState;
+
+pub struct CostView {
+    pub name: String,
+    pub value: String,
+    pub calibrated: bool,
+}
+
+pub struct BoardCostsView {
+    pub board: String,
+    pub class: String,
+    pub costs: Vec<CostView>,
+    pub updated: String,
+}
+
+#[derive(Template, WebTemplate)]
+#[template(path = "pages/simulations.html")]
+pub struct SimulationsPage {
+    pub scenarios: Vec<(String, String)>,
+    pub boards: Vec<(String, String)>,
+    pub presets: Vec<(String, String)>,
+    pub stored_boards: Vec<BoardCostsView>,
+    pub jobs: Vec<Job>,
+    pub error: Option<String>,
+    pub form: BTreeMap<String, String>,
+}
+
+impl SimulationsPage {
+    pub fn field(&self, k: &str) -> String {
+        self.form.get(k).cloned().unwrap_or_default()
+    }
+    pub fn selected(&self, k: &str, v: &str) -> bool {
+        self.form.get(k).is_some_and(|x| x == v)
+    }
+}
+
+async fn page(
+    state: &AppState,
+    error: Option<String>,
+    form: BTreeMap<String, String>,
+) -> Result<SimulationsPage, AppError> {
+    let stored = jobs::all_board_costs(&state.pool).await?;
+    Ok(SimulationsPage {
+        scenarios: reclaimlab_sim::builtin_scenarios()
+            .into_iter()
+            .map(|(n, d)| (n.to_string(), d.to_string()))
+            .collect(),
+        boards: reclaimlab_sim::builtin_boards()
+            .into_iter()
+            .map(|b| (b.name, b.description))
+            .collect(),
+        presets: reclaimlab_sim::builtin_presets()
+            .into_iter()
+            .map(|p| (p.name, p.kernel))
+            .collect(),
+        stored_boards: stored.iter().map(cost_view).collect(),
+        jobs: jobs::recent(&state.pool, 30).await?,
+        error,
+        form,
+    })
+}
+
+/// Which costs of a stored board are calibrated, and which are the class's.
+fn cost_view(row: &BoardCostRow) -> BoardCostsView {
+    let overrides: toml::Table = row.costs_toml.parse().unwrap_or_default();
+    let costs = crate::jobs::exec::board_costs(&row.board_class)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, default)| {
+            let cal = overrides
+                .get(&name)
+                .and_then(|v| v.as_float().or(v.as_integer().map(|i| i as f64)));
+            CostView {
+                value: format!("{}", cal.unwrap_or(default)),
+                calibrated: cal.is_some(),
+                name,
+            }
+        })
+        .collect();
+    BoardCostsView {
+        board: row.board.clone(),
+        class: row.board_class.clone(),
+        costs,
+        updated: row.updated_at.format("%Y-%m-%d %H:%M").to_string(),
+    }
+}
+
+pub async fn show_simulations(State(state): State<AppState>) -> PageResult<SimulationsPage> {
+    let mut form = BTreeMap::new();
+    form.insert("scenario".into(), "v4-isolate-irq-holdoff".into());
+    form.insert("seed".into(), "1".into());
+    Ok(page(&state, None, form).await?)
+}
+
+fn form(body: &str) -> BTreeMap<String, String> {
+    url::form_urlencoded::parse(body.as_bytes())
+        .into_owned()
+        .collect()
+}
+
+async fn form_caller(state: &AppState, f: &BTreeMap<String, String>) -> Result<Caller, AppError> {
+    let secret = f.get("token").map(|t| t.trim()).unwrap_or("");
+    if secret.is_empty() {
+        return Err(AppError::Unauthorized);
+    }
+    let token = crate::storage::tokens::find_active(&state.pool, &hash_token(secret))
+        .await?
+        .ok_or(AppError::Unauthorized)?;
+    let c = Caller { token };
+    c.require(Scope::Upload)?;
+    Ok(c)
+}
+
+fn request_from_form(f: &BTreeMap<String, String>) -> Result<SimulationRequest, String> {
+    let get = |k: &str| {
+        f.get(k)
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty())
+    };
+    let toml = get("scenario_toml");
+    let scenario = toml.or_else(|| get("scenario")).unwrap_or_default();
+    let num = |k: &str, default: u64| -> Result<u64, String> {
+        match get(k) {
+            Some(v) => v
+                .parse()
+                .map_err(|_| format!("{k}: expected a whole number, found {v:?}")),
+            None => Ok(default),
+        }
+    };
+    let sweep = match (get("sweep_variant"), get("sweep_knob"), get("sweep_values")) {
+        (Some(variant), Some(knob), Some(values)) => Some(SweepRequest {
+            variant,
+            knob,
+            values: values
+                .split([',', ' '])
+                .filter(|v| !v.is_empty())
+                .map(|v| {
+                    v.parse::<f64>()
+                        .map_err(|_| format!("sweep values: {v:?} is not a number"))
+                })
+                .collect::<Result<_, _>>()?,
+            output: get("sweep_output").unwrap_or_else(|| "cyclictest_max_us".into()),
+        }),
+        (None, None, None) => None,
+        _ => return Err("sweep: give the variant, the knob and the values".into()),
+    };
+    Ok(SimulationRequest {
+        scenario,
+        variants: get("variants")
+            .map(|v| {
+                v.split([',', ' '])
+                    .filter(|x| !x.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default(),
+        seed: num("seed", 1)?,
+        replications: num("replications", 0)? as u32,
+        duration: get("duration"),
+        board_class: get("board_class"),
+        board: get("board"),
+        knobs: BTreeMap::new(),
+        sweep,
+        force: f.contains_key("force"),
+    })
+}
+
+pub async fn submit_simulation(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, PageError> {
+    same_origin(&headers)?;
+    let f = form(&body);
+    let caller = form_caller(&state, &f).await?;
+    let req = match request_from_form(&f) {
+        Ok(r) => r,
+        Err(e) => {
+            return Ok((
+                axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+                page(&state, Some(e), f).await?,
+            )
+                .into_response());
+        }
+    };
+    match simulate::submit(&state, req, Some(caller.token.id)).await {
+        Ok(s) => Ok(match s.sweep_id {
+            Some(id) => Redirect::to(&format!("/simulations/sweeps/{id}")),
+            None => Redirect::to(&format!("/simulations/{}", s.ids[0])),
+        }
+        .into_response()),
+        Err(
+            e @ (AppError::Unprocessable { .. }
+            | AppError::BadRequest(_)
+            | AppError::TooManyRequests(_)
+            | AppError::Busy(_)),
+        ) => Ok((e.status(), page(&state, Some(e.public_message()), f).await?).into_response()),
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub async fn submit_costs(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<Response, PageError> {
+    same_origin(&headers)?;
+    let f = form(&body);
+    form_caller(&state, &f).await?;
+    let board = f.get("board").cloned().unwrap_or_default();
+    let class = f.get("board_class").cloned().unwrap_or_default();
+    let costs = f.get("costs").cloned().unwrap_or_default();
+    match simulate::set_board_costs(&state, &board, &class, &costs).await {
+        Ok(()) => Ok(Redirect::to("/simulations#boards").into_response()),
+        Err(e @ (AppError::Unprocessable { .. } | AppError::BadRequest(_))) => {
+            Ok((e.status(), page(&state, Some(e.public_message()), f).await?).into_response())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+#[derive(Template, WebTemplate)]
+#[template(path = "pages/simulation.html")]
+pub struct SimulationPage {
+    pub job: Job,
+    pub active: bool,
+    pub progress: String,
+    pub runs: Vec<crate::storage::runs::RunSummary>,
+    pub report_text: Option<String>,
+    pub compare_url: Option<String>,
+    pub measured_hint: String,
+}
+
+pub async fn show_simulation(
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+) -> PageResult<SimulationPage> {
+    let job = jobs::get(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
+    let run_ids = jobs::result_runs(&state.pool, id).await?;
+    let runs = crate::storage::runs::summaries(&state.pool, &run_ids).await?;
+    let report_text = jobs::result_text(&state.pool, id).await?.map(|(t, _)| t);
+    let compare_url = (!runs.is_empty()).then(|| {
+        // One column per simulated variant, in order.
+        let mut cols: Vec<(String, Vec<i64>)> = Vec::new();
+        for r in &runs {
+            match cols.iter_mut().find(|c| c.0 == r.variant) {
+                Some(c) => c.1.push(r.id),
+                None => cols.push((r.variant.clone(), vec![r.id])),
+            }
+        }
+        let q: Vec<String> = cols
+            .iter()
+            .map(|(v, ids)| {
+                format!(
+                    "c={}",
+                    urlencode(&format!(
+                        "runs:{};label:{v} (simulated)",
+                        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+                    ))
+                )
+            })
+            .collect();
+        format!("/compare?{}", q.join("&"))
+    });
+    let active = job.state == "queued" || job.state == "running";
+    let progress = format!(
+        "{} s simulated, {} events",
+        fmt_us(job.progress_sim_ns as f64 / 1e9),
+        job.progress_events
+    );
+    Ok(SimulationPage {
+        active,
+        progress,
+        runs,
+        report_text,
+        compare_url,
+        measured_hint: "add measured runs as more lines, e.g. variant:vanilla;board:i7-4790".into(),
+        job,
+    })
+}
+
+pub async fn cancel_from_page(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    body: String,
+) -> Result<Response, PageError> {
+    same_origin(&headers)?;
+    let f = form(&body);
+    let caller = form_caller(&state, &f).await?;
+    let job = jobs::get(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
+    if caller.scope() != Scope::Admin && job.token_id != Some(caller.token.id) {
+        return Err(AppError::Forbidden(
+            "only the token that submitted this simulation may cancel it".into(),
+        )
+        .into());
+    }
+    jobs::request_cancel(&state.pool, id).await?;
+    Ok(Redirect::to(&format!("/simulations/{id}")).into_response())
+}
+
+pub async fn rerun_from_page(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    body: String,
+) -> Result<Response, PageError> {
+    same_origin(&headers)?;
+    let f = form(&body);
+    let caller = form_caller(&state, &f).await?;
+    let req = crate::web::api::simulations::rerun_request(&state, id).await?;
+    let s = simulate::submit(&state, req, Some(caller.token.id)).await?;
+    Ok(Redirect::to(&format!("/simulations/{}", s.ids[0])).into_response())
+}
+
+#[derive(Template, WebTemplate)]
+#[template(path = "pages/sweep.html")]
+pub struct SweepPage {
+    pub sweep: jobs::Sweep,
+    pub rows: Vec<(i64, String, String, String)>,
+    pub active: bool,
+    pub has_points: bool,
+}
+
+async fn sweep_points(
+    state: &AppState,
+    id: i64,
+) -> Result<(jobs::Sweep, Vec<Job>, Vec<(f64, Option<f64>)>), AppError> {
+    let sweep = jobs::sweep(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::not_found(format!("sweep {id}")))?;
+    let list = jobs::by_sweep(&state.pool, id).await?;
+    let mut points = Vec::new();
+    for j in &list {
+        let y = match jobs::result_text(&state.pool, j.id).await? {
+            Some((_, report)) => {
+                let variant = report["variants"]
+                    .as_array()
+                    .and_then(|vs| vs.iter().find(|v| v["name"] == sweep.variant.as_str()))
+                    .map(|_| sweep.variant.clone())
+                    .unwrap_or_default();
+                simulate::output_value(&report, &variant, &sweep.output)
+            }
+            None => None,
+        };
+        points.push((j.sweep_value.unwrap_or(f64::NAN), y));
+    }
+    Ok((sweep, list, points))
+}
+
+pub async fn show_sweep(
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+) -> PageResult<SweepPage> {
+    let (sweep, list, points) = sweep_points(&state, id).await?;
+    let active = list
+        .iter()
+        .any(|j| j.state == "queued" || j.state == "running");
+    let rows = list
+        .iter()
+        .zip(&points)
+        .map(|(j, (x, y))| {
+            (
+                j.id,
+                format!("{x}"),
+                y.map(fmt_us).unwrap_or_else(|| "-".into()),
+                j.state.clone(),
+            )
+        })
+        .collect();
+    Ok(SweepPage {
+        has_points: points.iter().any(|p| p.1.is_some()),
+        sweep,
+        rows,
+        active,
+    })
+}
+
+pub async fn show_sweep_svg(
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+) -> Result<Response, PageError> {
+    let (sweep, _, points) = sweep_points(&state, id).await?;
+    let series = vec![reclaimlab_report::svg::Series {
+        label: format!("{} ({})", sweep.variant, sweep.output),
+        points: points
+            .into_iter()
+            .filter_map(|(x, y)| y.map(|y| (x, y)))
+            .collect(),
+    }];
+    Ok(svg_response(
+        reclaimlab_report::svg::line_plot(
+            &format!("{} against {}", sweep.output, sweep.knob),
+            &sweep.knob,
+            &sweep.output,
+            &series,
+        ),
+        false,
+    ))
+}
