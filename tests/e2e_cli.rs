@@ -160,3 +160,40 @@ async fn token_cli_creates_lists_and_revokes(pool: PgPool) {
     .unwrap();
     assert!(!ok && err.contains("--scope"));
 }
+
+#[sqlx::test]
+async fn slow_headers_are_cut_off(pool: PgPool) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let state = reclaimlab::web::AppState::new(pool.clone(), &format!("http://{addr}"));
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(reclaimlab::web::serve_with(
+        listener,
+        state,
+        std::time::Duration::from_millis(300),
+        async {
+            let _ = rx.await;
+        },
+    ));
+    let (closed, fast) = tokio::task::spawn_blocking(move || {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(addr).unwrap();
+        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1200));
+        s.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+        let mut buf = Vec::new();
+        let closed = matches!(s.read_to_end(&mut buf), Ok(_)) && !String::from_utf8_lossy(&buf).contains("200 OK");
+        // A client that sends its headers in time is served.
+        let mut f = std::net::TcpStream::connect(addr).unwrap();
+        f.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+        let mut out = String::new();
+        f.read_to_string(&mut out).unwrap();
+        (closed, out)
+    })
+    .await
+    .unwrap();
+    assert!(closed, "slow client was not disconnected");
+    assert!(fast.starts_with("HTTP/1.1 200"), "{fast}");
+    let _ = tx.send(());
+    server.await.unwrap().unwrap();
+}

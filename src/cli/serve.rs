@@ -37,7 +37,12 @@ pub async fn run(a: ServeArgs) -> anyhow::Result<()> {
         shutdown_signal().await;
         let _ = tx.send(true);
     };
-    let server = web::serve(listener, state, shutdown);
+    let server = web::serve_with(
+        listener,
+        state,
+        Duration::from_secs(a.header_read_timeout_secs),
+        shutdown,
+    );
     server.await?;
     for w in workers {
         let _ = tokio::time::timeout(Duration::from_secs(10), w).await;
