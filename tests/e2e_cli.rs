@@ -178,14 +178,18 @@ async fn slow_headers_are_cut_off(pool: PgPool) {
     let (closed, fast) = tokio::task::spawn_blocking(move || {
         use std::io::{Read, Write};
         let mut s = std::net::TcpStream::connect(addr).unwrap();
-        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n").unwrap();
+        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+            .unwrap();
         std::thread::sleep(std::time::Duration::from_millis(1200));
-        s.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
+        s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .unwrap();
         let mut buf = Vec::new();
-        let closed = matches!(s.read_to_end(&mut buf), Ok(_)) && !String::from_utf8_lossy(&buf).contains("200 OK");
+        let closed = matches!(s.read_to_end(&mut buf), Ok(_))
+            && !String::from_utf8_lossy(&buf).contains("200 OK");
         // A client that sends its headers in time is served.
         let mut f = std::net::TcpStream::connect(addr).unwrap();
-        f.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+        f.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .unwrap();
         let mut out = String::new();
         f.read_to_string(&mut out).unwrap();
         (closed, out)

@@ -255,7 +255,8 @@ pub async fn serve_with(
         let svc = app
             .clone()
             .layer(axum::Extension(axum::extract::ConnectInfo(peer)));
-        let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(svc));
+        let conn = builder
+            .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(svc));
         let conn = graceful.watch(conn.into_owned());
         tokio::spawn(async move {
             if let Err(e) = conn.await {

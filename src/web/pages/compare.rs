@@ -110,8 +110,13 @@ impl ComparisonView {
                                 Some(p.against) != cell.vs_baseline.as_ref().map(|b| b.against)
                             })
                             .and_then(|p| {
-                                p.pct
-                                    .map(|x| format!("{x:+.2}%{} vs prev", p.significance.mark()))
+                                p.pct.map(|x| {
+                                    format!(
+                                        "{x:+.2}%{} vs prev{}",
+                                        p.significance.mark(),
+                                        if p.printed { " as printed" } else { "" }
+                                    )
+                                })
                             })
                             .unwrap_or_default();
                         let (delta, class, verdict) = match d {
@@ -119,7 +124,10 @@ impl ComparisonView {
                                 let mark = d.significance.mark();
                                 let pct = d
                                     .pct
-                                    .map(|p| format!("{p:+.2}%{mark}"))
+                                    .map(|p| {
+                                        let how = if d.printed { " as printed" } else { "" };
+                                        format!("{p:+.2}%{mark}{how}")
+                                    })
                                     .unwrap_or_else(|| "-".into());
                                 let class = match (d.pct, d.significance) {
                                     (
@@ -144,7 +152,7 @@ impl ComparisonView {
                                 .map(|s| format!("±{}", num(Some(s))))
                                 .unwrap_or_default(),
                             n: if cell.single_summary {
-                                "printed".into()
+                                "summary".into()
                             } else {
                                 format!("n={}", cell.n)
                             },
