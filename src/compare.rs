@@ -131,10 +131,8 @@ impl ColumnSpec {
         if let Some(k) = &self.kernel {
             parts.push(k.clone());
         }
-        if parts.is_empty() {
-            if let Some(b) = &self.board {
-                parts.push(b.clone());
-            }
+        if let Some(b) = self.board.as_ref().filter(|_| parts.is_empty()) {
+            parts.push(b.clone());
         }
         if parts.is_empty() {
             parts.push(format!(
@@ -196,10 +194,8 @@ pub fn build_input(
     let mut first_col_of: BTreeMap<(i64, i32), usize> = BTreeMap::new();
     for (ci, runs) in columns.iter().enumerate() {
         for r in runs {
-            if r.column_index == 0 {
-                if let Some(u) = r.upload_id {
-                    first_col_of.entry((u, r.block_index)).or_insert(ci);
-                }
+            if let Some(u) = r.upload_id.filter(|_| r.column_index == 0) {
+                first_col_of.entry((u, r.block_index)).or_insert(ci);
             }
         }
     }
@@ -457,20 +453,22 @@ pub fn chart(c: &reclaimlab_report::compare::Comparison) -> Option<String> {
     if let Some(h) = svg::latency_histogram_chart(c) {
         return Some(h);
     }
-    if let Some(l) = &c.latency {
-        if l.max_us.iter().any(Option::is_some) {
-            let bars: Vec<svg::Bar> = c
-                .columns
-                .iter()
-                .zip(&l.max_us)
-                .map(|(col, m)| svg::Bar {
-                    label: col.label.clone(),
-                    value: *m,
-                    error: None,
-                })
-                .collect();
-            return Some(svg::bar_chart("Worst-case latency", "us", &bars));
-        }
+    if let Some(l) = c
+        .latency
+        .as_ref()
+        .filter(|l| l.max_us.iter().any(Option::is_some))
+    {
+        let bars: Vec<svg::Bar> = c
+            .columns
+            .iter()
+            .zip(&l.max_us)
+            .map(|(col, m)| svg::Bar {
+                label: col.label.clone(),
+                value: *m,
+                error: None,
+            })
+            .collect();
+        return Some(svg::bar_chart("Worst-case latency", "us", &bars));
     }
     (!c.metrics.is_empty())
         .then(|| svg::metric_bar_chart(c, 0))

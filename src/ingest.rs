@@ -249,10 +249,8 @@ fn plan_block(
             out.push(base);
         }
         BlockBody::FtraceLatency(t) => {
-            if base.kernel == UNKNOWN {
-                if let Some(k) = &t.kernel {
-                    base.kernel = k.clone();
-                }
+            if let Some(k) = t.kernel.as_ref().filter(|_| base.kernel == UNKNOWN) {
+                base.kernel = k.clone();
             }
             base.trace = Some(t.clone());
             out.push(base);
@@ -353,8 +351,8 @@ fn plan_table(
         return;
     }
     let mut prev_variant: Option<String> = None;
-    for c in 0..ncols {
-        if t.style == "plain" && is_derived_column(&names[c]) {
+    for (c, name) in names.iter().enumerate() {
+        if t.style == "plain" && is_derived_column(name) {
             continue;
         }
         let mut run = base.clone();
@@ -362,7 +360,7 @@ fn plan_table(
         if let Some(v) = t.column_variants.get(c).filter(|v| !v.is_empty()) {
             run.variant = v.clone();
         } else {
-            run.variant = names[c].clone();
+            run.variant = name.clone();
         }
         if let Some(k) = t.column_kernels.get(c).filter(|k| !k.is_empty()) {
             run.kernel = k.clone();

@@ -220,12 +220,15 @@ pub async fn submit(
             h.update(b"\0");
         }
         let input_hash = h.finalize().to_vec();
-        if !req.force && sweep_id.is_none() {
-            if let Some(id) = jobs::cached(&mut *tx, &input_hash, &sim_version).await? {
-                ids.push(id);
-                cached = true;
-                continue;
-            }
+        let cache_hit = if !req.force && sweep_id.is_none() {
+            jobs::cached(&mut *tx, &input_hash, &sim_version).await?
+        } else {
+            None
+        };
+        if let Some(id) = cache_hit {
+            ids.push(id);
+            cached = true;
+            continue;
         }
         let id = jobs::insert(
             &mut *tx,

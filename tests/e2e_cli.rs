@@ -184,8 +184,8 @@ async fn slow_headers_are_cut_off(pool: PgPool) {
         s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
             .unwrap();
         let mut buf = Vec::new();
-        let closed = matches!(s.read_to_end(&mut buf), Ok(_))
-            && !String::from_utf8_lossy(&buf).contains("200 OK");
+        let closed =
+            s.read_to_end(&mut buf).is_ok() && !String::from_utf8_lossy(&buf).contains("200 OK");
         // A client that sends its headers in time is served.
         let mut f = std::net::TcpStream::connect(addr).unwrap();
         f.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")

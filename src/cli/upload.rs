@@ -24,10 +24,8 @@ pub async fn run(a: UploadArgs) -> anyhow::Result<()> {
         if a.unlisted {
             q.append_pair("unlisted", "true");
         }
-        if a.file.as_os_str() != "-" {
-            if let Some(n) = a.file.file_name() {
-                q.append_pair("filename", &n.to_string_lossy());
-            }
+        if let Some(n) = a.file.file_name().filter(|_| a.file.as_os_str() != "-") {
+            q.append_pair("filename", &n.to_string_lossy());
         }
     }
     let resp = reqwest::Client::new()

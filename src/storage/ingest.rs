@@ -88,21 +88,17 @@ pub async fn write_upload(
         Some(m) => Some(catalog::series_id(conn, m, up.subject).await?),
         None => None,
     };
+    let cx = RunContext {
+        upload_id,
+        series,
+        message_id: up.message_id,
+        meta: up.meta,
+        kind: up.kind,
+        simulation_id,
+    };
     let mut run_ids = Vec::with_capacity(up.runs.len());
     for spec in up.runs {
-        run_ids.push(
-            insert_run(
-                conn,
-                upload_id,
-                spec,
-                series,
-                up.message_id,
-                up.meta,
-                up.kind,
-                simulation_id,
-            )
-            .await?,
-        );
+        run_ids.push(insert_run(conn, spec, &cx).await?);
     }
     Ok(Some(StoredUpload {
         upload_id,
@@ -134,16 +130,29 @@ async fn replay(pool: &PgPool, key: &str, fingerprint: &[u8]) -> Result<StoredUp
     })
 }
 
+/// What every run of one upload shares.
+struct RunContext<'a> {
+    upload_id: i64,
+    series: Option<i64>,
+    message_id: Option<&'a str>,
+    meta: &'a UploadMeta,
+    kind: &'a str,
+    simulation_id: Option<i64>,
+}
+
 async fn insert_run(
     conn: &mut PgConnection,
-    upload_id: i64,
     spec: &RunSpec,
-    series: Option<i64>,
-    message_id: Option<&str>,
-    meta: &UploadMeta,
-    kind: &str,
-    simulation_id: Option<i64>,
+    cx: &RunContext<'_>,
 ) -> Result<i64, AppError> {
+    let RunContext {
+        upload_id,
+        series,
+        message_id,
+        meta,
+        kind,
+        simulation_id,
+    } = *cx;
     let board = catalog::board_id(conn, &spec.board).await?;
     let kernel = catalog::kernel_id(conn, &spec.kernel).await?;
     let variant = catalog::variant_id(

@@ -151,18 +151,20 @@ pub struct RunDetail {
     pub block: serde_json::Value,
 }
 
+type DetailRow = (
+    Option<String>,
+    i32,
+    i32,
+    serde_json::Value,
+    Option<Vec<u8>>,
+    Option<String>,
+);
+
 pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
     let Some(summary) = summary(pool, id).await? else {
         return Ok(None);
     };
-    let (tool_args, first, last, block, sha, message_id): (
-        Option<String>,
-        i32,
-        i32,
-        serde_json::Value,
-        Option<Vec<u8>>,
-        Option<String>,
-    ) = sqlx::query_as(
+    let (tool_args, first, last, block, sha, message_id): DetailRow = sqlx::query_as(
         "SELECT r.tool_args, r.first_line, r.last_line, r.block, u.blob_sha256,
                 COALESCE(u.message_id, v.message_id)
          FROM runs r LEFT JOIN uploads u ON u.id = r.upload_id JOIN variants v ON v.id = r.variant_id

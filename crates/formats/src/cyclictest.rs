@@ -1,102 +1,554 @@
-//! cyclictest summary lines (`T: 0 ( 4541) P:99 I:1000 C: 773124 Min: 1 Act: 6 Avg: 3 Max: 53381`).
+//! cyclictest summary lines and the block they form with a histogram.
 //!
-//! https://git.kernel.org/pub/scm/utils/rt-tests/rt-tests.git/tree/src/cyclictest/cyclictest.c
+//! Owns the `T:` lines of every rt-tests layout: current
+//! (`T: 0 ( 4541) P:99 I:1000 C: 773124 Min:      1 Act:    6 Avg:    3 Max:   53381`),
+//! `-N` nanoseconds (Act/Avg printed 8 wide; values converted to us, the
+//! printed numbers kept in `original`, `printed_unit: "ns"`), `-q`, `-m -S
+//! --smp`, old layouts (`T: 0 (1234) P:80 I:10000 C:1000 Min: ...`), extra
+//! fields some builds print (`SMI:`, `CPU:`, `Policy:`), the `policy: fifo:
+//! loadavg: ...` line above them, terminal escape codes left in captured
+//! output, and a `T:` line wrapped by a mailer. A `# Histogram` section
+//! before or after the `T:` lines belongs to the same block (parsed by
+//! [`crate::histogram`]).
+//!
+//! Nanoseconds cannot be told from one line's numbers, so `-N` is inferred
+//! from the printed widths (`Act:%8ld Avg:%8ld` instead of `%5ld`) or from a
+//! `cyclictest ... -N`/`--nsecs` command line just above the block.
+//!
+//! Format: `print_stat()` in rt-tests `src/cyclictest/cyclictest.c`,
+//! <https://git.kernel.org/pub/scm/utils/rt-tests/rt-tests.git>.
+
+use std::io::BufRead;
+
+use serde_json::{Map, Value};
 
 use crate::document::{BlockBody, Cyclictest, CyclictestThread};
 use crate::error::ParseError;
-use crate::lines::Line;
+use crate::ftrace::{ascii_spaces, stream_byte_lines};
+use crate::histogram::{self, HistogramBuilder};
+use crate::lines::{self, Line};
 
 const FORMAT: &str = "cyclictest";
 
-/// Recognise a run of `T:` lines starting at `lines[start]`.
+/// How many lines above a block are searched for the cyclictest command.
+const CMDLINE_LOOKBACK: usize = 6;
+
+/// Recognise a cyclictest block (`T:` lines and/or a histogram) starting at
+/// `lines[start]`.
 pub fn recognize(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
-    if !lines[start].text.trim_start().starts_with("T:") {
+    let first = lines.get(start)?;
+    if !is_start(first.text) {
         return None;
     }
-    let quote = lines[start].quote;
-    let mut threads = Vec::new();
-    let mut i = start;
-    while i < lines.len() && lines[i].quote == quote && lines[i].text.trim_start().starts_with("T:")
-    {
-        match parse_thread(&lines[i]) {
-            Ok(t) => threads.push(t),
+    let quote = first.quote;
+    let lookback = lines[start.saturating_sub(CMDLINE_LOOKBACK)..start]
+        .iter()
+        .filter(|l| l.quote == quote)
+        .any(|l| cmdline_says_ns(l.text));
+    let mut b = BlockParser::new(lookback);
+    let mut consumed = 0;
+    for (k, line) in lines[start..].iter().enumerate() {
+        if line.quote != quote && !(b.pending.is_some() && is_wrapped_tail(line.text)) {
+            break;
+        }
+        match b.feed(line.no, line.text) {
+            Ok(true) => consumed = k + 1,
+            Ok(false) => break,
             Err(e) => return Some(Err(e)),
         }
-        i += 1;
     }
-    Some(Ok((
-        i - start,
-        BlockBody::Cyclictest(Cyclictest {
-            threads,
-            histogram: None,
-            printed_unit: "us".into(),
-        }),
-    )))
+    match b.finish() {
+        Ok(Some(c)) => Some(Ok((consumed.max(1), BlockBody::Cyclictest(c)))),
+        Ok(None) => None,
+        Err(e) => Some(Err(e)),
+    }
 }
 
-fn parse_thread(line: &Line<'_>) -> Result<CyclictestThread, ParseError> {
-    let text = line.text;
-    let mut t = CyclictestThread::default();
-    let mut seen_max = false;
-    // Normalise "T: 0 ( 4541) P:99" into key/value tokens.
-    let norm = text.replace('(', " ( ").replace(')', " ) ");
-    let mut toks = norm.split_whitespace().peekable();
-    while let Some(tok) = toks.next() {
-        let col = text.find(tok).map(|c| c as u64 + 1).unwrap_or(1);
-        let (key, inline) = match tok.split_once(':') {
-            Some((k, v)) => (k, v),
-            None if tok == "(" => {
-                let v = toks.next().unwrap_or("");
-                t.tid = Some(num(v, line, col, "a thread id")?);
-                toks.next();
-                continue;
-            }
+/// Read one cyclictest block (summary lines and/or histogram) from a reader
+/// with bounded memory: the text is never held, only threads and non-empty
+/// buckets. Lines before the block are skipped (a command line among them
+/// can announce `-N`); the block ends at a line that belongs to neither.
+pub fn parse_reader<R: BufRead>(r: R) -> Result<Cyclictest, ParseError> {
+    let mut block: Option<BlockParser> = None;
+    let mut ns_hint = false;
+    let mut failed = None;
+    let mut first_text: Option<(u64, String)> = None;
+    stream_byte_lines(r, |no, bytes| {
+        if let Some(b) = block.as_mut()
+            && b.pending.is_none()
+            && b.hist.in_rows()
+            && bytes.first().is_some_and(u8::is_ascii_digit)
+        {
+            // A bucket row: straight to the histogram, no text handling.
+            return match b.hist.row_bytes(no, bytes) {
+                Ok(()) => true,
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            };
+        }
+        let raw = String::from_utf8_lossy(bytes);
+        let (_, text) = lines::strip_quote(&raw);
+        match block.as_mut() {
             None => {
-                return Err(ParseError::invalid(
-                    FORMAT,
-                    line.no,
-                    col,
-                    "`Key:value` fields",
-                    tok,
-                ));
+                if is_start(text) {
+                    let mut b = BlockParser::new(ns_hint);
+                    match b.feed(no, text) {
+                        Ok(_) => block = Some(b),
+                        Err(e) => {
+                            failed = Some(e);
+                            return false;
+                        }
+                    }
+                } else {
+                    ns_hint |= cmdline_says_ns(text);
+                    if first_text.is_none() && !text.trim().is_empty() {
+                        first_text = Some((no, text.to_string()));
+                    }
+                }
+                true
             }
-        };
-        let val = if inline.is_empty() {
-            toks.next().unwrap_or("")
-        } else {
-            inline
-        };
-        match key {
-            "T" => t.thread = num(val, line, col, "a thread number")?,
-            "P" => t.priority = Some(num(val, line, col, "a priority")?),
-            "I" => t.interval_us = Some(num(val, line, col, "an interval")?),
-            "C" => t.cycles = Some(num(val, line, col, "a cycle count")?),
-            "Min" => t.min_us = num(val, line, col, "a latency")?,
-            "Act" => t.act_us = Some(num(val, line, col, "a latency")?),
-            "Avg" => t.avg_us = num(val, line, col, "a latency")?,
-            "Max" => {
-                t.max_us = num(val, line, col, "a latency")?;
-                seen_max = true;
-            }
-            _ => {}
+            Some(b) => match b.feed(no, text) {
+                Ok(more) => more,
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            },
+        }
+    })
+    .map_err(|e| ParseError::invalid(FORMAT, 0, 0, "readable input", &e.to_string()))?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let unrecognized = || {
+        let (no, text) = first_text.clone().unwrap_or((0, String::new()));
+        ParseError::unrecognized("cyclictest `T:` lines or a `# Histogram`", no, &text)
+    };
+    match block {
+        Some(b) => b.finish()?.ok_or_else(unrecognized),
+        None => Err(unrecognized()),
+    }
+}
+
+/// Whether `text` can open a cyclictest block.
+pub fn is_start(text: &str) -> bool {
+    let t = strip_escapes(text).trim_start();
+    is_thread_line(t)
+        || histogram::is_start(t)
+        || (t.starts_with("policy:") && t.contains("loadavg:"))
+        || t.starts_with("# /dev/cpu_dma_latency set to")
+}
+
+fn is_thread_line(t: &str) -> bool {
+    t.strip_prefix("T:")
+        .map(str::trim_start)
+        .and_then(|r| r.bytes().next())
+        .is_some_and(|b| b.is_ascii_digit())
+}
+
+/// The rest of a `T:` line a mailer wrapped onto the next line.
+fn is_wrapped_tail(text: &str) -> bool {
+    let t = text.trim_start();
+    ["Min:", "Act:", "Avg:", "Max:", "C:"]
+        .iter()
+        .any(|k| t.starts_with(k))
+}
+
+/// Remove terminal escape sequences (`ESC [ 10 A`) that a non-quiet run
+/// leaves in captured output.
+fn strip_escapes(text: &str) -> &str {
+    let mut t = text;
+    while let Some(rest) = t.strip_prefix("\u{1b}[") {
+        match rest.find(|c: char| c.is_ascii_alphabetic()) {
+            Some(p) => t = &rest[p + 1..],
+            None => return "",
         }
     }
-    if !seen_max {
-        return Err(ParseError::invalid(
-            FORMAT,
-            line.no,
-            text.len() as u64 + 1,
-            "a `Max:` field",
-            "end of line",
-        ));
-    }
-    Ok(t)
+    t
 }
 
-fn num<T: std::str::FromStr>(v: &str, line: &Line<'_>, col: u64, what: &str) -> Result<T, ParseError> {
-    v.parse()
-        .map_err(|_| ParseError::invalid(FORMAT, line.no, col, what, v))
+/// A `cyclictest` command line that asks for nanoseconds (`-N`,
+/// `--nsecs`, or `N` among bundled short flags).
+fn cmdline_says_ns(text: &str) -> bool {
+    if !text.contains("cyclictest") {
+        return false;
+    }
+    text.split_whitespace().any(|tok| {
+        tok == "--nsecs"
+            || (tok.starts_with('-')
+                && !tok.starts_with("--")
+                && tok.len() <= 8
+                && tok[1..].bytes().all(|b| b.is_ascii_alphabetic())
+                && tok.contains('N'))
+    })
+}
+
+/// The line-at-a-time machine shared by [`recognize`] and [`parse_reader`].
+struct BlockParser {
+    threads: Vec<CyclictestThread>,
+    hist: HistogramBuilder,
+    policy: Option<String>,
+    ns_hint: bool,
+    /// Every `T:` line printed Act and Avg at least 8 wide (the `-N` format).
+    all_wide: bool,
+    /// A `T:` line without `Max:` waiting for its wrapped tail.
+    pending: Option<(u64, String)>,
+    blank_seen: bool,
+}
+
+impl BlockParser {
+    fn new(ns_hint: bool) -> Self {
+        BlockParser {
+            threads: Vec::new(),
+            hist: HistogramBuilder::new(),
+            policy: None,
+            ns_hint,
+            all_wide: true,
+            pending: None,
+            blank_seen: false,
+        }
+    }
+
+    /// `Ok(true)` when the line belongs to the block.
+    fn feed(&mut self, no: u64, raw: &str) -> Result<bool, ParseError> {
+        let normalized = ascii_spaces(raw);
+        let text = strip_escapes(&normalized).trim_end();
+        let t = text.trim_start();
+        if let Some((pno, ptext)) = self.pending.take() {
+            if is_wrapped_tail(t) {
+                let joined = format!("{ptext} {t}");
+                self.thread(pno, &joined, true)?;
+                return Ok(true);
+            }
+            self.thread(pno, &ptext, true)?;
+        }
+        if t.is_empty() {
+            // cyclictest prints `policy: ...` and a blank line above the `T:` lines.
+            let after_policy = self.policy.is_some() && self.threads.is_empty() && !self.blank_seen;
+            self.blank_seen = true;
+            return Ok(after_policy && self.hist.is_empty());
+        }
+        if is_thread_line(t) {
+            if !t.contains("Max:") {
+                self.pending = Some((no, text.to_string()));
+                return Ok(true);
+            }
+            self.thread(no, text, false)?;
+            return Ok(true);
+        }
+        if self.hist.feed(no, text)? {
+            return Ok(true);
+        }
+        if let Some(rest) = t.strip_prefix("policy:")
+            && t.contains("loadavg:")
+        {
+            let p = rest.split(':').next().unwrap_or("").trim();
+            if !p.is_empty() {
+                self.policy = Some(p.to_string());
+            }
+            return Ok(true);
+        }
+        Ok(t.starts_with("# /dev/cpu_dma_latency set to"))
+    }
+
+    fn thread(&mut self, no: u64, text: &str, wrapped: bool) -> Result<(), ParseError> {
+        let (mut t, widths) = parse_thread(no, text)?;
+        if wrapped || widths.0 < 8 || widths.1 < 8 {
+            self.all_wide = false;
+        }
+        if t.policy.is_none() {
+            t.policy.clone_from(&self.policy);
+        }
+        self.threads.push(t);
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Option<Cyclictest>, ParseError> {
+        if let Some((pno, ptext)) = self.pending.take() {
+            self.thread(pno, &ptext, true)?;
+        }
+        let ns = self.ns_hint || (self.all_wide && !self.threads.is_empty());
+        if ns {
+            for t in &mut self.threads {
+                to_micros(t);
+            }
+        }
+        let histogram = self.hist.finish(if ns { 0.001 } else { 1.0 });
+        if self.threads.is_empty() && histogram.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(Cyclictest {
+            threads: self.threads,
+            histogram,
+            printed_unit: if ns { "ns" } else { "us" }.to_string(),
+            cmdline: None,
+            rt_tests_version: None,
+        }))
+    }
+}
+
+/// Convert a thread parsed in printed units (ns) to us, keeping the
+/// printed numbers in `original`.
+fn to_micros(t: &mut CyclictestThread) {
+    let mut orig = match t.original.take() {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    let mut put = |k: &str, v: f64| {
+        orig.insert(k.to_string(), json_number(v));
+    };
+    put("min", t.min_us);
+    put("avg", t.avg_us);
+    put("max", t.max_us);
+    if let Some(a) = t.act_us {
+        put("act", a);
+        t.act_us = Some(a / 1000.0);
+    }
+    t.min_us /= 1000.0;
+    t.avg_us /= 1000.0;
+    t.max_us /= 1000.0;
+    t.original = Some(Value::Object(orig));
+}
+
+fn json_number(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        Value::from(v as i64)
+    } else {
+        serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number)
+    }
+}
+
+/// Parse one `T:` line. Returns the thread (values in printed units) and
+/// the printed widths of the Act and Avg fields (for `-N` detection).
+fn parse_thread(no: u64, text: &str) -> Result<(CyclictestThread, (usize, usize)), ParseError> {
+    let b = text.as_bytes();
+    let mut t = CyclictestThread::default();
+    let mut extra = Map::new();
+    let (mut seen_min, mut seen_avg, mut seen_max) = (false, false, false);
+    let mut widths = (0usize, 0usize);
+    let err = |pos: usize, what: &str| {
+        let found = text
+            .get(pos..)
+            .unwrap_or("")
+            .split_whitespace()
+            .next()
+            .unwrap_or("end of line");
+        ParseError::invalid(FORMAT, no, pos as u64 + 1, what, found)
+    };
+    let mut i = 0;
+    loop {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i >= b.len() {
+            break;
+        }
+        if b[i] == b'(' {
+            let close = text[i..]
+                .find(')')
+                .map(|p| p + i)
+                .ok_or_else(|| err(i, "`(tid)`"))?;
+            let inner = text[i + 1..close].trim();
+            let pos = i + 1 + text[i + 1..close].find(inner).unwrap_or(0);
+            t.tid = Some(inner.parse().map_err(|_| err(pos, "a thread id"))?);
+            i = close + 1;
+            continue;
+        }
+        let key_start = i;
+        while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+            i += 1;
+        }
+        if i == key_start || i >= b.len() || b[i] != b':' {
+            return Err(err(key_start, "a `Key:value` field"));
+        }
+        let key = &text[key_start..i];
+        i += 1;
+        let field_start = i;
+        while i < b.len() && b[i] == b' ' {
+            i += 1;
+        }
+        let val_start = i;
+        while i < b.len() && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let val = &text[val_start..i];
+        let width = i - field_start;
+        if val.is_empty() {
+            return Err(err(val_start, &format!("a value after `{key}:`")));
+        }
+        let int = |what: &str| -> Result<u64, ParseError> {
+            val.parse().map_err(|_| err(val_start, what))
+        };
+        let lat = || -> Result<f64, ParseError> {
+            val.parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .ok_or_else(|| err(val_start, &format!("a latency after `{key}:`")))
+        };
+        match key {
+            "T" => {
+                t.thread = u32::try_from(int("a thread number")?)
+                    .map_err(|_| err(val_start, "a thread number"))?
+            }
+            "P" => t.priority = Some(val.parse().map_err(|_| err(val_start, "a priority"))?),
+            "I" => t.interval_us = Some(int("an interval")?),
+            "C" => t.cycles = Some(int("a cycle count")?),
+            "Min" => {
+                t.min_us = lat()?;
+                seen_min = true;
+            }
+            "Act" => {
+                t.act_us = Some(lat()?);
+                widths.0 = width;
+            }
+            "Avg" => {
+                t.avg_us = lat()?;
+                seen_avg = true;
+                widths.1 = width;
+            }
+            "Max" => {
+                t.max_us = lat()?;
+                seen_max = true;
+            }
+            "CPU" | "Cpu" | "cpu" => {
+                t.cpu = Some(
+                    u32::try_from(int("a CPU number")?)
+                        .map_err(|_| err(val_start, "a CPU number"))?,
+                )
+            }
+            "Policy" | "policy" | "Pol" => t.policy = Some(val.to_string()),
+            _ => {
+                let v = val
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .map_or_else(|| Value::from(val), json_number);
+                extra.insert(key.to_string(), v);
+            }
+        }
+    }
+    for (seen, name) in [(seen_min, "Min"), (seen_avg, "Avg"), (seen_max, "Max")] {
+        if !seen {
+            return Err(ParseError::invalid(
+                FORMAT,
+                no,
+                text.len() as u64 + 1,
+                format!("a `{name}:` field"),
+                "end of line",
+            ));
+        }
+    }
+    if !extra.is_empty() {
+        t.original = Some(Value::Object(extra));
+    }
+    Ok((t, widths))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<(usize, Cyclictest), ParseError> {
+        let lines = crate::lines::split(text);
+        match recognize(&lines, 0) {
+            Some(Ok((n, BlockBody::Cyclictest(c)))) => Ok((n, c)),
+            Some(Ok(_)) => panic!("wrong body"),
+            Some(Err(e)) => Err(e),
+            None => panic!("not recognised"),
+        }
+    }
+
+    #[test]
+    fn current_layout() {
+        let (n, c) = parse("T: 0 ( 4541) P:99 I:1000 C: 773124 Min:      1 Act:    6 Avg:    3 Max:   53381\nT: 1 ( 4542) P:99 I:1500 C: 515381 Min:      1 Act:    7 Avg:    3 Max:   60119\n\nprose").unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(c.printed_unit, "us");
+        assert_eq!(c.threads[1].tid, Some(4542));
+        assert_eq!(c.threads[1].interval_us, Some(1500));
+        assert_eq!(c.threads[0].max_us, 53381.0);
+    }
+
+    #[test]
+    fn nanoseconds_by_width() {
+        let (_, c) = parse(
+            "T: 0 ( 1914) P:99 I:1000 C:  10000 Min:   1593 Act:    2286 Avg:    2376 Max:   12045",
+        )
+        .unwrap();
+        assert_eq!(c.printed_unit, "ns");
+        assert_eq!(c.threads[0].max_us, 12.045);
+        assert_eq!(c.threads[0].original.as_ref().unwrap()["max"], 12045);
+    }
+
+    #[test]
+    fn no_break_spaces_from_quoted_printable() {
+        let (_, c) = parse("T: 1 ( 6211) P:99 I:1500 C: 639971 Min:\u{a0} \u{a0} 1 Act:\u{a0}  7 Avg:\u{a0} 12 Max:\u{a0} \u{a0} 66696").unwrap();
+        assert_eq!(
+            (c.threads[0].tid, c.threads[0].max_us),
+            (Some(6211), 66696.0)
+        );
+    }
+
+    #[test]
+    fn old_layouts() {
+        let (_, c) = parse("T: 0 (1234) P:80 I:10000 C:1000 Min:5 Act:7 Avg:8 Max:30").unwrap();
+        assert_eq!(c.threads[0].tid, Some(1234));
+        assert_eq!(c.threads[0].cycles, Some(1000));
+        let (_, c) =
+            parse("T: 0 ( 1234) P:80 I:1000 C:  1000 Min:  5 Act:  7 Avg:  8 Max:  30").unwrap();
+        assert_eq!(c.threads[0].avg_us, 8.0);
+    }
+
+    #[test]
+    fn wrapped_line() {
+        let (n, c) = parse("T: 0 ( 4541) P:99 I:1000 C: 773124 Min: 1 Act: 6 Avg: 3\nMax: 53381\nT: 1 ( 4542) P:99 I:1500 C: 515381 Min: 1 Act: 7 Avg: 3 Max: 60119").unwrap();
+        assert_eq!(n, 3);
+        assert_eq!(c.threads[0].max_us, 53381.0);
+        assert_eq!(c.threads.len(), 2);
+    }
+
+    #[test]
+    fn malformed_value_has_line_and_column() {
+        let e = parse("T: 0 ( 4541) P:99 I:1000 C: 773124 Min: 1 Act: 6 Avg: 3 Max: 53381\nT: 1 ( 4542) P:99 I:1500 C: 5x5381 Min: 1 Act: 7 Avg: 3 Max: 60119").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 29));
+        assert_eq!(e.found, "5x5381");
+        assert_eq!(e.kind, crate::ErrorKind::Invalid);
+    }
+
+    #[test]
+    fn missing_max_has_column_at_end() {
+        let e = parse("T: 0 ( 4541) P:99 I:1000 C: 773124 Min: 1 Act: 6 Avg: 3").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 56));
+    }
+
+    #[test]
+    fn stray_word_is_an_error() {
+        let e = parse("T: 0 ( 4541) P:99 I:1000 C: 773124 Min: 1 oops Avg: 3 Max: 4").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 43));
+    }
+
+    #[test]
+    fn policy_line_and_escapes() {
+        let lines =
+            crate::lines::split("policy: fifo: loadavg: 0.46 0.40 0.35 1/385 5487\n\nprose");
+        assert!(recognize(&lines, 0).is_none());
+        let (n, c) = parse("policy: fifo: loadavg: 0.46 0.40 0.35 1/385 5487\n\u{1b}[2AT: 0 ( 4541) P:99 I:1000 C: 1000 Min: 1 Act: 6 Avg: 3 Max: 9").unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(c.threads[0].policy.as_deref(), Some("fifo"));
+    }
+
+    #[test]
+    fn histogram_then_summary_is_one_block() {
+        let text = "# Histogram\n000000 000000\t000000\n000001 000010\t000003\n# Total: 000000010 000000003\n# Min Latencies: 00001 00001\n# Avg Latencies: 00001 00001\n# Max Latencies: 00001 00001\n# Histogram Overflows: 00000 00000\n# Histogram Overflow at cycle number:\n# Thread 0:\n# Thread 1:\nT: 0 ( 100) P:80 I:1000 C:     10 Min:      1 Act:    1 Avg:    1 Max:       1\nT: 1 ( 101) P:80 I:1000 C:      3 Min:      1 Act:    1 Avg:    1 Max:       1\n";
+        let (n, c) = parse(text).unwrap();
+        assert_eq!(n, 13);
+        assert_eq!(c.threads.len(), 2);
+        let h = c.histogram.unwrap();
+        assert_eq!(h.per_thread[0].buckets, vec![(1.0, 10)]);
+        assert_eq!(h.per_thread[1].total, Some(3));
+    }
 }

@@ -164,6 +164,12 @@ pub struct Cyclictest {
     /// Unit the tool printed: "us" or "ns" (`-N`). Values below are always us.
     #[serde(default = "default_unit_us")]
     pub printed_unit: String,
+    /// Command line, when the output names it (`--json` `cmdline`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmdline: Option<String>,
+    /// rt-tests version, when the output names it (`--json` `rt_test_version`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rt_tests_version: Option<String>,
 }
 
 fn default_unit_us() -> String {
@@ -266,6 +272,10 @@ pub struct FtraceLatency {
     /// The culprit and the frames below it (its callers), innermost first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub culprit_path: Vec<String>,
+    /// Number of event lines read when fewer were kept in `events` (the
+    /// streaming parser keeps a bounded number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events_total: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -316,6 +326,11 @@ pub struct Rtla {
     /// hist mode: `[lower_bound_us, counts per cpu in `per_cpu` order]`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub histogram: Vec<(f64, Vec<u64>)>,
+    /// hist mode: the printed name of each count column of `histogram`
+    /// (`IRQ-000`, `Thr-000`, `Usr-000` for timerlat, `CPU-000` for
+    /// osnoise), because timerlat prints two or three columns per CPU.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub columns: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub analysis: Option<RtlaAnalysis>,
 }

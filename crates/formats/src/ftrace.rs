@@ -1,15 +1,1069 @@
-//! (to be written)
+//! ftrace latency-tracer reports: `irqsoff`, `preemptoff`, `preemptirqsoff`,
+//! `wakeup`, `wakeup_rt`, `wakeup_dl` (the `cat trace` output of a latency
+//! tracer, `latency-format` layout).
+//!
+//! Owns the header (tracer, kernel, `latency: N us, #x/y, CPU#n | (M:model
+//! ... #P:n)`, task line, `started at` / `ended at`), the flag legend (6, 7
+//! or 8 columns counting the CPU column, detected from the legend when
+//! present, else from the event lines), event lines with their delay markers
+//! (`+ ! # * @ $`), sched wakeup/switch lines, `<stack trace>` blocks and
+//! function-trace lines (`func+0x0/0x50 <-caller+0x20/0x40`). The culprit
+//! rule lives in [`crate::culprit`].
+//!
+//! Two entry points share one line-at-a-time machine: [`recognize`] for a
+//! block inside a larger input, and [`parse_reader`] for a huge single report
+//! read with bounded memory. Neither allocates per event unless the event is
+//! kept. Tolerates mail damage: indentation, trailing spaces, wrapped header
+//! lines, `<-caller` wrapped onto its own line, `[...]` elisions.
+//!
+//! Format reference: Documentation/trace/ftrace.rst, "Latency trace format".
 
-use crate::document::BlockBody;
+use std::collections::VecDeque;
+use std::io::BufRead;
+
+use crate::culprit::{self, GapCandidate};
+use crate::document::{BlockBody, FtraceLatency, TraceEvent, TraceTask};
 use crate::error::ParseError;
-use crate::lines::Line;
+use crate::lines::{self, Line};
 
-/// Recognise a block of this format starting at `lines[start]`: `None` when
-/// the line does not start one; `Some(Ok((lines consumed, body)))`;
-/// `Some(Err(_))` when it starts one but does not parse.
+const FORMAT: &str = "ftrace";
+
+/// Tracers whose reports this module reads.
+pub const LATENCY_TRACERS: [&str; 6] = [
+    "irqsoff",
+    "preemptoff",
+    "preemptirqsoff",
+    "wakeup",
+    "wakeup_rt",
+    "wakeup_dl",
+];
+
+/// Stacks kept by the streaming parser: with `options/stacktrace` every
+/// event carries one, and only the last one matters for the culprit.
+const MAX_STACKS: usize = 64;
+/// Frames kept per stack (kernel stacks are far shorter).
+const MAX_FRAMES: usize = 256;
+
+/// Recognise a latency report starting at `lines[start]` (its `# tracer:`
+/// line or its `# <tracer> latency trace` line).
 pub fn recognize(
-    _lines: &[Line<'_>],
-    _start: usize,
+    lines: &[Line<'_>],
+    start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let first = lines.get(start)?;
+    if !is_start(first.text) {
+        return None;
+    }
+    let quote = first.quote;
+    let mut p = Parser::new(usize::MAX, first.no);
+    let mut consumed = 0;
+    for (k, line) in lines[start..].iter().enumerate() {
+        let text = line.text.trim_end();
+        if line.quote != quote && !is_continuation(text) {
+            break;
+        }
+        match p.feed(line.no, text) {
+            Ok(Step::Consumed) => consumed = k + 1,
+            Ok(Step::End) => break,
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    Some(
+        p.finish()
+            .map(|f| (consumed.max(1), BlockBody::FtraceLatency(f))),
+    )
+}
+
+/// Parse one latency report from a reader, line by line, keeping the header,
+/// every stack (up to the last 64), the culprit and at most
+/// `max_events_kept` events (the first half and the last half of that
+/// budget); `events_total` counts them all. Lines before the report's
+/// `# tracer:` line are skipped; the report ends at a blank line or at the
+/// end of the input.
+pub fn parse_reader<R: BufRead>(r: R, max_events_kept: usize) -> Result<FtraceLatency, ParseError> {
+    let mut parser: Option<Parser> = None;
+    let mut failed: Option<ParseError> = None;
+    let mut first_text_line: Option<(u64, String)> = None;
+    // Column where the padded time field of the last fast-parsed line began.
+    let mut time_col = 0usize;
+    stream_byte_lines(r, |no, bytes| {
+        if let Some(p) = parser.as_mut()
+            && p.events_seen > 0
+            && let Some(time) = fast_event_time(bytes, &mut time_col)
+        {
+            // The common function-trace line: only its time matters now.
+            p.count_event(time, bytes, None);
+            p.saw_body = true;
+            p.in_stack = false;
+            return true;
+        }
+        let raw = String::from_utf8_lossy(bytes);
+        let (_, text) = lines::strip_quote(&raw);
+        let text = text.trim_end();
+        match parser.as_mut() {
+            None => {
+                if is_start(text) {
+                    let mut p = Parser::new(max_events_kept, no);
+                    if let Err(e) = p.feed(no, text) {
+                        failed = Some(e);
+                        return false;
+                    }
+                    parser = Some(p);
+                } else if first_text_line.is_none() && !text.trim().is_empty() {
+                    first_text_line = Some((no, text.to_string()));
+                }
+                true
+            }
+            Some(p) => match p.feed(no, text) {
+                Ok(Step::Consumed) => true,
+                Ok(Step::End) => false,
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            },
+        }
+    })
+    .map_err(|e| ParseError::invalid(FORMAT, 0, 0, "readable input", &e.to_string()))?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    match parser {
+        Some(p) => {
+            let mut f = p.finish()?;
+            if f.events_total.is_none() {
+                f.events_total = Some(f.events.len() as u64);
+            }
+            Ok(f)
+        }
+        None => {
+            let (no, text) = first_text_line.unwrap_or((0, String::new()));
+            Err(ParseError::unrecognized(
+                "an ftrace latency report (`# tracer: irqsoff` ...)",
+                no,
+                &text,
+            ))
+        }
+    }
+}
+
+/// The time of a plain event line (`  comm-pid  5d..1. 77765us : text`)
+/// when it has the exact shape the kernel prints, `None` for anything else
+/// (which then goes through the full parser). `<stack trace>` lines are
+/// left to the full parser because they open a stack.
+///
+/// The kernel pads comm, pid and CPU to fixed widths, so the time field
+/// starts at the same column on every line of a report: `time_col`
+/// remembers it and the columns before it are only scanned when the
+/// shortcut does not match.
+fn fast_event_time(b: &[u8], time_col: &mut usize) -> Option<f64> {
+    let c = *time_col;
+    if c >= 3
+        && b.get(c - 1) == Some(&b' ')
+        && b.get(c - 2).is_some_and(|x| *x != b' ')
+        && !matches!(b.first(), Some(b'#' | b'>'))
+        && let Some(t) = time_field(b, c)
+    {
+        return Some(t);
+    }
+    let col = event_time_col(b)?;
+    let t = time_field(b, col)?;
+    *time_col = col;
+    Some(t)
+}
+
+/// Column after `comm-pid CPUflags ` of an event line, checking their shape.
+fn event_time_col(b: &[u8]) -> Option<usize> {
+    let n = b.len();
+    let mut i = 0;
+    while i < n && b[i] == b' ' {
+        i += 1;
+    }
+    let comm_start = i;
+    while i < n && b[i] != b' ' {
+        i += 1;
+    }
+    // comm-pid: ends in `-<digits>`.
+    let tok = b.get(comm_start..i)?;
+    let digits = tok.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 || tok.len() <= digits || tok[tok.len() - digits - 1] != b'-' {
+        return None;
+    }
+    while i < n && b[i] == b' ' {
+        i += 1;
+    }
+    if !b.get(i)?.is_ascii_digit() {
+        return None;
+    }
+    let mut flags = false;
+    while i < n && b[i] != b' ' {
+        flags |= !b[i].is_ascii_digit();
+        i += 1;
+    }
+    if !flags || i >= n {
+        return None;
+    }
+    Some(i + 1)
+}
+
+/// ` 77765us : text` starting at `col` (spaces, digits, optional fraction,
+/// `us`, marker or space, `:`), text not a `<stack trace>`.
+#[inline]
+fn time_field(b: &[u8], col: usize) -> Option<f64> {
+    let rest = b.get(col..)?;
+    let sp = rest.iter().take_while(|&&c| c == b' ').count();
+    let rest = &rest[sp..];
+    let nd = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+    if nd == 0 {
+        return None;
+    }
+    let int = rest[..nd].iter().fold(0u64, |v, &c| {
+        v.saturating_mul(10).saturating_add(u64::from(c - b'0'))
+    });
+    let mut time = int as f64;
+    let mut rest = &rest[nd..];
+    if let Some(frac) = rest.strip_prefix(b".") {
+        let nf = frac.iter().take_while(|c| c.is_ascii_digit()).count();
+        let mut scale = 0.1;
+        for &c in &frac[..nf] {
+            time += f64::from(c - b'0') * scale;
+            scale /= 10.0;
+        }
+        rest = &frac[nf..];
+    }
+    match rest {
+        [
+            b'u',
+            b's',
+            b' ' | b'+' | b'!' | b'#' | b'*' | b'@' | b'$',
+            b':',
+            text @ ..,
+        ] => {
+            let first = text.iter().find(|&&c| c != b' ');
+            (first != Some(&b'<')).then_some(time)
+        }
+        _ => None,
+    }
+}
+
+/// Call `f(line_number, line)` for every line of `r` (without its `\n` and
+/// trailing `\r`), never holding more than one line plus the reader's
+/// buffer. Stops when `f` returns false. Bytes are passed as read: callers
+/// decode with `String::from_utf8_lossy`, so invalid UTF-8 is never an error.
+pub(crate) fn stream_byte_lines<R: BufRead>(
+    mut r: R,
+    mut f: impl FnMut(u64, &[u8]) -> bool,
+) -> std::io::Result<()> {
+    let mut no: u64 = 0;
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        let buf = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            if !carry.is_empty() {
+                no += 1;
+                let _ = f(no, strip_cr(&carry));
+            }
+            return Ok(());
+        }
+        let len = buf.len();
+        let mut pos = 0;
+        while let Some(nl) = find_newline(&buf[pos..]) {
+            let end = pos + nl;
+            no += 1;
+            let keep_going = if carry.is_empty() {
+                f(no, strip_cr(&buf[pos..end]))
+            } else {
+                carry.extend_from_slice(&buf[pos..end]);
+                let go = f(no, strip_cr(&carry));
+                carry.clear();
+                go
+            };
+            pos = end + 1;
+            if !keep_going {
+                return Ok(());
+            }
+        }
+        carry.extend_from_slice(&buf[pos..]);
+        r.consume(len);
+    }
+}
+
+/// Position of the first `\n`, eight bytes at a time: line splitting is
+/// most of the work for the plain event lines of a huge trace.
+#[inline]
+fn find_newline(hay: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = LO * b'\n' as u64;
+    let word = |c: &[u8]| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w) ^ NL;
+        x.wrapping_sub(LO) & !x & HI
+    };
+    let mut chunks = hay.chunks_exact(32);
+    let mut base = 0;
+    for c in &mut chunks {
+        let (a, b) = c.split_at(16);
+        let (a0, a1) = a.split_at(8);
+        let (b0, b1) = b.split_at(8);
+        let m = [word(a0), word(a1), word(b0), word(b1)];
+        if m[0] | m[1] | m[2] | m[3] != 0 {
+            for (k, f) in m.iter().enumerate() {
+                if *f != 0 {
+                    return Some(base + 8 * k + (f.trailing_zeros() / 8) as usize);
+                }
+            }
+        }
+        base += 32;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|p| base + p)
+}
+
+/// Replace non-ASCII whitespace (the no-break spaces a quoted-printable
+/// mail decodes to) by plain spaces, so column splitting sees them.
+pub(crate) fn ascii_spaces(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.is_ascii() || !text.chars().any(|c| c.is_whitespace() && !c.is_ascii()) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| if c.is_whitespace() { ' ' } else { c })
+            .collect(),
+    )
+}
+
+#[inline]
+fn strip_cr(b: &[u8]) -> &[u8] {
+    b.strip_suffix(b"\r").unwrap_or(b)
+}
+
+/// Whether `text` opens a latency report: `# tracer: <latency tracer>` or
+/// `# <latency tracer> latency trace v1.1.5 on <kernel>`.
+pub fn is_start(text: &str) -> bool {
+    let Some(rest) = text.trim_start().strip_prefix('#') else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    if let Some(t) = rest.strip_prefix("tracer:") {
+        return LATENCY_TRACERS.contains(&t.trim());
+    }
+    match rest.split_once(" latency trace") {
+        Some((t, _)) => LATENCY_TRACERS.contains(&t.trim()),
+        None => false,
+    }
+}
+
+/// A line that belongs to the previous one after mail wrapping.
+fn is_continuation(text: &str) -> bool {
+    text.trim_start().starts_with("<-")
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Consumed,
+    End,
+}
+
+/// One parsed event line, borrowing from the input.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct EventRef<'a> {
+    comm: &'a str,
+    pid: u32,
+    cpu: u32,
+    flags: &'a str,
+    time_us: f64,
+    marker: &'a str,
+    text: &'a str,
+}
+
+/// The last `cap` raw event lines, oldest overwritten; slot buffers are
+/// reused so a long trace costs one copy per event and no allocation.
+struct Ring {
+    slots: Vec<Vec<u8>>,
+    cap: usize,
+    /// Index of the slot the next line goes to (the oldest once full).
+    next: usize,
+}
+
+impl Ring {
+    fn new(cap: usize) -> Self {
+        Ring {
+            slots: Vec::new(),
+            cap,
+            next: 0,
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, raw: &[u8]) {
+        if self.slots.len() < self.cap {
+            self.slots.push(raw.to_vec());
+            self.next = self.slots.len() % self.cap;
+            return;
+        }
+        if let Some(slot) = self.slots.get_mut(self.next) {
+            slot.clear();
+            slot.extend_from_slice(raw);
+            self.next = (self.next + 1) % self.cap;
+        }
+    }
+
+    fn newest_index(&self) -> Option<usize> {
+        if self.slots.is_empty() {
+            None
+        } else {
+            Some((self.next + self.slots.len() - 1) % self.slots.len())
+        }
+    }
+
+    fn newest(&self) -> Option<&Vec<u8>> {
+        self.slots.get(self.newest_index()?)
+    }
+
+    fn newest_mut(&mut self) -> Option<&mut Vec<u8>> {
+        let i = self.newest_index()?;
+        self.slots.get_mut(i)
+    }
+
+    fn into_oldest_first(mut self) -> impl Iterator<Item = Vec<u8>> {
+        let len = self.slots.len();
+        let split = if len < self.cap {
+            0
+        } else {
+            self.next.min(len)
+        };
+        self.slots.rotate_left(split);
+        self.slots.into_iter()
+    }
+}
+
+/// The line-at-a-time machine shared by [`recognize`] and [`parse_reader`].
+struct Parser {
+    out: FtraceLatency,
+    start_line: u64,
+    keep_head: usize,
+    keep_tail: usize,
+    /// Raw lines of the last events (parsed in `finish`), reused buffers.
+    tail: Ring,
+    events_seen: u64,
+    stacks: VecDeque<Vec<String>>,
+    in_stack: bool,
+    legend_cols: u32,
+    legend_has_cpu: bool,
+    saw_latency: bool,
+    saw_body: bool,
+    latency_open: bool,
+    prev_valid: bool,
+    prev_time: f64,
+    /// The previous event line, parsed only when it precedes a new largest gap.
+    prev_line: Vec<u8>,
+    /// `prev_line` is not maintained: the previous line is `tail.back()`.
+    prev_in_tail: bool,
+    best: Option<GapCandidate>,
+}
+
+impl Parser {
+    fn new(max_events: usize, start_line: u64) -> Self {
+        let keep_head = if max_events == usize::MAX {
+            usize::MAX
+        } else {
+            max_events.div_ceil(2)
+        };
+        let keep_tail = if max_events == usize::MAX {
+            0
+        } else {
+            max_events / 2
+        };
+        Parser {
+            out: FtraceLatency::default(),
+            start_line,
+            keep_head,
+            keep_tail,
+            tail: Ring::new(keep_tail),
+            events_seen: 0,
+            stacks: VecDeque::new(),
+            in_stack: false,
+            legend_cols: 0,
+            legend_has_cpu: false,
+            saw_latency: false,
+            saw_body: false,
+            latency_open: false,
+            prev_valid: false,
+            prev_time: 0.0,
+            prev_line: Vec::new(),
+            prev_in_tail: false,
+            best: None,
+        }
+    }
+
+    fn feed(&mut self, no: u64, text: &str) -> Result<Step, ParseError> {
+        let text = &*ascii_spaces(text);
+        let t = text.trim_start();
+        if t.is_empty() {
+            return Ok(Step::End);
+        }
+        if let Some(h) = t.strip_prefix('#') {
+            return self.header(no, text, h.trim());
+        }
+        if self.latency_open {
+            // `# latency: ... SP:0` wrapped, the rest (`HP:0 #P:512)`) here.
+            self.latency_open = false;
+            if t.contains("#P:") || t.ends_with(')') {
+                self.latency_fields(t);
+                return Ok(Step::Consumed);
+            }
+        }
+        if let Some(frame) = t.strip_prefix("=>") {
+            self.frame(frame);
+            return Ok(Step::Consumed);
+        }
+        if t.starts_with("[...]") || t == "..." || t.starts_with("<snip>") {
+            // Elided events: no gap is measured across the hole.
+            self.prev_valid = false;
+            self.in_stack = false;
+            return Ok(Step::Consumed);
+        }
+        if let Some(c) = t.strip_prefix("<-") {
+            self.wrapped_caller(c);
+            return Ok(Step::Consumed);
+        }
+        if let Some(ev) = parse_event(text) {
+            self.event(ev, text);
+            return Ok(Step::Consumed);
+        }
+        if is_graph_line(t) {
+            self.saw_body = true;
+            self.in_stack = false;
+            return Ok(Step::Consumed);
+        }
+        Ok(Step::End)
+    }
+
+    fn header(&mut self, no: u64, line: &str, h: &str) -> Result<Step, ParseError> {
+        self.in_stack = false;
+        if std::mem::take(&mut self.latency_open) && h.starts_with("P:") {
+            // `# latency: ... HP:0` wrapped before its `#P:512)`.
+            self.latency_fields(line.trim());
+            return Ok(Step::Consumed);
+        }
+        if let Some(t) = h.strip_prefix("tracer:") {
+            if self.saw_body {
+                // A second report follows without a blank line.
+                return Ok(Step::End);
+            }
+            self.out.tracer = t.trim().to_string();
+            return Ok(Step::Consumed);
+        }
+        if let Some(rest) = h.strip_prefix("latency:") {
+            if self.saw_body {
+                return Ok(Step::End);
+            }
+            let rest = rest.trim_start();
+            let num_end = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .unwrap_or(rest.len());
+            let col = column_of(line, rest);
+            let lat: f64 = rest[..num_end].parse().map_err(|_| {
+                ParseError::invalid(FORMAT, no, col, "a latency in us after `latency:`", rest)
+            })?;
+            self.out.latency_us = lat;
+            self.saw_latency = true;
+            self.latency_fields(&rest[num_end..]);
+            self.latency_open = !rest.contains(')');
+            return Ok(Step::Consumed);
+        }
+        if let Some((before, after)) = h.split_once(" latency trace") {
+            let tracer = before.trim();
+            if self.out.tracer.is_empty() && LATENCY_TRACERS.contains(&tracer) {
+                self.out.tracer = tracer.to_string();
+            }
+            if let Some((_, kernel)) = after.split_once(" on ") {
+                let k = kernel.trim();
+                if !k.is_empty() {
+                    self.out.kernel = Some(k.to_string());
+                }
+            }
+            return Ok(Step::Consumed);
+        }
+        let h2 = h.trim_start_matches('|').trim_start();
+        if let Some(task) = h2.strip_prefix("task:") {
+            self.out.task = parse_task(task);
+            return Ok(Step::Consumed);
+        }
+        if let Some(rest) = h.strip_prefix("=>") {
+            let rest = rest.trim();
+            if let Some(v) = rest.strip_prefix("started at:") {
+                self.out.started_at = Some(v.trim().to_string());
+            } else if let Some(v) = rest.strip_prefix("ended at:") {
+                self.out.ended_at = Some(v.trim().to_string());
+            }
+            return Ok(Step::Consumed);
+        }
+        if h.contains("=>") && h.starts_with(['_', '/', '|']) {
+            self.legend_cols += 1;
+            if h.contains("CPU#") {
+                self.legend_has_cpu = true;
+            }
+        }
+        Ok(Step::Consumed)
+    }
+
+    /// `#6/6, CPU#1 | (M:preempt_rt VP:0, KP:0, SP:0 HP:0 #P:4)`, any part.
+    fn latency_fields(&mut self, s: &str) {
+        for tok in s.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')') {
+            if let Some(v) = tok.strip_prefix("CPU#") {
+                if let Ok(n) = v.parse() {
+                    self.out.cpu = Some(n);
+                }
+            } else if let Some(v) = tok.strip_prefix("M:") {
+                if !v.is_empty() {
+                    self.out.preempt_model = Some(v.to_string());
+                }
+            } else if let Some(v) = tok.strip_prefix("#P:") {
+                if let Ok(n) = v.parse() {
+                    self.out.nr_cpus = Some(n);
+                }
+            } else if let Some(v) = tok.strip_prefix('#')
+                && let Some((a, b)) = v.split_once('/')
+                && let (Ok(a), Ok(b)) = (a.parse(), b.parse())
+            {
+                self.out.entries = Some((a, b));
+            }
+        }
+    }
+
+    fn frame(&mut self, frame: &str) {
+        self.saw_body = true;
+        let name = culprit::strip_offset(frame);
+        if name.is_empty() {
+            return;
+        }
+        if !self.in_stack {
+            // Frames without a `<stack trace>` event line (hand-trimmed paste).
+            self.new_stack();
+        }
+        if let Some(s) = self.stacks.back_mut()
+            && s.len() < MAX_FRAMES
+        {
+            s.push(name.to_string());
+        }
+    }
+
+    fn new_stack(&mut self) {
+        if self.stacks.len() >= MAX_STACKS {
+            self.stacks.pop_front();
+        }
+        self.stacks.push_back(Vec::new());
+        self.in_stack = true;
+    }
+
+    fn wrapped_caller(&mut self, c: &str) {
+        let c = c.trim();
+        if culprit::strip_offset(c).is_empty() {
+            return;
+        }
+        if self.prev_valid && !self.prev_in_tail {
+            self.prev_line.extend_from_slice(b" <-");
+            self.prev_line.extend_from_slice(c.as_bytes());
+        }
+        if let Some(raw) = self.tail.newest_mut() {
+            raw.extend_from_slice(b" <-");
+            raw.extend_from_slice(c.as_bytes());
+            return;
+        }
+        if let Some(e) = self.out.events.last_mut()
+            && e.function.is_some()
+            && e.caller.is_none()
+        {
+            e.caller = Some(culprit::strip_offset(c).to_string());
+            e.text.push_str(" <-");
+            e.text.push_str(c);
+        }
+    }
+
+    fn event(&mut self, ev: EventRef<'_>, raw: &str) {
+        self.saw_body = true;
+        self.in_stack = false;
+        if self.out.flag_columns.is_none() && self.legend_cols == 0 {
+            self.out.flag_columns = Some(ev.flags.chars().count() as u32 + 1);
+        }
+        if ev.text == "<stack trace>" {
+            self.new_stack();
+        }
+        self.count_event(ev.time_us, raw.as_bytes(), Some(ev));
+    }
+
+    /// Count one event: measure the gap since the previous one, keep it when
+    /// within the head or tail budget. `parsed` is absent on the fast path.
+    fn count_event(&mut self, time_us: f64, raw: &[u8], parsed: Option<EventRef<'_>>) {
+        self.events_seen += 1;
+        if self.prev_valid {
+            let gap = time_us - self.prev_time;
+            if gap > self.best.as_ref().map_or(0.0, |b| b.gap_us) {
+                let prev = match self.tail.newest() {
+                    Some(t) if self.prev_in_tail => t,
+                    _ => &self.prev_line,
+                };
+                if let Some(c) = candidate(prev, gap) {
+                    self.best = Some(c);
+                }
+            }
+        }
+        self.prev_valid = true;
+        self.prev_time = time_us;
+        let keep_head = self.out.events.len() < self.keep_head;
+        // In the tail phase the newest ring slot doubles as the previous
+        // line: one copy per event instead of two.
+        self.prev_in_tail = !keep_head && self.keep_tail > 0;
+        if !self.prev_in_tail {
+            self.prev_line.clear();
+            self.prev_line.extend_from_slice(raw);
+        }
+        if keep_head {
+            let text = String::from_utf8_lossy(raw);
+            if let Some(ev) = parsed.or_else(|| parse_event(&text)) {
+                self.out.events.push(to_event(ev));
+            }
+        } else if self.keep_tail > 0 {
+            self.tail.push(raw);
+        }
+    }
+
+    fn finish(mut self) -> Result<FtraceLatency, ParseError> {
+        if !self.saw_latency {
+            return Err(ParseError::invalid(
+                FORMAT,
+                self.start_line,
+                1,
+                "a `# latency: N us, #x/y, CPU#n` header line",
+                "end of the report",
+            ));
+        }
+        if self.legend_cols > 0 {
+            let cols = self.legend_cols + u32::from(!self.legend_has_cpu);
+            self.out.flag_columns = Some(cols);
+        }
+        for raw in self.tail.into_oldest_first() {
+            let text = String::from_utf8_lossy(&raw);
+            if let Some(ev) = parse_event(&text) {
+                self.out.events.push(to_event(ev));
+            }
+        }
+        if self.events_seen > self.out.events.len() as u64 {
+            self.out.events_total = Some(self.events_seen);
+        }
+        self.out.stacks = self.stacks.into_iter().filter(|s| !s.is_empty()).collect();
+        let (c, path) = culprit::choose(&self.out.tracer, &self.out.stacks, self.best.as_ref());
+        self.out.culprit = c;
+        self.out.culprit_path = path;
+        Ok(self.out)
+    }
+}
+
+/// The gap candidate for the event printed on `raw`, when it names a function.
+fn candidate(raw: &[u8], gap_us: f64) -> Option<GapCandidate> {
+    let text = String::from_utf8_lossy(raw);
+    let (_, text) = lines::strip_quote(&text);
+    let norm = ascii_spaces(text);
+    let ev = parse_event(&norm)?.text.to_string();
+    let (function, caller) = split_function(&ev);
+    Some(GapCandidate {
+        function: function?.to_string(),
+        caller: caller.map(str::to_string),
+        gap_us,
+    })
+}
+
+fn to_event(ev: EventRef<'_>) -> TraceEvent {
+    let (function, caller) = split_function(ev.text);
+    TraceEvent {
+        comm: ev.comm.to_string(),
+        pid: ev.pid,
+        cpu: ev.cpu,
+        flags: ev.flags.to_string(),
+        time_us: ev.time_us,
+        delay_marker: ev.marker.to_string(),
+        text: ev.text.to_string(),
+        function: function.map(str::to_string),
+        caller: caller.map(str::to_string),
+    }
+}
+
+/// 1-based column of `part` (a sub-slice of `line`) within `line`.
+fn column_of(line: &str, part: &str) -> u64 {
+    let off = (part.as_ptr() as usize).saturating_sub(line.as_ptr() as usize);
+    if off <= line.len() { off as u64 + 1 } else { 1 }
+}
+
+/// `cyclictest-250 (uid:0 nice:0 policy:1 rt_prio:99)`
+fn parse_task(s: &str) -> Option<TraceTask> {
+    let s = s.trim();
+    let (who, fields) = match s.find(" (") {
+        Some(p) => (&s[..p], &s[p + 2..]),
+        None => (s, ""),
+    };
+    let (comm, pid) = who.trim().rsplit_once('-')?;
+    let mut t = TraceTask {
+        comm: comm.to_string(),
+        pid: pid.trim().parse().ok()?,
+        ..TraceTask::default()
+    };
+    for tok in fields.trim_end_matches(')').split_whitespace() {
+        let Some((k, v)) = tok.split_once(':') else {
+            continue;
+        };
+        match k {
+            "uid" => t.uid = v.parse().ok(),
+            "nice" => t.nice = v.parse().ok(),
+            "policy" => t.policy = v.parse().ok(),
+            "rt_prio" => t.rt_prio = v.parse().ok(),
+            _ => {}
+        }
+    }
+    Some(t)
+}
+
+/// A display-graph line: `  0 us |   0)   bash-1507    |  d... |  0.000 us |  f();`
+fn is_graph_line(t: &str) -> bool {
+    t.as_bytes().first().is_some_and(u8::is_ascii_digit) && t.contains(" | ") && t.contains(')')
+}
+
+/// Byte ranges of the first whitespace-separated tokens of `s`.
+fn tokens(s: &str, out: &mut [(usize, usize); 8]) -> usize {
+    let b = s.as_bytes();
+    let mut n = 0;
+    let mut i = 0;
+    while n < out.len() {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i >= b.len() {
+            break;
+        }
+        let st = i;
+        while i < b.len() && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        out[n] = (st, i);
+        n += 1;
+    }
+    n
+}
+
+/// `<time>us[marker][:]` -> (time, marker, colon attached).
+fn time_token(t: &str) -> Option<(f64, &str, bool)> {
+    let b = t.as_bytes();
+    if !b.first()?.is_ascii_digit() {
+        return None;
+    }
+    let us = t.find("us")?;
+    let time: f64 = t[..us].parse().ok()?;
+    let mut rest = &t[us + 2..];
+    let colon = rest.ends_with(':');
+    if colon {
+        rest = &rest[..rest.len() - 1];
+    }
+    if rest.len() > 1 || !(rest.is_empty() || "+!#*@$".contains(rest)) {
+        return None;
+    }
+    Some((time, rest, colon))
+}
+
+/// Parse ` stress-n-264       1dn.h511    1us : text` (leading space optional,
+/// comm may contain spaces, CPU may have several digits).
+fn parse_event(line: &str) -> Option<EventRef<'_>> {
+    let mut toks = [(0usize, 0usize); 8];
+    let n = tokens(line, &mut toks);
+    if n < 3 {
+        return None;
+    }
+    for t in 2..n {
+        let (ts, te) = toks[t];
+        let Some((time_us, marker, colon)) = time_token(&line[ts..te]) else {
+            continue;
+        };
+        let text_start = if colon {
+            te
+        } else {
+            // `1us :` or `0us+ :`: the colon is the next token.
+            let (cs, ce) = *toks.get(t + 1).filter(|_| t + 1 < n)?;
+            let c = &line[cs..ce];
+            if c == ":" {
+                ce
+            } else if let Some(stripped) = c.strip_prefix(':') {
+                ce - stripped.len()
+            } else {
+                return None;
+            }
+        };
+        let (fs, fe) = toks[t - 1];
+        let cpuflags = &line[fs..fe];
+        let digits = cpuflags.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 || digits == cpuflags.len() {
+            return None;
+        }
+        let cpu: u32 = cpuflags[..digits].parse().ok()?;
+        let flags = &cpuflags[digits..];
+        let who = &line[toks[0].0..toks[t - 2].1];
+        let (comm, pid) = who.rsplit_once('-')?;
+        let pid: u32 = pid.parse().ok()?;
+        return Some(EventRef {
+            comm,
+            pid,
+            cpu,
+            flags,
+            time_us,
+            marker,
+            text: line[text_start..].trim(),
+        });
+    }
     None
+}
+
+/// Function and caller of a function-trace event text, offsets stripped:
+/// `isolate_lru_folios+0x0/0x3e0 <-shrink_inactive_list+0x10f/0x440`.
+fn split_function(text: &str) -> (Option<&str>, Option<&str>) {
+    let mut it = text.split_whitespace();
+    let Some(first) = it.next() else {
+        return (None, None);
+    };
+    let name = culprit::strip_offset(first);
+    let ident = name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.');
+    let starts_ok = name
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+    if !ident || !starts_ok {
+        return (None, None);
+    }
+    let caller = match it.next() {
+        Some(c) => match c.strip_prefix("<-") {
+            Some(c) => Some(culprit::strip_offset(c)).filter(|c| !c.is_empty()),
+            None => return (None, None),
+        },
+        None => None,
+    };
+    (Some(name), caller)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_lines() {
+        let e = parse_event("stress-n-264       1dn.h511    8us#: 0").unwrap();
+        assert_eq!(
+            (e.comm, e.pid, e.cpu, e.flags),
+            ("stress-n", 264, 1, "dn.h511")
+        );
+        assert_eq!((e.time_us, e.marker, e.text), (8.0, "#", "0"));
+        let e = parse_event(" kswapd0-90        5d..1.    0us*: isolate_lru_folios+0x0/0x3e0 <-shrink_inactive_list+0x10f/0x440").unwrap();
+        assert_eq!(e.marker, "*");
+        assert_eq!(
+            split_function(e.text),
+            (Some("isolate_lru_folios"), Some("shrink_inactive_list"))
+        );
+        let e =
+            parse_event("           fio-2701523 128...1.    0us$: deactivate_file_folio").unwrap();
+        assert_eq!((e.comm, e.pid, e.cpu, e.marker), ("fio", 2701523, 128, "$"));
+        let e = parse_event(
+            "    <idle>-0       3d.h4    0us :      0:120:R   + [003]  2389: 94:R sleep",
+        )
+        .unwrap();
+        assert_eq!(e.comm, "<idle>");
+        assert_eq!(split_function(e.text), (None, None));
+        assert!(parse_event("stress-ng --cpu 4 --vm 4 --vm-bytes 2G &").is_none());
+        assert!(parse_event("T: 0 ( 4541) P:99 I:1000").is_none());
+    }
+
+    #[test]
+    fn starts() {
+        assert!(is_start("# tracer: wakeup_rt"));
+        assert!(is_start("  # irqsoff latency trace v1.1.5 on 3.8.0-test+"));
+        assert!(!is_start("# tracer: function"));
+        assert!(!is_start("echo wakeup_rt > current_tracer"));
+    }
+
+    #[test]
+    fn missing_latency_line_is_an_error() {
+        let text = "# tracer: irqsoff\n#\nfoo-1 0d... 0us : bar <-baz\n";
+        let lines = crate::lines::split(text);
+        let r = recognize(&lines, 0).unwrap();
+        let e = r.unwrap_err();
+        assert_eq!(e.line, 1);
+        assert_eq!(e.format, "ftrace");
+    }
+
+    #[test]
+    fn seven_flag_columns_from_legend_and_from_events() {
+        // Older PREEMPT_RT legend: lazy preempt depth, no need-resched-lazy.
+        let legend = "# tracer: wakeup_rt\n# latency: 12 us, #2/2, CPU#0 | (M:preempt_rt VP:0, KP:0, SP:0 HP:0 #P:2)\n#                  _-------=> CPU#\n#                 / _------=> irqs-off\n#                | / _-----=> need-resched\n#                || / _----=> hardirq/softirq\n#                ||| / _---=> preempt-depth\n#                |||| / _--=> preempt-lazy-depth\n#                ||||| / _-=> migrate-disable\n#                |||||| /     delay\n  sleep-42      0d..h1..    1us : 0:120:R   + [000]    42: 94:R sleep\n  sleep-42      0d...2..   12us : 0:120:R ==> [000]    42: 94:R sleep\n";
+        let lines = crate::lines::split(legend);
+        let Some(Ok((n, BlockBody::FtraceLatency(f)))) = recognize(&lines, 0) else {
+            panic!("not parsed");
+        };
+        assert_eq!((n, f.flag_columns), (12, Some(7)));
+        let no_legend = "# tracer: wakeup_rt\n# latency: 12 us, #2/2, CPU#0 | (M:preempt_rt VP:0, KP:0, SP:0 HP:0 #P:2)\n  sleep-42      0d..h1.    1us : 0:120:R   + [000]    42: 94:R sleep\n";
+        let lines = crate::lines::split(no_legend);
+        let Some(Ok((_, BlockBody::FtraceLatency(f)))) = recognize(&lines, 0) else {
+            panic!("not parsed");
+        };
+        assert_eq!(f.flag_columns, Some(7));
+    }
+
+    #[test]
+    fn fast_path_time_column() {
+        let mut col = 0;
+        let a = b" kswapd0-90        5d..1.    0us*: isolate_lru_folios+0x0/0x3e0";
+        let b = b" kswapd0-90        5d..1. 77765us : __rcu_read_lock+0x0/0x20";
+        assert_eq!(fast_event_time(a, &mut col), Some(0.0));
+        assert_eq!(col, 26);
+        assert_eq!(fast_event_time(b, &mut col), Some(77765.0));
+        assert_eq!(
+            fast_event_time(
+                b" kswapd0-90        5d..1. 77774us : <stack trace>",
+                &mut col
+            ),
+            None
+        );
+        assert_eq!(
+            fast_event_time(b"#  cmd     pid     |||||| time  |   caller", &mut col),
+            None
+        );
+        assert_eq!(
+            fast_event_time(b"fio-2701523 128...1. 10382682us$: x", &mut col),
+            Some(10382682.0)
+        );
+    }
+
+    #[test]
+    fn newline_search() {
+        let mut v = vec![b'a'; 100];
+        for p in [0, 7, 8, 15, 16, 31, 32, 63, 99] {
+            v.iter_mut().for_each(|b| *b = b'a');
+            v[p] = b'\n';
+            assert_eq!(find_newline(&v), Some(p));
+        }
+        assert_eq!(find_newline(b"abc"), None);
+    }
+
+    #[test]
+    fn bad_latency_number() {
+        let text = "# tracer: irqsoff\n# latency: x us, #4/4, CPU#0\n";
+        let lines = crate::lines::split(text);
+        let e = recognize(&lines, 0).unwrap().unwrap_err();
+        assert_eq!((e.line, e.column), (2, 12));
+    }
 }

@@ -1,15 +1,375 @@
-//! (to be written)
+//! cyclictest histograms (`-h N` on stdout, or the `--histfile` file).
+//!
+//! Owns the histogram part of a cyclictest block: the `# Histogram` line,
+//! one bucket row per latency (`000003 000000\t000017\t...`, one column per
+//! thread plus an all-threads column with `-H`), and the footer: `# Total:`,
+//! `# Min Latencies:`, `# Avg Latencies:`, `# Max Latencies:`,
+//! `# Histogram Overflows:`, `# Histogram Overflow at cycle number:` with its
+//! `# Thread N: ...` lists, `# SMIs:`, `# Thread Ids:`, `# Break ...`.
+//! Every non-empty bucket of every thread is kept; the text is not.
+//!
+//! The `T:` lines around a histogram are [`crate::cyclictest`]'s: a
+//! histogram followed or preceded by `T:` lines is one cyclictest block, and
+//! [`crate::cyclictest::recognize`] drives [`HistogramBuilder`].
+//!
+//! Format: `print_hist()` in rt-tests `src/cyclictest/cyclictest.c`.
 
-use crate::document::BlockBody;
+use std::io::BufRead;
+
+use crate::document::{BlockBody, Cyclictest, Histogram, HistogramThread};
 use crate::error::ParseError;
 use crate::lines::Line;
 
-/// Recognise a block of this format starting at `lines[start]`: `None` when
-/// the line does not start one; `Some(Ok((lines consumed, body)))`;
-/// `Some(Err(_))` when it starts one but does not parse.
+const FORMAT: &str = "cyclictest";
+
+/// Accumulates histogram lines; memory is bounded by the number of
+/// non-empty buckets.
+#[derive(Debug, Default)]
+pub struct HistogramBuilder {
+    /// Non-empty buckets per printed column, `(bucket index, count)`.
+    columns: Vec<Vec<(u64, u64)>>,
+    totals: Vec<u64>,
+    mins: Vec<u64>,
+    avgs: Vec<u64>,
+    maxs: Vec<u64>,
+    overflows: Vec<u64>,
+    overflow_cycles: Vec<Vec<u64>>,
+    in_cycle_list: bool,
+    seen: bool,
+}
+
+/// Whether `text` (trimmed at the start) opens a histogram.
+pub fn is_start(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with("# Histogram")
+        || t.starts_with("# Total:")
+        || t.starts_with("# Min Latencies:")
+        || t.starts_with("# Max Latencies:")
+}
+
+/// Recognise a cyclictest block that starts with its histogram (`# Histogram`
+/// or the footer lines). The body is a [`Cyclictest`] whose `histogram` is
+/// set; `T:` lines right after the histogram join the same block.
 pub fn recognize(
-    _lines: &[Line<'_>],
-    _start: usize,
+    lines: &[Line<'_>],
+    start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
-    None
+    if !is_start(lines.get(start)?.text) {
+        return None;
+    }
+    crate::cyclictest::recognize(lines, start)
+}
+
+impl HistogramBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether any histogram line has been fed.
+    pub fn is_empty(&self) -> bool {
+        !self.seen
+    }
+
+    /// Feed one line. `Ok(true)` when it was a histogram line, `Ok(false)`
+    /// when it is not one (the caller decides what ends the block).
+    pub fn feed(&mut self, no: u64, text: &str) -> Result<bool, ParseError> {
+        let t = text.trim();
+        if let Some(h) = t.strip_prefix('#') {
+            let h = h.trim_start();
+            let known = self.footer(no, text, h)?;
+            if known {
+                self.seen = true;
+            }
+            return Ok(known);
+        }
+        if !self.seen {
+            return Ok(false);
+        }
+        if t.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+            self.row(no, text)?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn footer(&mut self, no: u64, line: &str, h: &str) -> Result<bool, ParseError> {
+        let list = |rest: &str, what: &str| numbers(no, line, rest, what);
+        if h == "Histogram" {
+            return Ok(true);
+        }
+        if let Some(r) = h.strip_prefix("Total:") {
+            self.totals = list(r, "bucket totals")?;
+        } else if let Some(r) = h.strip_prefix("Min Latencies:") {
+            self.mins = list(r, "minimum latencies")?;
+        } else if let Some(r) = h.strip_prefix("Avg Latencies:") {
+            self.avgs = list(r, "average latencies")?;
+        } else if let Some(r) = h.strip_prefix("Max Latencies:") {
+            self.maxs = list(r, "maximum latencies")?;
+        } else if let Some(r) = h.strip_prefix("Histogram Overflows:") {
+            self.overflows = list(r, "overflow counts")?;
+        } else if h.starts_with("Histogram Overflow at cycle number") {
+            self.in_cycle_list = true;
+        } else if let Some(r) = h.strip_prefix("Thread ") {
+            if r.starts_with("Ids:") {
+                return Ok(true);
+            }
+            let Some((n, cycles)) = r.split_once(':') else {
+                return Ok(false);
+            };
+            let Ok(n) = n.trim().parse::<usize>() else {
+                return Ok(false);
+            };
+            // `# 00012 others`: overflows beyond the recorded list.
+            let cycles = cycles.split('#').next().unwrap_or("");
+            let v = list(cycles, "overflow cycle numbers")?;
+            if n < 4096 {
+                if self.overflow_cycles.len() <= n {
+                    self.overflow_cycles.resize(n + 1, Vec::new());
+                }
+                self.overflow_cycles[n] = v;
+            }
+        } else if h.starts_with("SMIs:")
+            || h.starts_with("Break thread:")
+            || h.starts_with("Break value:")
+        {
+            return Ok(true);
+        } else {
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// `000123 000000\t000004\t000001`: index, then one count per column.
+    fn row(&mut self, no: u64, line: &str) -> Result<(), ParseError> {
+        self.row_bytes(no, line.as_bytes())
+    }
+
+    /// [`Self::row`] on bytes, for the streaming reader. Zero cells (nearly
+    /// all of a long histogram) are recognised by their printed form.
+    pub(crate) fn row_bytes(&mut self, no: u64, b: &[u8]) -> Result<(), ParseError> {
+        self.in_cycle_list = false;
+        if self.fixed_row(b) {
+            return Ok(());
+        }
+        let mut i = 0;
+        let mut col = 0usize;
+        let mut index = 0u64;
+        let mut first = true;
+        let n = b.len();
+        while i < n {
+            while i < n && b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            if i >= n {
+                break;
+            }
+            let st = i;
+            if !first
+                && b.get(i..i + 6) == Some(b"000000")
+                && b.get(i + 6).is_none_or(u8::is_ascii_whitespace)
+            {
+                i += 6;
+                if self.columns.len() <= col {
+                    self.add_column(no, b, st, col)?;
+                }
+                col += 1;
+                continue;
+            }
+            let mut v: u64 = 0;
+            while i < n && b[i].is_ascii_digit() {
+                v = v.saturating_mul(10).saturating_add(u64::from(b[i] - b'0'));
+                i += 1;
+            }
+            if i == st || (i < n && !b[i].is_ascii_whitespace()) {
+                return Err(ParseError::invalid(
+                    FORMAT,
+                    no,
+                    st as u64 + 1,
+                    "a histogram bucket count",
+                    &String::from_utf8_lossy(b.get(st..).unwrap_or_default()),
+                ));
+            }
+            if first {
+                index = v;
+                first = false;
+                continue;
+            }
+            if self.columns.len() <= col {
+                self.add_column(no, b, st, col)?;
+            }
+            if v != 0 {
+                self.columns[col].push((index, v));
+            }
+            col += 1;
+        }
+        Ok(())
+    }
+
+    /// The exact `print_hist()` layout (`%06d ` then `%06lu` cells joined by
+    /// tabs) with the column count already known: every cell is checked
+    /// for `000000` with one word compare. `false` leaves the row to the
+    /// general path.
+    fn fixed_row(&mut self, b: &[u8]) -> bool {
+        let cols = self.columns.len();
+        if cols == 0 || b.len() != 7 + 7 * cols - 1 || b[6] != b' ' {
+            return false;
+        }
+        let Some(index) = six_digits(&b[..6]) else {
+            return false;
+        };
+        for j in 0..cols {
+            let off = 7 + 7 * j;
+            let sep_ok = j + 1 == cols || b[off + 6] == b'\t';
+            let cell = &b[off..off + 6];
+            if !sep_ok || (cell != b"000000" && six_digits(cell).is_none()) {
+                return false;
+            }
+        }
+        for j in 0..cols {
+            let off = 7 + 7 * j;
+            let cell = &b[off..off + 6];
+            if cell != b"000000"
+                && let Some(v) = six_digits(cell)
+            {
+                self.columns[j].push((index, v));
+            }
+        }
+        true
+    }
+
+    fn add_column(&mut self, no: u64, b: &[u8], st: usize, col: usize) -> Result<(), ParseError> {
+        if col >= 4096 {
+            return Err(ParseError::invalid(
+                FORMAT,
+                no,
+                st as u64 + 1,
+                "at most 4096 histogram columns",
+                &String::from_utf8_lossy(b.get(st..).unwrap_or_default()),
+            ));
+        }
+        self.columns.resize_with(col + 1, Vec::new);
+        Ok(())
+    }
+
+    /// Whether bucket rows are expected now (a `# Histogram` line was seen).
+    pub(crate) fn in_rows(&self) -> bool {
+        self.seen
+    }
+
+    /// The histogram; `bucket_us` is the width of one bucket in us (1, or
+    /// 0.001 when cyclictest printed nanoseconds). `None` when nothing
+    /// but a `# Histogram` line was seen.
+    pub fn finish(self, bucket_us: f64) -> Option<Histogram> {
+        if !self.seen {
+            return None;
+        }
+        // `# Min Latencies:` never has the `-H` all-threads column.
+        let nthreads = if !self.mins.is_empty() {
+            self.mins.len()
+        } else if !self.avgs.is_empty() {
+            self.avgs.len()
+        } else {
+            self.columns.len()
+        };
+        let scale = bucket_us;
+        let mut per_thread = Vec::with_capacity(nthreads);
+        let mut columns = self.columns.into_iter();
+        for j in 0..nthreads {
+            let buckets = columns
+                .next()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(i, c)| (i as f64 * scale, c))
+                .collect();
+            per_thread.push(HistogramThread {
+                thread: j as u32,
+                buckets,
+                overflows: self.overflows.get(j).copied().unwrap_or(0),
+                overflow_cycles: self.overflow_cycles.get(j).cloned().unwrap_or_default(),
+                total: self.totals.get(j).copied(),
+                min_us: self.mins.get(j).map(|&v| v as f64 * scale),
+                avg_us: self.avgs.get(j).map(|&v| v as f64 * scale),
+                max_us: self.maxs.get(j).map(|&v| v as f64 * scale),
+            });
+        }
+        if per_thread.is_empty() {
+            return None;
+        }
+        Some(Histogram {
+            bucket_us,
+            per_thread,
+        })
+    }
+}
+
+fn six_digits(b: &[u8]) -> Option<u64> {
+    let mut v = 0u64;
+    for &c in b {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u64::from(c - b'0');
+    }
+    Some(v)
+}
+
+fn numbers(no: u64, line: &str, rest: &str, what: &str) -> Result<Vec<u64>, ParseError> {
+    let base = (rest.as_ptr() as usize).saturating_sub(line.as_ptr() as usize);
+    let mut out = Vec::new();
+    let mut off = 0;
+    for tok in rest.split_whitespace() {
+        let pos = rest[off..].find(tok).map_or(off, |p| p + off);
+        off = pos + tok.len();
+        match tok.parse() {
+            Ok(v) => out.push(v),
+            Err(_) => {
+                return Err(ParseError::invalid(
+                    FORMAT,
+                    no,
+                    (base + pos) as u64 + 1,
+                    what,
+                    tok,
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Read a cyclictest output with a histogram (stdout of `-h N`, or a
+/// `--histfile`) from a reader with bounded memory and return its
+/// histogram. See [`crate::cyclictest::parse_reader`] for the whole block.
+pub fn parse_reader<R: BufRead>(r: R) -> Result<Histogram, ParseError> {
+    let c: Cyclictest = crate::cyclictest::parse_reader(r)?;
+    c.histogram
+        .ok_or_else(|| ParseError::invalid(FORMAT, 0, 0, "a `# Histogram` section", "no histogram"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_and_footer() {
+        let mut h = HistogramBuilder::new();
+        let text = "# Histogram\n000000 000000\t000000\n000001 000005\t000000\n000002 000001\t000007\n# Total: 000000006 000000007\n# Min Latencies: 00001 00002\n# Avg Latencies: 00001 00002\n# Max Latencies: 00002 00002\n# Histogram Overflows: 00000 00001\n# Histogram Overflow at cycle number:\n# Thread 0:\n# Thread 1: 00042\n";
+        for (i, l) in text.lines().enumerate() {
+            assert!(h.feed(i as u64 + 1, l).unwrap(), "{l}");
+        }
+        let h = h.finish(1.0).unwrap();
+        assert_eq!(h.per_thread.len(), 2);
+        assert_eq!(h.per_thread[0].buckets, vec![(1.0, 5), (2.0, 1)]);
+        assert_eq!(h.per_thread[1].buckets, vec![(2.0, 7)]);
+        assert_eq!(h.per_thread[1].overflows, 1);
+        assert_eq!(h.per_thread[1].overflow_cycles, vec![42]);
+        assert_eq!(h.per_thread[1].total, Some(7));
+    }
+
+    #[test]
+    fn bad_row_has_position() {
+        let mut h = HistogramBuilder::new();
+        h.feed(1, "# Histogram").unwrap();
+        let e = h.feed(2, "000001 000005\t00x000").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 15));
+    }
 }

@@ -6,8 +6,12 @@
 //! same code. Every parser turns lines into typed [`document`] blocks that
 //! keep their line span; errors carry format, line, column and the text.
 //!
-//! Entry points: [`parse`] detects the format of a whole input (a single
-//! result, or a mail / thread with many blocks) and returns a [`Document`].
+//! Entry points: [`parse`] / [`parse_str`] take a whole input (a single
+//! result, several results in plain text, or a mail / thread) and return a
+//! [`Document`]. Code tour: [`detect`] tries every format's `recognize` at
+//! every line; [`mail`] splits threads, decodes quoted-printable and hands
+//! each message body to [`detect`]; [`hints`] guesses labels, boards and
+//! kernels from the prose; one module per format does the parsing.
 
 pub mod document;
 pub mod error;
@@ -18,6 +22,7 @@ pub mod cyclictest;
 pub mod cyclictest_json;
 pub mod detect;
 pub mod ftrace;
+pub mod hints;
 pub mod histogram;
 pub mod lkp;
 pub mod mail;
@@ -35,42 +40,85 @@ pub use lines::Line;
 /// so stored uploads can be re-parsed.
 pub const PARSER_VERSION: &str = concat!("reclaimlab-formats ", env!("CARGO_PKG_VERSION"));
 
-/// Parse a whole input. `name` is a label for `source.name` only.
+/// Longest accepted line in bytes. Generous enough for a whole mail that an
+/// archive flattened onto one line, small enough that a binary blob or a
+/// minified file is refused before any recognizer looks at it.
+pub const MAX_LINE_LEN: usize = 256 * 1024;
+
+/// Most result blocks one input may hold; a thread with more is not
+/// something a person posted.
+pub const MAX_BLOCKS: usize = 4096;
+
+/// Parse a whole input. `name` is a label for `source.name` only. Invalid
+/// UTF-8 is replaced, not rejected: mails arrive in every charset.
 pub fn parse(input: &[u8], name: Option<&str>) -> Result<Document, ParseError> {
     let text = String::from_utf8_lossy(input);
-    let lines = lines::split(&text);
-    let mut blocks = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        match cyclictest::recognize(&lines, i) {
-            Some(Ok((n, body))) => {
-                let first = lines[i].no;
-                let last = lines[i + n - 1].no;
-                blocks.push(Block::new([first, last], body));
-                i += n;
-            }
-            Some(Err(e)) => return Err(e),
-            None => i += 1,
-        }
+    parse_text(&text, input.len() as u64, name)
+}
+
+/// [`parse`] for text already in memory as a string.
+pub fn parse_str(input: &str, name: Option<&str>) -> Result<Document, ParseError> {
+    parse_text(input, input.len() as u64, name)
+}
+
+fn parse_text(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, ParseError> {
+    check_line_lengths(text)?;
+    if mail::is_mail(text) {
+        return mail::parse(text, bytes, name);
     }
-    if blocks.is_empty() {
+    let lines = lines::split(text);
+    let (mut scanned, _) = detect::scan(&lines, detect::OnError::Fail)?;
+    if scanned.is_empty() {
         let first = lines.iter().find(|l| !l.text.trim().is_empty());
         return Err(ParseError::unrecognized(
-            "a known result format (cyclictest `T:` lines, ...)",
+            "a known result format (cyclictest `T:` lines, an ftrace latency report, \
+             an mmtests or LKP table, `time` output, stress-ng / perf stat metrics, a mail)",
             first.map(|l| l.no).unwrap_or(0),
             first.map(|l| l.text).unwrap_or(""),
         ));
     }
+    hints::annotate(&mut scanned, &lines, &[(0, lines.len())]);
+    let format = match scanned.first() {
+        Some(s) if scanned.iter().all(|o| o.format == s.format) => s.format.name(),
+        _ => "text",
+    };
     Ok(Document {
         source: Source {
             name: name.map(str::to_string),
-            format: blocks[0].kind().to_string(),
-            bytes: input.len() as u64,
+            format: format.to_string(),
+            bytes,
             lines: lines.len() as u64,
             parser_version: PARSER_VERSION.to_string(),
         },
         context: None,
-        blocks,
+        blocks: scanned.into_iter().map(|s| s.block).collect(),
         warnings: Vec::new(),
     })
+}
+
+fn check_line_lengths(text: &str) -> Result<(), ParseError> {
+    for (i, line) in text.lines().enumerate() {
+        if line.len() > MAX_LINE_LEN {
+            return Err(ParseError {
+                kind: ErrorKind::TooLarge,
+                format: "unknown",
+                line: i as u64 + 1,
+                column: MAX_LINE_LEN as u64 + 1,
+                expected: format!("lines of at most {MAX_LINE_LEN} bytes"),
+                found: format!("a line of {} bytes", line.len()),
+            });
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn too_many_blocks(line: u64) -> ParseError {
+    ParseError {
+        kind: ErrorKind::TooLarge,
+        format: "unknown",
+        line,
+        column: 1,
+        expected: format!("at most {MAX_BLOCKS} result blocks"),
+        found: "more result blocks".to_string(),
+    }
 }

@@ -1,15 +1,215 @@
-//! (to be written)
+//! LKP / kernel test robot comparison tables:
+//!
+//! ```text
+//! f2ffc48de2017c69 ee5eda8ea59546af2e8f192c060
+//! ---------------- ---------------------------
+//!          %stddev     %change         %stddev
+//!              \          |                \
+//!     138055 ± 18%     +33.4%     184128 ± 14%  cpuidle..usage
+//!       3.32 ± 46%      +1.5        4.82 ± 13%  perf-profile.calltrace...
+//! ```
+//!
+//! Owns the commit-id header, the `\ | \` marker, `± N%` spreads and the
+//! change column (a percentage, or an absolute difference for rows that are
+//! already percentages). https://github.com/intel/lkp-tests
 
-use crate::document::BlockBody;
+use crate::document::{BlockBody, Table, TableRow};
 use crate::error::ParseError;
 use crate::lines::Line;
+use crate::plain::parse_number_unit;
 
-/// Recognise a block of this format starting at `lines[start]`: `None` when
-/// the line does not start one; `Some(Ok((lines consumed, body)))`;
-/// `Some(Err(_))` when it starts one but does not parse.
+const FORMAT: &str = "lkp";
+
+fn is_commit_line(text: &str) -> Option<Vec<String>> {
+    let ids: Vec<&str> = text.split_whitespace().collect();
+    let ok = ids.len() >= 2
+        && ids
+            .iter()
+            .all(|w| w.len() >= 7 && w.len() <= 40 && w.chars().all(|c| c.is_ascii_hexdigit()));
+    ok.then(|| ids.iter().map(|s| s.to_string()).collect())
+}
+
+fn is_dash_line(text: &str) -> bool {
+    let t = text.trim();
+    !t.is_empty() && t.chars().all(|c| c == '-' || c == ' ')
+}
+
+fn is_stddev_header(text: &str) -> bool {
+    text.contains("%stddev") && text.contains("%change")
+}
+
+fn is_marker_line(text: &str) -> bool {
+    let t = text.trim();
+    !t.is_empty() && t.chars().all(|c| matches!(c, '\\' | '|' | ' '))
+}
+
+/// One data row: per column the value and spread, the printed percentage
+/// change per column (None for the first and for absolute changes), and the
+/// metric name.
+struct LkpRow {
+    values: Vec<Option<f64>>,
+    spreads: Vec<Option<f64>>,
+    deltas: Vec<Option<f64>>,
+    printed: Vec<String>,
+    metric: String,
+}
+
+fn parse_row(text: &str) -> Option<LkpRow> {
+    let norm = text.replace('±', " ± ").replace("+-", " ± ");
+    let toks: Vec<&str> = norm.split_whitespace().collect();
+    let (metric, cells) = toks.split_last()?;
+    if !metric.chars().any(|c| c.is_ascii_alphabetic()) || parse_number_unit(metric).is_some() {
+        return None;
+    }
+    let mut row = LkpRow {
+        values: Vec::new(),
+        spreads: Vec::new(),
+        deltas: Vec::new(),
+        printed: Vec::new(),
+        metric: metric.to_string(),
+    };
+    let mut i = 0;
+    let mut pending_delta: Option<f64> = None;
+    loop {
+        // A value, optionally followed by `± N%`.
+        let tok = cells.get(i)?;
+        let (v, unit) = parse_number_unit(tok)?;
+        if unit.is_some() {
+            return None;
+        }
+        let mut printed = tok.to_string();
+        i += 1;
+        let mut spread = None;
+        if cells.get(i) == Some(&"±") {
+            let s = cells.get(i + 1)?;
+            spread = Some(parse_number_unit(s.strip_suffix('%')?)?.0);
+            printed = format!("{printed} ± {s}");
+            i += 2;
+        }
+        row.values.push(Some(v));
+        row.spreads.push(spread);
+        row.deltas.push(pending_delta.take());
+        row.printed.push(printed);
+        if i >= cells.len() {
+            break;
+        }
+        // The change column: `+33.4%`, `-0.0`, `+2.1e+05%`.
+        let change = cells.get(i)?;
+        if !change.starts_with(['+', '-']) {
+            return None;
+        }
+        if let Some(pct) = change.strip_suffix('%') {
+            pending_delta = Some(parse_number_unit(pct)?.0);
+        } else {
+            parse_number_unit(change).filter(|(_, u)| u.is_none())?;
+        }
+        i += 1;
+    }
+    (row.values.len() >= 2).then_some(row)
+}
+
+/// Recognise an LKP table at its commit-id line or its `%stddev` line.
 pub fn recognize(
-    _lines: &[Line<'_>],
-    _start: usize,
+    lines: &[Line<'_>],
+    start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
-    None
+    let first = lines.get(start)?;
+    let quote = first.quote;
+    let same = |i: usize| lines.get(i).filter(|l| l.quote == quote);
+    let (commits, mut i) = if let Some(ids) = is_commit_line(first.text) {
+        let dash = same(start + 1).is_some_and(|l| is_dash_line(l.text));
+        let head = same(start + 2).is_some_and(|l| is_stddev_header(l.text));
+        if !(dash && head) {
+            return None;
+        }
+        (ids, start + 3)
+    } else if is_stddev_header(first.text) {
+        (Vec::new(), start + 1)
+    } else {
+        return None;
+    };
+    if same(i).is_some_and(|l| is_marker_line(l.text)) {
+        i += 1;
+    }
+    let mut rows = Vec::new();
+    while let Some(line) = same(i) {
+        let Some(r) = parse_row(line.text) else {
+            break;
+        };
+        rows.push(TableRow {
+            stat: None,
+            metric: r.metric,
+            values: r.values,
+            printed_deltas_pct: r.deltas,
+            spread_pct: r.spreads,
+            printed: r.printed,
+            unit: None,
+        });
+        i += 1;
+    }
+    let Some(ncols) = rows.first().map(|r| r.values.len()) else {
+        let (no, text) = same(i).map(|l| (l.no, l.text)).unwrap_or((first.no, ""));
+        return Some(Err(ParseError::invalid(
+            FORMAT,
+            no,
+            1,
+            "a row `value ± N%  change  value ± N%  metric`",
+            text,
+        )));
+    };
+    let title = testcase_above(lines, start);
+    let columns = if commits.len() == ncols {
+        commits
+    } else {
+        (1..=ncols).map(|n| format!("commit {n}")).collect()
+    };
+    Some(Ok((
+        i - start,
+        BlockBody::Table(Table {
+            style: "lkp".into(),
+            title,
+            columns,
+            column_kernels: Vec::new(),
+            column_variants: Vec::new(),
+            rows,
+            unit: None,
+        }),
+    )))
+}
+
+/// The robot prints the job parameters above each table:
+/// `compiler/cpufreq_governor/.../testcase:` and on the next line their
+/// values (`gcc-12/performance/.../vm-scalability`); the values name the test.
+fn testcase_above(lines: &[Line<'_>], start: usize) -> Option<String> {
+    let quote = lines.get(start)?.quote;
+    let from = start.saturating_sub(12);
+    let at = (from..start).rev().find(|&i| {
+        lines
+            .get(i)
+            .is_some_and(|l| l.quote == quote && l.text.trim_end().ends_with("testcase:"))
+    })?;
+    let values = lines.get(at + 1)?.text.trim();
+    (!values.is_empty() && values.contains('/')).then(|| values.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows() {
+        let r = parse_row("    138055 ± 18%     +33.4%     184128 ± 14%  cpuidle..usage").unwrap();
+        assert_eq!(r.values, vec![Some(138055.0), Some(184128.0)]);
+        assert_eq!(r.spreads, vec![Some(18.0), Some(14.0)]);
+        assert_eq!(r.deltas, vec![None, Some(33.4)]);
+        let r = parse_row("      0.20 ±153%  +2.1e+05%     418.07 ±203%  perf-sched.x").unwrap();
+        assert_eq!(r.deltas, vec![None, Some(2.1e5)]);
+        let r = parse_row("      3.32 ± 46%      +1.5        4.82 ± 13%  perf-profile.y").unwrap();
+        assert_eq!(r.deltas, vec![None, None]);
+        let r =
+            parse_row("  41184117           -30.4%   28662735 ±  2%  vm-scalability.throughput")
+                .unwrap();
+        assert_eq!(r.spreads, vec![None, Some(2.0)]);
+        assert!(parse_row("this is prose 12").is_none());
+    }
 }

@@ -1,15 +1,357 @@
-//! (to be written)
+//! mmtests `compare-kernels.sh` output: one or two header lines naming the
+//! kernels and variants of each column, then statistic rows
+//! (`Amean    System-1      260.53 (  0.00%)      192.98 ( 25.93%)`) or the
+//! `User / System / Elapsed` duration rows. Values and the printed deltas
+//! are kept exactly as printed; nothing is recomputed.
+//!
+//! https://github.com/gormanm/mmtests/blob/master/compare-kernels.sh
 
-use crate::document::BlockBody;
+use crate::document::{BlockBody, Table, TableRow};
 use crate::error::ParseError;
 use crate::lines::Line;
+use crate::plain::parse_number_unit;
 
-/// Recognise a block of this format starting at `lines[start]`: `None` when
-/// the line does not start one; `Some(Ok((lines consumed, body)))`;
-/// `Some(Err(_))` when it starts one but does not parse.
+const FORMAT: &str = "mmtests";
+
+/// Statistic names compare-kernels prints in the first column. `B`-prefixed
+/// ones (`BAmean-99`) and percentile suffixes (`Max-90`) are accepted too.
+const STATS: &[&str] = &[
+    "Min",
+    "Max",
+    "Amean",
+    "Hmean",
+    "Gmean",
+    "Stddev",
+    "CoeffVar",
+    "Range",
+    "Median",
+    "Mean",
+    "BAmean",
+    "BHmean",
+    "BGmean",
+    "BMin",
+    "BMax",
+    "Percentile",
+    "Quartile",
+];
+
+/// Row names of the duration block.
+const DURATION_ROWS: &[&str] = &["User", "System", "Elapsed"];
+
+fn is_stat(tok: &str) -> bool {
+    let base = match tok.split_once('-') {
+        Some((b, n)) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '.') => b,
+        Some(_) => return false,
+        None => tok,
+    };
+    STATS.contains(&base)
+}
+
+/// One column of a statistic row: value, printed delta, the cell as printed.
+type StatCell = (Option<f64>, Option<f64>, String);
+
+/// A parsed statistic row: stat, metric, and the cells.
+type StatRow = (String, String, Vec<StatCell>);
+
+/// `Amean    System-1      260.53 (  0.00%)      192.98 ( 25.93%)`.
+fn stat_row(text: &str) -> Option<StatRow> {
+    let t = text.trim_start();
+    let (stat, rest) = split_word(t)?;
+    if !is_stat(stat) {
+        return None;
+    }
+    let (metric, mut rest) = split_word(rest.trim_start())?;
+    let mut cols = Vec::new();
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            break;
+        }
+        let cell_start = rest;
+        let end = rest
+            .find(|c: char| c.is_whitespace() || c == '(' || c == '*')
+            .unwrap_or(rest.len());
+        let (tok, after) = rest.split_at(end);
+        let value = number_or_nan(tok)?;
+        rest = after.trim_start();
+        let mut delta = None;
+        // `(  2.23%)`, or `*  -2.74%*` when compare-kernels flags the
+        // change as significant.
+        let opener = rest.chars().next().filter(|c| matches!(c, '(' | '*'));
+        if let Some(open) = opener {
+            let close_char = if open == '(' { ')' } else { '*' };
+            let inner = rest.get(1..)?;
+            let close = inner.find(close_char)?;
+            let (pct, after) = inner.split_at(close);
+            let pct = pct.trim().strip_suffix('%')?.trim();
+            delta = number_or_nan(pct)?;
+            rest = after.get(1..).unwrap_or("");
+        }
+        let printed = cell_start
+            .get(..cell_start.len() - rest.len())
+            .unwrap_or("")
+            .trim_end();
+        cols.push((value, delta, printed.to_string()));
+    }
+    if cols.is_empty() {
+        return None;
+    }
+    Some((stat.to_string(), metric.to_string(), cols))
+}
+
+/// A number, or `Some(None)` for the `nan` / `-nan` mmtests prints for
+/// undefined statistics; `None` when it is neither.
+fn number_or_nan(tok: &str) -> Option<Option<f64>> {
+    if tok
+        .trim_start_matches(['-', '+'])
+        .eq_ignore_ascii_case("nan")
+    {
+        return Some(None);
+    }
+    match parse_number_unit(tok) {
+        Some((v, None)) => Some(Some(v)),
+        _ => None,
+    }
+}
+
+fn split_word(t: &str) -> Option<(&str, &str)> {
+    if t.is_empty() {
+        return None;
+    }
+    let end = t.find(char::is_whitespace).unwrap_or(t.len());
+    Some(t.split_at(end))
+}
+
+/// `User          473.24       462.40`: a label of words, then only numbers.
+fn named_row(text: &str) -> Option<(String, Vec<f64>)> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let first_num = words
+        .iter()
+        .position(|w| matches!(parse_number_unit(w), Some((_, None))))?;
+    if first_num == 0 {
+        return None;
+    }
+    let label = words.get(..first_num)?;
+    if label
+        .iter()
+        .any(|w| parse_number_unit(w).is_some() || w.contains('('))
+    {
+        return None;
+    }
+    let mut values = Vec::new();
+    for w in words.get(first_num..)? {
+        match parse_number_unit(w) {
+            Some((v, None)) => values.push(v),
+            _ => return None,
+        }
+    }
+    Some((label.join(" "), values))
+}
+
+/// A header line: words that are not numbers and not a statistic row.
+fn header(text: &str) -> Option<Vec<&str>> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.is_empty() || words.len() > 32 {
+        return None;
+    }
+    let first = words.first()?;
+    if is_stat(first) || DURATION_ROWS.contains(first) {
+        return None;
+    }
+    let ok = words.iter().all(|w| {
+        parse_number_unit(w).is_none()
+            && !w.contains(['(', ')', '%', ':', ',', '|', '='])
+            && !w.ends_with('.')
+            && w.chars().any(char::is_alphanumeric)
+    });
+    ok.then_some(words)
+}
+
+fn looks_like_kernel(w: &str) -> bool {
+    w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.')
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum RowKind {
+    Stat,
+    Named,
+}
+
+/// Which kind of row a line is, with its column count.
+fn row_kind(text: &str) -> Option<(RowKind, usize)> {
+    if let Some((_, _, cols)) = stat_row(text) {
+        return Some((RowKind::Stat, cols.len()));
+    }
+    named_row(text).map(|(_, v)| (RowKind::Named, v.len()))
+}
+
+/// Recognise a compare-kernels table starting at its first header line (or
+/// at its first statistic row when printed without headers).
 pub fn recognize(
-    _lines: &[Line<'_>],
-    _start: usize,
+    lines: &[Line<'_>],
+    start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
-    None
+    let first = lines.get(start)?;
+    let quote = first.quote;
+    let same = |i: usize| lines.get(i).filter(|l| l.quote == quote);
+
+    // Work out the header lines and where rows begin.
+    let (kernels, variants, rows_at, kind, ncols) = if let Some(h1) = header(first.text) {
+        let h2 = same(start + 1).and_then(|l| header(l.text));
+        let two = h2.as_ref().and_then(|h2| {
+            let (kind, n) = row_kind(same(start + 2)?.text)?;
+            (n == h1.len() && n == h2.len()).then_some((kind, n))
+        });
+        if let (Some((kind, n)), Some(h2)) = (two, h2) {
+            (h1, h2, start + 2, kind, n)
+        } else {
+            let (kind, n) = row_kind(same(start + 1)?.text)?;
+            if n != h1.len() {
+                return None;
+            }
+            // A single header line followed by plain named rows is an ad-hoc
+            // table unless the rows are the duration block.
+            if kind == RowKind::Named {
+                let (label, _) = named_row(same(start + 1)?.text)?;
+                if !DURATION_ROWS.contains(&label.as_str()) {
+                    return None;
+                }
+            }
+            if h1.iter().all(|w| looks_like_kernel(w)) {
+                (h1, Vec::new(), start + 1, kind, n)
+            } else {
+                (Vec::new(), h1, start + 1, kind, n)
+            }
+        }
+    } else {
+        // Headerless: only statistic rows are distinctive enough.
+        let (_, _, cols) = stat_row(first.text)?;
+        (Vec::new(), Vec::new(), start, RowKind::Stat, cols.len())
+    };
+
+    let mut rows = Vec::new();
+    let mut i = rows_at;
+    while let Some(line) = same(i) {
+        match kind {
+            RowKind::Stat => {
+                let Some((stat, metric, cols)) = stat_row(line.text) else {
+                    break;
+                };
+                if cols.len() != ncols {
+                    return Some(Err(ParseError::invalid(
+                        FORMAT,
+                        line.no,
+                        1,
+                        format!("{ncols} value columns"),
+                        line.text,
+                    )));
+                }
+                rows.push(TableRow {
+                    stat: Some(stat),
+                    metric,
+                    values: cols.iter().map(|c| c.0).collect(),
+                    printed_deltas_pct: cols.iter().map(|c| c.1).collect(),
+                    spread_pct: Vec::new(),
+                    printed: cols.iter().map(|c| c.2.clone()).collect(),
+                    unit: None,
+                });
+            }
+            RowKind::Named => {
+                let Some((label, values)) = named_row(line.text) else {
+                    break;
+                };
+                if values.len() != ncols {
+                    break;
+                }
+                rows.push(TableRow {
+                    stat: None,
+                    metric: label,
+                    values: values.into_iter().map(Some).collect(),
+                    ..TableRow::default()
+                });
+            }
+        }
+        i += 1;
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let duration = kind == RowKind::Named
+        && rows
+            .iter()
+            .all(|r| DURATION_ROWS.contains(&r.metric.as_str()));
+    if kind == RowKind::Named && !duration && kernels.is_empty() {
+        return None;
+    }
+    let columns = (0..ncols)
+        .map(|c| {
+            let k = kernels.get(c).copied().unwrap_or("");
+            let v = variants.get(c).copied().unwrap_or("");
+            format!("{k} {v}").trim().to_string()
+        })
+        .collect();
+    let title = if rows_at > start {
+        title_above(lines, start)
+    } else {
+        None
+    };
+    Some(Ok((
+        i - start,
+        BlockBody::Table(Table {
+            style: if duration { "duration" } else { "mmtests" }.into(),
+            title,
+            columns,
+            column_kernels: kernels.iter().map(|s| s.to_string()).collect(),
+            column_variants: variants.iter().map(|s| s.to_string()).collect(),
+            rows,
+            unit: None,
+        }),
+    )))
+}
+
+/// A short line right above the headers names the table (`xfsio Time`).
+fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
+    let prev = lines.get(start.checked_sub(1)?)?;
+    let t = prev.text.trim();
+    if prev.quote != lines.get(start)?.quote
+        || t.is_empty()
+        || t.split_whitespace().count() > 6
+        || t.ends_with(['.', ',', ';', ':'])
+        || row_kind(t).is_some()
+    {
+        return None;
+    }
+    Some(t.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_rows() {
+        let (s, m, c) =
+            stat_row("Amean    System-8      102.92 (  0.00%)      299.81 (-191.30%)").unwrap();
+        assert_eq!((s.as_str(), m.as_str()), ("Amean", "System-8"));
+        assert_eq!(
+            c,
+            vec![
+                (Some(102.92), Some(0.0), "102.92 (  0.00%)".to_string()),
+                (Some(299.81), Some(-191.3), "299.81 (-191.30%)".to_string())
+            ]
+        );
+        assert!(stat_row("BAmean-99 foo 1.00 (  0.00%)").is_some());
+        assert!(stat_row("Amean     95     1.00 (  0.00%)    2.00 ( -nan%)").is_some());
+        assert!(stat_row("Always here 1").is_none());
+        let (_, _, c) =
+            stat_row("Hmean     4        40110.02 (   0.00%)    39012.44 *  -2.74%*").unwrap();
+        assert_eq!(
+            c[1],
+            (
+                Some(39012.44),
+                Some(-2.74),
+                "39012.44 *  -2.74%*".to_string()
+            )
+        );
+    }
 }

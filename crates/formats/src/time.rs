@@ -1,15 +1,405 @@
-//! (to be written)
+//! Output of `time`: the bash builtin (`real 0m49.634s` / `user` / `sys`,
+//! also several runs printed side by side), zsh's one-liner, GNU
+//! `/usr/bin/time`'s default two lines and its `-v` report.
+//!
+//! Side-by-side runs become one [`Time`] each, sharing the line span; the
+//! column header above them (`w/o patch   w/ patch`) is returned per run so
+//! the caller can turn it into a label.
 
-use crate::document::BlockBody;
+use crate::document::{BlockBody, Time};
 use crate::error::ParseError;
+use crate::hints;
 use crate::lines::Line;
+use crate::plain::parse_number_unit;
 
-/// Recognise a block of this format starting at `lines[start]`: `None` when
-/// the line does not start one; `Some(Ok((lines consumed, body)))`;
-/// `Some(Err(_))` when it starts one but does not parse.
+const FORMAT: &str = "time";
+
+/// A run and the column header it was printed under.
+pub type Run = (Time, Option<String>);
+
+/// Recognise one `time` result (the first run when printed side by side).
 pub fn recognize(
-    _lines: &[Line<'_>],
-    _start: usize,
+    lines: &[Line<'_>],
+    start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
-    None
+    recognize_runs(lines, start).map(|r| {
+        r.and_then(|(n, runs)| match runs.into_iter().next() {
+            Some((t, _)) => Ok((n, BlockBody::Time(t))),
+            None => Err(ParseError::invalid(FORMAT, 0, 0, "a time result", "")),
+        })
+    })
+}
+
+/// Recognise every run of a `time` result starting at `lines[start]`.
+pub fn recognize_runs(
+    lines: &[Line<'_>],
+    start: usize,
+) -> Option<Result<(usize, Vec<Run>), ParseError>> {
+    let line = lines.get(start)?;
+    let t = line.text.trim();
+    if t.starts_with("real") {
+        return bash(lines, start);
+    }
+    if t.starts_with("Command being timed:") || t.starts_with("User time (seconds):") {
+        return Some(gnu_verbose(lines, start).map(|(n, t)| (n, vec![(t, None)])));
+    }
+    if let Some(t) = gnu_default(lines, start) {
+        return Some(Ok(t));
+    }
+    zsh(t).map(|t| Ok((1, vec![(t, None)])))
+}
+
+/// `0m49.634s`, `49.634s`, `1h2m3s`, `0m1,234s` (comma locales), `49.634`.
+fn duration(s: &str) -> Option<f64> {
+    let s = s.trim().replace(',', ".");
+    let mut total = 0.0;
+    let mut num = String::new();
+    let mut saw_unit = false;
+    for c in s.chars() {
+        match c {
+            '0'..='9' | '.' => num.push(c),
+            'h' | 'm' | 's' => {
+                let v: f64 = num.parse().ok()?;
+                total += v * match c {
+                    'h' => 3600.0,
+                    'm' => 60.0,
+                    _ => 1.0,
+                };
+                num.clear();
+                saw_unit = true;
+            }
+            _ => return None,
+        }
+    }
+    if !num.is_empty() {
+        if saw_unit {
+            return None;
+        }
+        total = num.parse().ok()?;
+    }
+    (saw_unit || !s.is_empty()).then_some(total)
+}
+
+/// `0:49.63`, `1:02:03` (GNU elapsed), in seconds.
+fn clock(s: &str) -> Option<f64> {
+    let mut total = 0.0;
+    for part in s.trim().split(':') {
+        let v: f64 = part.parse().ok()?;
+        total = total * 60.0 + v;
+    }
+    Some(total)
+}
+
+/// The values of `key` on a bash line: `real 0m49.634s real 0m46.334s`.
+fn keyed_values(text: &str, key: &str) -> Option<Vec<f64>> {
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    if toks.len() < 2 || !toks.len().is_multiple_of(2) {
+        return None;
+    }
+    let mut out = Vec::new();
+    for pair in toks.chunks(2) {
+        if pair.first() != Some(&key) {
+            return None;
+        }
+        out.push(duration(pair.get(1)?)?);
+    }
+    Some(out)
+}
+
+fn bash(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, Vec<Run>), ParseError>> {
+    let first = lines.get(start)?;
+    let real = keyed_values(first.text, "real")?;
+    let quote = first.quote;
+    let mut i = start + 1;
+    // Blank lines between `real` and `user` are not printed by bash, but
+    // mail clients sometimes add them.
+    let next = |key: &str, i: &mut usize| -> Option<Vec<f64>> {
+        let l = lines.get(*i).filter(|l| l.quote == quote)?;
+        let v = keyed_values(l.text, key)?;
+        *i += 1;
+        Some(v)
+    };
+    let user = next("user", &mut i);
+    let sys = next("sys", &mut i);
+    let n = real.len();
+    if user.as_ref().is_some_and(|u| u.len() != n) || sys.as_ref().is_some_and(|s| s.len() != n) {
+        let l = lines.get(i.saturating_sub(1))?;
+        return Some(Err(ParseError::invalid(
+            FORMAT,
+            l.no,
+            1,
+            format!("{n} columns like the `real` line"),
+            l.text,
+        )));
+    }
+    let (labels, commands) = headers_above(lines, start, n);
+    let runs = (0..n)
+        .map(|k| {
+            (
+                Time {
+                    real_s: real.get(k).copied().unwrap_or(0.0),
+                    user_s: user.as_ref().and_then(|u| u.get(k).copied()),
+                    sys_s: sys.as_ref().and_then(|s| s.get(k).copied()),
+                    style: Some("bash".into()),
+                    fields: Vec::new(),
+                    command: commands.get(k).cloned(),
+                },
+                labels.get(k).cloned(),
+            )
+        })
+        .collect();
+    Some(Ok((i - start, runs)))
+}
+
+/// Column headers and commands printed above side-by-side runs:
+/// `w/o patch   w/ patch` and `root@10:~# time ./a.out   root@10:~# time ./a.out`.
+fn headers_above(lines: &[Line<'_>], start: usize, n: usize) -> (Vec<String>, Vec<String>) {
+    let mut labels = Vec::new();
+    let mut commands = Vec::new();
+    let quote = lines.get(start).map(|l| l.quote).unwrap_or(0);
+    let mut seen = 0;
+    let mut i = start;
+    while i > 0 && seen < 3 {
+        i -= 1;
+        let Some(l) = lines.get(i).filter(|l| l.quote == quote) else {
+            break;
+        };
+        let t = l.text.trim();
+        if t.is_empty() {
+            continue;
+        }
+        seen += 1;
+        if commands.is_empty() && t.matches("time ").count() == n {
+            commands = t
+                .split("time ")
+                .skip(1)
+                .map(|c| {
+                    let words: Vec<&str> = c.split_whitespace().collect();
+                    // Drop the next prompt (`root@10:~#`) printed after the command.
+                    let keep = match words.last() {
+                        Some(w) if w.ends_with(['#', '$']) && words.len() > 1 => words.len() - 1,
+                        _ => words.len(),
+                    };
+                    words.get(..keep).unwrap_or(&[]).join(" ")
+                })
+                .collect();
+            continue;
+        }
+        if n < 2 || !labels.is_empty() {
+            break;
+        }
+        labels = split_header(t, n);
+        break;
+    }
+    (labels, commands)
+}
+
+/// Split a header into `n` column names: by runs of two or more spaces, or
+/// by the cue phrases in it when the spacing was lost (flattened archives).
+fn split_header(t: &str, n: usize) -> Vec<String> {
+    let by_gaps: Vec<String> = t
+        .split("  ")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    if by_gaps.len() == n {
+        return by_gaps;
+    }
+    let cues = hints::cue_matches(t);
+    if cues.len() == n {
+        return cues.into_iter().map(|(_, p, _)| p).collect();
+    }
+    let words: Vec<String> = t.split_whitespace().map(str::to_string).collect();
+    if words.len() == n {
+        return words;
+    }
+    Vec::new()
+}
+
+/// `0.00user 0.00system 0:00.00elapsed 0%CPU (0avgtext+0avgdata 1234maxresident)k`
+/// and the optional `0inputs+0outputs (0major+123minor)pagefaults 0swaps`.
+fn gnu_default(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
+    let first = lines.get(start)?;
+    let mut t = Time {
+        style: Some("gnu".into()),
+        ..Time::default()
+    };
+    let mut saw_elapsed = false;
+    for tok in first
+        .text
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '+'))
+    {
+        if tok.is_empty() {
+            continue;
+        }
+        if let Some(v) = tok.strip_suffix("user") {
+            t.user_s = Some(v.parse().ok()?);
+        } else if let Some(v) = tok.strip_suffix("system") {
+            t.sys_s = Some(v.parse().ok()?);
+        } else if let Some(v) = tok.strip_suffix("elapsed") {
+            t.real_s = clock(v)?;
+            saw_elapsed = true;
+        } else if let Some(v) = tok.strip_suffix("%CPU") {
+            if let Ok(p) = v.parse() {
+                t.fields.push(("Percent of CPU".into(), p));
+            }
+        } else {
+            gnu_counter(tok, &mut t.fields);
+        }
+    }
+    if !saw_elapsed || t.user_s.is_none() {
+        return None;
+    }
+    let mut consumed = 1;
+    if let Some(l) = lines
+        .get(start + 1)
+        .filter(|l| l.quote == first.quote && l.text.contains("pagefaults"))
+    {
+        for tok in l
+            .text
+            .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '+'))
+        {
+            gnu_counter(tok, &mut t.fields);
+        }
+        consumed = 2;
+    }
+    Some((consumed, vec![(t, None)]))
+}
+
+/// `1234maxresident`, `0inputs`, `123minor`, `0swaps`, ...
+fn gnu_counter(tok: &str, fields: &mut Vec<(String, f64)>) {
+    let tok = tok.trim_end_matches('k').trim_end_matches(")k");
+    let split = tok
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(tok.len());
+    let (num, name) = tok.split_at(split);
+    if num.is_empty() || name.is_empty() || !name.chars().all(|c| c.is_ascii_alphabetic()) {
+        return;
+    }
+    if let Ok(v) = num.parse() {
+        fields.push((name.to_string(), v));
+    }
+}
+
+/// `/usr/bin/time -v`: `Name: value` lines, tab-indented.
+fn gnu_verbose(lines: &[Line<'_>], start: usize) -> Result<(usize, Time), ParseError> {
+    let quote = lines.get(start).map(|l| l.quote).unwrap_or(0);
+    let mut t = Time {
+        style: Some("gnu-verbose".into()),
+        ..Time::default()
+    };
+    let mut saw_elapsed = false;
+    let mut i = start;
+    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
+        let Some((name, value)) = l.text.trim().rsplit_once(": ") else {
+            break;
+        };
+        let name = name.trim();
+        let value = value.trim();
+        if name == "Command being timed" {
+            t.command = Some(value.trim_matches('"').to_string());
+        } else if name.starts_with("Elapsed (wall clock) time") {
+            t.real_s = clock(value).ok_or_else(|| {
+                ParseError::invalid(
+                    FORMAT,
+                    l.no,
+                    1,
+                    "an elapsed time `h:mm:ss` or `m:ss`",
+                    value,
+                )
+            })?;
+            saw_elapsed = true;
+        } else if name == "User time (seconds)" {
+            t.user_s = value.parse().ok();
+        } else if name == "System time (seconds)" {
+            t.sys_s = value.parse().ok();
+        } else if let Some((v, _)) = parse_number_unit(value) {
+            t.fields.push((name.to_string(), v));
+        } else {
+            break;
+        }
+        i += 1;
+    }
+    if !saw_elapsed {
+        let l = lines.get(i).or(lines.get(start));
+        return Err(ParseError::invalid(
+            FORMAT,
+            l.map(|l| l.no).unwrap_or(0),
+            1,
+            "an `Elapsed (wall clock) time` line",
+            l.map(|l| l.text).unwrap_or(""),
+        ));
+    }
+    Ok((i - start, t))
+}
+
+/// zsh: `./a.out  0.64s user 47.43s system 96% cpu 49.634 total`.
+fn zsh(text: &str) -> Option<Time> {
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    let at = |word: &str| toks.iter().position(|t| *t == word);
+    let total = at("total")?;
+    let user = at("user")?;
+    let system = at("system")?;
+    let val = |i: usize| {
+        i.checked_sub(1)
+            .and_then(|j| toks.get(j))
+            .and_then(|s| duration(s))
+    };
+    Some(Time {
+        real_s: val(total)?,
+        user_s: Some(val(user)?),
+        sys_s: Some(val(system)?),
+        style: Some("zsh".into()),
+        fields: Vec::new(),
+        command: toks
+            .get(..user.checked_sub(1)?)
+            .map(|w| w.join(" "))
+            .filter(|c| !c.is_empty()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lines::split;
+
+    #[test]
+    fn side_by_side() {
+        let text = "   w/o patch                   w/ patch\nroot@10:~# time ./a.out      root@10:~# time ./a.out\nreal 0m49.634s               real 0m46.334s\nuser 0m0.637s                user 0m0.648s\nsys 0m47.434s                sys 0m44.265s\n";
+        let lines = split(text);
+        let (n, runs) = recognize_runs(&lines, 2).unwrap().unwrap();
+        assert_eq!(n, 3);
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs[0].0.real_s, 49.634);
+        assert_eq!(runs[1].0.sys_s, Some(44.265));
+        assert_eq!(runs[0].1.as_deref(), Some("w/o patch"));
+        assert_eq!(runs[1].0.command.as_deref(), Some("./a.out"));
+    }
+
+    #[test]
+    fn gnu_and_zsh() {
+        let lines = split(
+            "0.63user 47.43system 0:49.63elapsed 96%CPU (0avgtext+0avgdata 1234maxresident)k\n0inputs+0outputs (0major+123minor)pagefaults 0swaps\n",
+        );
+        let (n, runs) = recognize_runs(&lines, 0).unwrap().unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(runs[0].0.real_s, 49.63);
+        assert!(
+            runs[0]
+                .0
+                .fields
+                .iter()
+                .any(|(k, v)| k == "maxresident" && *v == 1234.0)
+        );
+        assert!(
+            runs[0]
+                .0
+                .fields
+                .iter()
+                .any(|(k, v)| k == "minor" && *v == 123.0)
+        );
+        let t = zsh("./a.out  0.64s user 47.43s system 96% cpu 49.634 total").unwrap();
+        assert_eq!(t.real_s, 49.634);
+    }
 }

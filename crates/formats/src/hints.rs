@@ -1,0 +1,554 @@
+//! Hints guessed from the prose around result blocks: the before/after label
+//! (cue phrases in `data/label_cues.txt`), the board or CPU (patterns in
+//! `data/boards.txt`) and kernel version strings.
+//!
+//! Both tables are data so that a new phrasing seen in a mail is a one-line
+//! change with a test, not new code. Nothing here parses results.
+
+use std::sync::OnceLock;
+
+use crate::detect::Scanned;
+use crate::document::BlockBody;
+use crate::lines::Line;
+
+const LABEL_CUES: &str = include_str!("../data/label_cues.txt");
+const BOARDS: &str = include_str!("../data/boards.txt");
+
+/// `(phrase lowercased, label)` in file order.
+fn cues() -> &'static [(String, String)] {
+    static CUES: OnceLock<Vec<(String, String)>> = OnceLock::new();
+    CUES.get_or_init(|| {
+        LABEL_CUES
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .filter_map(|l| l.split_once("=>"))
+            .map(|(p, lab)| (p.trim().to_lowercase(), lab.trim().to_string()))
+            .collect()
+    })
+}
+
+fn board_patterns() -> &'static [&'static str] {
+    static PATTERNS: OnceLock<Vec<&'static str>> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        BOARDS
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    })
+}
+
+fn is_word_char(c: Option<char>) -> bool {
+    c.is_some_and(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Every cue phrase in `text`, left to right, not overlapping: at each
+/// position the longest phrase wins. Returns `(byte offset, phrase as
+/// printed, label)`.
+pub fn cue_matches(text: &str) -> Vec<(usize, String, String)> {
+    let lower = text.to_lowercase();
+    // Lowercasing can change byte lengths for some scripts; then positions
+    // would not map back to `text`, so report the lowercased phrase instead.
+    let same_len = lower.len() == text.len();
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < lower.len() {
+        let rest = match lower.get(pos..) {
+            Some(r) => r,
+            None => break,
+        };
+        let before = lower.get(..pos).and_then(|s| s.chars().next_back());
+        let mut best: Option<&(String, String)> = None;
+        if !is_word_char(before) {
+            for cue in cues() {
+                if rest.starts_with(cue.0.as_str())
+                    && !is_word_char(rest.get(cue.0.len()..).and_then(|s| s.chars().next()))
+                    && best.is_none_or(|b| cue.0.len() > b.0.len())
+                {
+                    best = Some(cue);
+                }
+            }
+        }
+        match best {
+            Some((phrase, label)) => {
+                let printed = if same_len {
+                    text.get(pos..pos + phrase.len()).unwrap_or(phrase)
+                } else {
+                    phrase
+                };
+                out.push((pos, printed.to_string(), label.clone()));
+                pos += phrase.len();
+            }
+            None => {
+                pos += rest.chars().next().map(char::len_utf8).unwrap_or(1);
+            }
+        }
+    }
+    out
+}
+
+/// The label a line of prose gives the block below it: the cue found in it,
+/// or `None` when there is none or the line names both sides.
+pub fn label_of_line(text: &str) -> Option<String> {
+    let found = cue_matches(text);
+    let first = found.first()?.2.clone();
+    if found.iter().all(|(_, _, l)| *l == first) {
+        Some(first)
+    } else {
+        None
+    }
+}
+
+/// Map a column header as printed (`w/o patch`) to a label; a header with no
+/// cue is kept as printed (`batch-v1`).
+pub fn label_of_header(header: &str) -> String {
+    label_of_line(header).unwrap_or_else(|| header.trim().to_string())
+}
+
+/// The first board or CPU named in `text`.
+pub fn find_board(text: &str) -> Option<String> {
+    let starts = text
+        .char_indices()
+        .filter(|&(i, _)| !is_word_char(text.get(..i).and_then(|s| s.chars().next_back())))
+        .map(|(i, _)| i);
+    for i in starts {
+        let rest = text.get(i..)?;
+        let first = rest.as_bytes().first();
+        for pat in board_patterns() {
+            // Patterns start with a literal character: a cheap first filter.
+            if pat.as_bytes().first() != first {
+                continue;
+            }
+            if let Some(len) = match_pattern(pat, rest)
+                && !is_word_char(rest.get(len..).and_then(|s| s.chars().next()))
+            {
+                return rest.get(..len).map(str::to_string);
+            }
+        }
+    }
+    None
+}
+
+/// Length of the prefix of `s` matched by a board pattern.
+fn match_pattern(pat: &str, s: &str) -> Option<usize> {
+    let mut si = 0;
+    let sb = s.as_bytes();
+    for pc in pat.chars() {
+        match pc {
+            '#' => {
+                if !sb.get(si)?.is_ascii_digit() {
+                    return None;
+                }
+                si += 1;
+            }
+            '*' => {
+                while sb.get(si).is_some_and(|b| b.is_ascii_alphanumeric()) {
+                    si += 1;
+                }
+            }
+            c => {
+                let mut buf = [0u8; 4];
+                let enc = c.encode_utf8(&mut buf).as_bytes();
+                if sb.get(si..si + enc.len())? != enc {
+                    return None;
+                }
+                si += enc.len();
+            }
+        }
+    }
+    Some(si)
+}
+
+/// The first kernel version string in `text`: `6.12.0-rc5`, `4.8.0-rc5`,
+/// `6.5.0-rt6-r1208-00003-g999d221864bf`, `v6.10`. Bare `x.y` needs a `v`
+/// prefix, and implausible majors/minors (tool versions such as `2.34.1`)
+/// are skipped.
+pub fn find_kernel(text: &str) -> Option<String> {
+    let t = text.trim();
+    for raw in t.split(|c: char| {
+        c.is_whitespace() || matches!(c, '(' | ')' | ',' | '"' | '\'' | '[' | ']' | '<' | '>')
+    }) {
+        let tok = raw.trim_end_matches(['.', ':', ';', '!', '?', '+']);
+        // A version alone on a line is a `git format-patch` signature.
+        if tok == t {
+            continue;
+        }
+        let (prefixed, body) = match tok.strip_prefix('v') {
+            Some(b) => (true, b),
+            None => (false, tok),
+        };
+        if let Some(v) = kernel_version(body, prefixed) {
+            return Some(v);
+        }
+    }
+    None
+}
+
+fn kernel_version(s: &str, prefixed: bool) -> Option<String> {
+    let mut parts = s.splitn(2, ['-']);
+    let numeric = parts.next()?;
+    let suffix = parts.next();
+    let mut nums = numeric.split('.');
+    let major: u32 = nums.next()?.parse().ok()?;
+    let minor: u32 = nums.next()?.parse().ok()?;
+    let third = nums.next();
+    let third_numeric =
+        third.is_some_and(|x| !x.is_empty() && x.chars().all(|c| c.is_ascii_digit()));
+    // `6.12.0.g4236f913` (a git describe suffix after a dot) counts as a suffix.
+    let dotted_suffix = third.is_some_and(|x| !third_numeric && !x.is_empty());
+    let max_minor = match major {
+        2 => 6,
+        3 => 19,
+        4 => 20,
+        5 => 19,
+        6 | 7 => 40,
+        _ => return None,
+    };
+    if minor > max_minor {
+        return None;
+    }
+    if third.is_some_and(|x| x.is_empty()) {
+        return None;
+    }
+    let has_suffix = suffix.is_some_and(|x| !x.is_empty()) || dotted_suffix;
+    if !(prefixed || third_numeric || has_suffix) {
+        return None;
+    }
+    if !s
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '+'))
+    {
+        return None;
+    }
+    Some(s.to_string())
+}
+
+/// How far above a block its label may be: this many non-blank prose lines,
+/// within this many lines.
+const LABEL_PROSE_LINES: usize = 2;
+const LABEL_WINDOW: usize = 6;
+/// How far above a block a board or kernel named in prose still counts as
+/// "near"; beyond it the message, then the whole thread, is searched.
+const NEAR_WINDOW: usize = 12;
+
+/// Fill `label`, `board`, `kernel` and `duplicate_of` of every block.
+/// `ranges` are the `[start, end)` line indices of each message (one range
+/// covering everything for a non-mail input); `Scanned::first/last` index
+/// `lines`.
+pub fn annotate(blocks: &mut [Scanned], lines: &[Line<'_>], ranges: &[(usize, usize)]) {
+    let whole = (0, lines.len());
+    // Each line is searched once; the per-block lookups below only index,
+    // so a long thread with many blocks stays linear.
+    let boards = Mentions::new(lines, ranges, find_board);
+    let kernels = Mentions::new(lines, ranges, find_kernel);
+    for b in 0..blocks.len() {
+        let Some(cur) = blocks.get(b) else { continue };
+        let msg = cur.block.message.unwrap_or(0);
+        let range = ranges.get(msg).copied().unwrap_or(whole);
+        let prev_end = blocks
+            .get(..b)
+            .unwrap_or(&[])
+            .iter()
+            .rev()
+            .find(|p| p.block.message == cur.block.message)
+            .map(|p| p.last + 1)
+            .unwrap_or(range.0)
+            .max(range.0);
+        let first = cur.first;
+        let quote = lines.get(first).map(|l| l.quote).unwrap_or(0);
+
+        let mut label = cur.column_label.as_deref().map(label_of_header);
+        if label.is_none() {
+            let mut prose = 0;
+            let mut k = first;
+            while k > prev_end && first - k < LABEL_WINDOW && prose < LABEL_PROSE_LINES {
+                k -= 1;
+                let Some(l) = lines.get(k) else { break };
+                if l.quote != quote || l.text.trim().is_empty() {
+                    continue;
+                }
+                prose += 1;
+                if let Some(found) = label_of_line(l.text) {
+                    label = Some(found);
+                    break;
+                }
+            }
+        }
+
+        // Inside the block, then the nearest mention above it (near, then
+        // anywhere above in its message), then its message, then the thread.
+        let near_start = first.saturating_sub(NEAR_WINDOW).max(prev_end);
+        let search = |m: &Mentions| {
+            m.first_in(first, cur.last + 1)
+                .or_else(|| m.nearest_before(first, near_start))
+                .or_else(|| m.nearest_before(first, range.0))
+                .or_else(|| m.first_of_message(msg))
+                .or_else(|| m.first_of_thread())
+        };
+        let board = search(&boards);
+        // A table comparing kernels names them per column; one kernel for
+        // the block only when every column ran the same one.
+        let per_column =
+            matches!(&cur.block.body, BlockBody::Table(t) if !t.column_kernels.is_empty());
+        let kernel = if per_column {
+            body_kernel(&cur.block.body)
+        } else {
+            body_kernel(&cur.block.body).or_else(|| search(&kernels))
+        };
+
+        if let Some(cur) = blocks.get_mut(b) {
+            cur.block.label = label;
+            cur.block.board = board;
+            cur.block.kernel = kernel;
+        }
+    }
+    // Duplicates first: a quoted copy carries its original's label, which
+    // can then pair with its unlabelled neighbour.
+    mark_duplicates(blocks);
+    pair_labels(blocks);
+}
+
+/// Where a board (or kernel) is named: per line, the mention and the index
+/// of the nearest line at or before it that has one.
+struct Mentions {
+    found: Vec<Option<String>>,
+    last_at_or_before: Vec<Option<usize>>,
+    message_first: Vec<Option<usize>>,
+}
+
+impl Mentions {
+    fn new(lines: &[Line<'_>], ranges: &[(usize, usize)], f: fn(&str) -> Option<String>) -> Self {
+        let found: Vec<Option<String>> = lines.iter().map(|l| f(l.text)).collect();
+        let mut last = None;
+        let last_at_or_before = found
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                if x.is_some() {
+                    last = Some(i);
+                }
+                last
+            })
+            .collect();
+        let message_first = ranges
+            .iter()
+            .map(|&(a, b)| {
+                (a..b.min(found.len())).find(|&i| found.get(i).is_some_and(Option::is_some))
+            })
+            .collect();
+        Mentions {
+            found,
+            last_at_or_before,
+            message_first,
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<String> {
+        self.found.get(i).cloned().flatten()
+    }
+
+    fn first_in(&self, from: usize, to: usize) -> Option<String> {
+        (from..to.min(self.found.len())).find_map(|i| self.get(i))
+    }
+
+    /// The nearest mention in `[floor, before)`.
+    fn nearest_before(&self, before: usize, floor: usize) -> Option<String> {
+        let i = (*self.last_at_or_before.get(before.checked_sub(1)?)?)?;
+        if i >= floor { self.get(i) } else { None }
+    }
+
+    fn first_of_message(&self, msg: usize) -> Option<String> {
+        self.get((*self.message_first.get(msg)?)?)
+    }
+
+    fn first_of_thread(&self) -> Option<String> {
+        self.found.iter().find_map(Clone::clone)
+    }
+}
+
+/// The kernel a block names itself: the ftrace header's version, or the one
+/// kernel every mmtests column ran.
+fn body_kernel(body: &BlockBody) -> Option<String> {
+    match body {
+        BlockBody::FtraceLatency(f) => f.kernel.clone(),
+        BlockBody::Table(t) => {
+            let first = t.column_kernels.first()?;
+            t.column_kernels
+                .iter()
+                .all(|k| k == first)
+                .then(|| first.clone())
+        }
+        BlockBody::Cyclictest(_)
+        | BlockBody::Rtla(_)
+        | BlockBody::Time(_)
+        | BlockBody::Metrics(_) => None,
+    }
+}
+
+/// Two results of the same kind in a row in one message, one labelled by
+/// its prose: the other one is the other side of the comparison.
+fn pair_labels(blocks: &mut [Scanned]) {
+    for b in 1..blocks.len() {
+        let (head, tail) = blocks.split_at_mut(b);
+        let (Some(a), Some(c)) = (head.last_mut(), tail.first_mut()) else {
+            continue;
+        };
+        if a.block.message != c.block.message
+            || a.block.kind() != c.block.kind()
+            || a.block.quote_level != c.block.quote_level
+            || a.column_label.is_some()
+            || c.column_label.is_some()
+        {
+            continue;
+        }
+        match (a.block.label.as_deref(), c.block.label.as_deref()) {
+            (None, Some("after")) => a.block.label = Some("before".into()),
+            (Some("before"), None) => c.block.label = Some("after".into()),
+            _ => {}
+        }
+    }
+}
+
+/// A block whose content is already in an earlier block, quoted deeper or
+/// repeated in another message, points at it with `duplicate_of`.
+fn mark_duplicates(blocks: &mut [Scanned]) {
+    for j in 1..blocks.len() {
+        let (head, tail) = blocks.split_at_mut(j);
+        let Some(cur) = tail.first_mut() else {
+            continue;
+        };
+        let found = head.iter().position(|old| {
+            old.block.duplicate_of.is_none()
+                && (cur.block.quote_level.unwrap_or(0) > old.block.quote_level.unwrap_or(0)
+                    || cur.block.message != old.block.message)
+                && contained(&cur.block.body, &old.block.body)
+        });
+        if let Some(i) = found {
+            cur.block.duplicate_of = Some(i);
+            if cur.block.label.is_none() {
+                cur.block.label = head.get(i).and_then(|o| o.block.label.clone());
+            }
+        }
+    }
+}
+
+/// Whether `new` repeats (part of) `old`: equal, or for cyclictest and
+/// tables a subset of the threads / rows.
+fn contained(new: &BlockBody, old: &BlockBody) -> bool {
+    match (new, old) {
+        (BlockBody::Cyclictest(n), BlockBody::Cyclictest(o)) => {
+            !n.threads.is_empty() && n.threads.iter().all(|t| o.threads.contains(t))
+        }
+        (BlockBody::Table(n), BlockBody::Table(o)) => {
+            n.style == o.style && !n.rows.is_empty() && n.rows.iter().all(|r| o.rows.contains(r))
+        }
+        (BlockBody::FtraceLatency(n), BlockBody::FtraceLatency(o)) => {
+            n.tracer == o.tracer
+                && n.latency_us == o.latency_us
+                && n.task == o.task
+                && n.cpu == o.cpu
+        }
+        _ => new == old,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels() {
+        assert_eq!(
+            label_of_line("The tracing results before modification are as follows:").as_deref(),
+            Some("before")
+        );
+        assert_eq!(
+            label_of_line("latency went to this:").as_deref(),
+            Some("after")
+        );
+        assert_eq!(label_of_line("w/o patch   w/ patch"), None);
+        assert_eq!(label_of_line("afterwards we beforehand"), None);
+        let m: Vec<_> = cue_matches("w/o patch w/ patch")
+            .into_iter()
+            .map(|m| m.2)
+            .collect();
+        assert_eq!(m, ["before", "after"]);
+        assert_eq!(label_of_header("batch-v1"), "batch-v1");
+    }
+
+    #[test]
+    fn quoted_copies_and_pairs() {
+        use crate::detect::{Format, Scanned};
+        use crate::document::{Block, Cyclictest, CyclictestThread};
+        let text = "latency went to this:\nT0\n> load gave this:\n> T1\n> then:\n> T0";
+        let lines = crate::lines::split(text);
+        let thread = |max: f64| CyclictestThread {
+            thread: 0,
+            max_us: max,
+            ..Default::default()
+        };
+        let block = |at: usize, max: f64, msg: usize| {
+            let mut b = Block::new(
+                [at as u64 + 1; 2],
+                BlockBody::Cyclictest(Cyclictest {
+                    threads: vec![thread(max)],
+                    ..Default::default()
+                }),
+            );
+            b.message = Some(msg);
+            b.quote_level = Some(lines[at].quote);
+            Scanned {
+                block: b,
+                format: Format::Cyclictest,
+                column_label: None,
+                first: at,
+                last: at,
+            }
+        };
+        let mut blocks = vec![
+            block(1, 4449.0, 0),
+            block(3, 66696.0, 1),
+            block(5, 4449.0, 1),
+        ];
+        annotate(&mut blocks, &lines, &[(0, 2), (2, 6)]);
+        let labels: Vec<_> = blocks.iter().map(|b| b.block.label.as_deref()).collect();
+        assert_eq!(labels, [Some("after"), Some("before"), Some("after")]);
+        let dups: Vec<_> = blocks.iter().map(|b| b.block.duplicate_of).collect();
+        assert_eq!(dups, [None, None, Some(0)]);
+    }
+
+    #[test]
+    fn boards() {
+        assert_eq!(
+            find_board("on the LicheePi 4A board").as_deref(),
+            Some("LicheePi 4A")
+        );
+        assert_eq!(
+            find_board("66ms in a i7-4790 box.").as_deref(),
+            Some("i7-4790")
+        );
+        assert_eq!(
+            find_board("32 cores of E5-2680 @ 2.70GHz").as_deref(),
+            Some("E5-2680")
+        );
+        assert_eq!(find_board("E5-2680 v4 here").as_deref(), Some("E5-2680 v4"));
+        assert_eq!(find_board("nothing"), None);
+    }
+
+    #[test]
+    fn kernels() {
+        assert_eq!(
+            find_kernel("(6.12.0-rc5 running osc)").as_deref(),
+            Some("6.12.0-rc5")
+        );
+        assert_eq!(
+            find_kernel("trace v1.1.5 on 6.5.0-rt6-r1208-00003-g999d221864bf").as_deref(),
+            Some("6.5.0-rt6-r1208-00003-g999d221864bf")
+        );
+        assert_eq!(find_kernel("increase v6.10+").as_deref(), Some("6.10"));
+        assert_eq!(find_kernel("2.34.1"), None);
+        assert_eq!(find_kernel("took 5.10 seconds"), None);
+        assert_eq!(find_kernel("git 2.34.1 here"), None);
+    }
+}

@@ -1,0 +1,97 @@
+//! `parse` never panics: arbitrary bytes, truncations of every corpus file
+//! (every directory, whoever owns it) at every line boundary and in the
+//! middle of every line (splitting UTF-8 sequences too), and corpus files
+//! with random bytes spliced in.
+
+use proptest::prelude::*;
+use reclaimlab_formats::{Document, parse};
+
+fn corpus_files() -> Vec<(String, Vec<u8>)> {
+    let root = format!("{}/tests/corpus", env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    let mut dirs = vec![std::path::PathBuf::from(root)];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if let Ok(bytes) = std::fs::read(&path) {
+                out.push((path.display().to_string(), bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whatever came back, it is internally consistent.
+fn check(doc: &Document) {
+    for b in &doc.blocks {
+        assert!(b.lines[0] <= b.lines[1], "{:?}", b.lines);
+        assert!(
+            b.lines[1] <= doc.source.lines.max(1),
+            "{:?} > {}",
+            b.lines,
+            doc.source.lines
+        );
+        if let Some(d) = b.duplicate_of {
+            assert!(d < doc.blocks.len());
+        }
+    }
+    serde_json::to_string(doc).unwrap();
+}
+
+fn parse_ok(bytes: &[u8]) {
+    if let Ok(doc) = parse(bytes, None) {
+        check(&doc);
+    }
+}
+
+#[test]
+fn every_truncation_of_every_corpus_file() {
+    let files = corpus_files();
+    assert!(files.len() > 10);
+    for (_, bytes) in &files {
+        let mut start = 0;
+        for (i, b) in bytes.iter().enumerate() {
+            if *b == b'\n' {
+                parse_ok(&bytes[..start]);
+                parse_ok(&bytes[..(start + i) / 2 + 1]);
+                parse_ok(&bytes[start..]);
+                start = i + 1;
+            }
+        }
+        parse_ok(bytes);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn arbitrary_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+        parse_ok(&bytes);
+    }
+
+    #[test]
+    fn arbitrary_text_lines(lines in proptest::collection::vec("[ -~\t>=±µ]{0,80}", 0..40)) {
+        parse_ok(lines.join("\n").as_bytes());
+    }
+
+    #[test]
+    fn corpus_with_bytes_spliced_in(
+        file in any::<prop::sample::Index>(),
+        at in any::<prop::sample::Index>(),
+        cut in any::<prop::sample::Index>(),
+        junk in proptest::collection::vec(any::<u8>(), 0..16),
+    ) {
+        let files = corpus_files();
+        let (_, bytes) = file.get(&files);
+        let at = at.index(bytes.len() + 1);
+        let mut v = bytes[..at].to_vec();
+        v.extend_from_slice(&junk);
+        v.extend_from_slice(&bytes[at..]);
+        let cut = cut.index(v.len() + 1);
+        parse_ok(&v[..cut]);
+    }
+}

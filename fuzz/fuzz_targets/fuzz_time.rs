@@ -1,0 +1,14 @@
+//! Fuzz target: `time::recognize` at every line of the input.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+use reclaimlab_formats::{time, lines};
+
+fuzz_target!(|data: &[u8]| {
+    let text = String::from_utf8_lossy(data);
+    let lines = lines::split(&text);
+    for start in 0..lines.len() {
+        let _ = time::recognize(&lines, start);
+    }
+});
