@@ -345,3 +345,34 @@ async fn health_and_listing_pages(pool: PgPool) {
             .contains("reclaimlab_uploads_total{result=\"created\"} 1")
     );
 }
+
+#[sqlx::test]
+async fn histogram_upload_keeps_every_bucket_and_draws_it(pool: PgPool) {
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let text = fixture("histogram-4threads.txt");
+    let doc: serde_json::Value =
+        serde_json::to_value(reclaimlab_formats::parse(&text, None).unwrap()).unwrap();
+    let per_thread = doc["blocks"][0]["histogram"]["per_thread"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let expected: usize = per_thread
+        .iter()
+        .map(|t| t["buckets"].as_array().unwrap().len())
+        .sum();
+    let r = upload(&app, Some(&tok), "board=b&kernel=k&variant=v", text).await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["runs"][0]["id"].as_i64().unwrap();
+    let run = get(&app, &format!("/api/v1/runs/{id}")).await.json();
+    assert_eq!(run["histogram"].as_array().unwrap().len(), expected);
+    let svg = get(&app, &format!("/runs/{id}/histogram.svg")).await;
+    assert_eq!(svg.status, 200);
+    assert_eq!(svg.text().matches("<polyline").count(), per_thread.len());
+    assert!(
+        get(&app, &format!("/runs/{id}"))
+            .await
+            .text()
+            .contains("histogram.svg")
+    );
+}

@@ -116,6 +116,7 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(pages::home::show_home))
         .route("/runs/{id}", get(pages::runs::show_run))
         .route("/runs/{id}/raw", get(pages::runs::show_raw))
+        .route("/runs/{id}/histogram.svg", get(pages::runs::show_histogram))
         .route("/boards", get(pages::catalog::show_boards))
         .route("/kernels", get(pages::catalog::show_kernels))
         .route("/variants", get(pages::catalog::show_variants))

@@ -75,3 +75,32 @@ pub async fn show_raw(
         content,
     ))
 }
+
+/// `/runs/{id}/histogram.svg`: one line per thread, log counts.
+pub async fn show_histogram(
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+) -> Result<axum::response::Response, PageError> {
+    let run = runs::detail(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::not_found(format!("run {id}")))?;
+    if run.histogram.is_empty() {
+        return Err(AppError::NotFound(format!("run {id} has no histogram")).into());
+    }
+    let mut series: Vec<reclaimlab_report::svg::HistogramSeries> = Vec::new();
+    for b in &run.histogram {
+        let label = format!("T:{}", b.thread);
+        match series.iter_mut().find(|s| s.label == label) {
+            Some(s) => s.buckets.push((b.lower_us, b.count.max(0) as u64)),
+            None => series.push(reclaimlab_report::svg::HistogramSeries {
+                label,
+                buckets: vec![(b.lower_us, b.count.max(0) as u64)],
+            }),
+        }
+    }
+    let svg = reclaimlab_report::svg::histogram_overlay(
+        &format!("Run #{id}: latency histogram per thread"),
+        &series,
+    );
+    Ok(super::compare::svg_response(svg, false))
+}
