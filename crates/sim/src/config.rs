@@ -1,0 +1,1288 @@
+//! Scenario, board and kernel-preset data: parsing TOML into typed
+//! configuration with errors that name the offending field.
+//!
+//! Boards (per-operation costs, spec §4) and kernel presets (structural
+//! knobs, spec §6) are data files under `crates/sim/data/`, compiled in with
+//! `include_str!`; a scenario names one of each and may override any value.
+//! Owns no simulation logic.
+
+use serde::{Deserialize, Serialize};
+use toml::{Table, Value};
+
+/// A scenario file could not be used; `field` is a dotted path with indices
+/// (`variants[1].knobs.isolate_time_cap_us`).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{field}: {reason}")]
+pub struct ScenarioError {
+    pub field: String,
+    pub reason: String,
+}
+
+impl ScenarioError {
+    pub(crate) fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        ScenarioError {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+type R<T> = Result<T, ScenarioError>;
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("{s:?}"),
+        other => other.to_string(),
+    }
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::String(_) => "a string",
+        Value::Integer(_) => "an integer",
+        Value::Float(_) => "a number",
+        Value::Boolean(_) => "a boolean",
+        Value::Datetime(_) => "a date",
+        Value::Array(_) => "an array",
+        Value::Table(_) => "a table",
+    }
+}
+
+fn as_num(v: &Value) -> Option<f64> {
+    match v {
+        Value::Integer(i) => Some(*i as f64),
+        Value::Float(f) => Some(*f),
+        _ => None,
+    }
+}
+
+/// Rejects keys that are not in `allowed`, naming the first unknown one.
+fn check_keys(t: &Table, path: &str, allowed: &[&str]) -> R<()> {
+    for k in t.keys() {
+        if !allowed.contains(&k.as_str()) {
+            return Err(ScenarioError::new(
+                join(path, k),
+                format!("unknown field; expected one of: {}", allowed.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn positive(v: &Value, path: &str) -> R<f64> {
+    match as_num(v) {
+        Some(x) if x > 0.0 && x.is_finite() => Ok(x),
+        _ => Err(ScenarioError::new(
+            path,
+            format!("expected a positive number, found {}", show(v)),
+        )),
+    }
+}
+
+fn non_negative(v: &Value, path: &str) -> R<f64> {
+    match as_num(v) {
+        Some(x) if x >= 0.0 && x.is_finite() => Ok(x),
+        _ => Err(ScenarioError::new(
+            path,
+            format!("expected a number >= 0, found {}", show(v)),
+        )),
+    }
+}
+
+fn count(v: &Value, path: &str) -> R<u64> {
+    match v {
+        Value::Integer(i) if *i >= 0 => Ok(*i as u64),
+        _ => Err(ScenarioError::new(
+            path,
+            format!("expected a non-negative integer, found {}", show(v)),
+        )),
+    }
+}
+
+fn boolean(v: &Value, path: &str) -> R<bool> {
+    match v {
+        Value::Boolean(b) => Ok(*b),
+        _ => Err(ScenarioError::new(
+            path,
+            format!("expected true or false, found {}", show(v)),
+        )),
+    }
+}
+
+fn string<'a>(v: &'a Value, path: &str) -> R<&'a str> {
+    match v {
+        Value::String(s) => Ok(s),
+        _ => Err(ScenarioError::new(
+            path,
+            format!("expected a string, found {}", type_name(v)),
+        )),
+    }
+}
+
+fn table<'a>(v: &'a Value, path: &str) -> R<&'a Table> {
+    match v {
+        Value::Table(t) => Ok(t),
+        _ => Err(ScenarioError::new(
+            path,
+            format!("expected a table, found {}", type_name(v)),
+        )),
+    }
+}
+
+fn one_of<'a>(v: &'a Value, path: &str, options: &[&str]) -> R<&'a str> {
+    let s = string(v, path)?;
+    if options.contains(&s) {
+        Ok(s)
+    } else {
+        Err(ScenarioError::new(
+            path,
+            format!("expected one of {}, found {s:?}", options.join(" | ")),
+        ))
+    }
+}
+
+/// Optional positive number: `false` (or a missing key) disables the knob.
+fn opt_positive(v: &Value, path: &str) -> R<Option<f64>> {
+    match v {
+        Value::Boolean(false) => Ok(None),
+        _ => positive(v, path).map(Some),
+    }
+}
+
+/// Parses "30m", "20s", "500ms", "250us", "1h" or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mul) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 1e6)
+    } else if let Some(n) = s.strip_suffix("us") {
+        (n, 1e3)
+    } else if let Some(n) = s.strip_suffix("ns") {
+        (n, 1.0)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1e9)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 60e9)
+    } else if let Some(n) = s.strip_suffix('h') {
+        (n, 3600e9)
+    } else {
+        (s, 1e9)
+    };
+    let x: f64 = num.trim().parse().ok()?;
+    if x.is_finite() && x > 0.0 {
+        Some((x * mul).round() as u64)
+    } else {
+        None
+    }
+}
+
+fn duration(v: &Value, path: &str) -> R<u64> {
+    let parsed = match v {
+        Value::String(s) => parse_duration(s),
+        other => as_num(other).filter(|x| *x > 0.0).map(|x| (x * 1e9) as u64),
+    };
+    parsed.ok_or_else(|| {
+        ScenarioError::new(
+            path,
+            format!(
+                "expected a positive duration like \"30m\", \"20s\" or \"500ms\", found {}",
+                show(v)
+            ),
+        )
+    })
+}
+
+// ------------------------------------------------------------------ costs
+
+macro_rules! costs {
+    ($($(#[doc = $doc:literal])* $name:ident),* $(,)?) => {
+        /// Per-operation costs in nanoseconds per item (spec §4.2). Values
+        /// come from the board file, then the scenario's `[costs]` table.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+        pub struct Costs { $($(#[doc = $doc])* pub $name: f64,)* }
+        impl Costs {
+            pub(crate) const NAMES: &'static [&'static str] = &[$(stringify!($name)),*];
+            fn set(&mut self, key: &str, v: &Value, path: &str) -> R<()> {
+                match key {
+                    $(stringify!($name) => { self.$name = non_negative(v, path)?; Ok(()) })*
+                    _ => Err(ScenarioError::new(path, format!(
+                        "unknown cost; expected one of: {}", Self::NAMES.join(", ")))),
+                }
+            }
+            fn scale(&mut self, f: f64) { $(self.$name *= f;)* }
+        }
+    };
+}
+
+costs! {
+    /// isolate_lru_folios: visit a folio of an ineligible zone and move it to the skipped list.
+    lru_visit_skip,
+    /// extra per eligible folio taken (try_get, clear LRU).
+    lru_isolate_take,
+    /// move_folios_to_lru per folio (lru_lock held, IRQs off).
+    lru_putback,
+    /// lru_add_drain per folio (lru_lock irqsave).
+    lru_add_drain,
+    /// uncontended spin lock + unlock.
+    spin_lock,
+    /// contended handoff (cache-line transfer).
+    lock_handoff,
+    /// shrink_folio_list fixed part per folio.
+    shrink_folio_fixed,
+    /// folio_referenced: rmap walk, young test/clear.
+    folio_referenced,
+    /// madvise pageout walk per present PTE, without the young clear.
+    madvise_pte,
+    /// madvise: young clear + PTE rewrite + TLB gather per PTE.
+    madvise_young_clear,
+    /// swap-cache insert (the tree_lock / xa_lock hold portion of add_to_swap).
+    swapcache_insert,
+    /// swap slot allocation, SSD cluster allocator.
+    swap_slot_ssd,
+    /// swap slot allocation, rotational scan_swap_map (swap_info lock held).
+    swap_slot_rotational,
+    /// try_to_unmap, anon, one mapping.
+    try_to_unmap,
+    /// zram compress of 4 KiB.
+    zram_compress,
+    /// brd ramdisk write of 4 KiB.
+    brd_write,
+    /// __remove_mapping hold portion under the mapping's xa_lock.
+    remove_mapping,
+    /// page free (batched free_unref_folios).
+    page_free,
+    /// zap per 4 KiB page under the PTE lock (munmap).
+    zap_page,
+    /// release_pages/free_unref_page_list per page in the munmap free path.
+    munmap_free_page,
+    /// local TLB flush.
+    tlb_flush_local,
+    /// timer IRQ entry + hrtimer + try_to_wake_up.
+    irq_wakeup,
+    /// context switch to the RT task + return to user + clock_gettime.
+    ctx_switch_user,
+    /// cond_resched / need_resched check.
+    cond_resched,
+    /// anon page fault + zero fill of 4 KiB.
+    page_fault,
+    /// move_expired_inodes per inode (wb->list_lock held).
+    inode_move,
+    /// buffered write of 4 KiB: copy + page cache insert.
+    file_write_page,
+    /// rwsem down/up, uncontended.
+    rwsem_op,
+    /// /proc/pid/cmdline read under mmap_lock (read).
+    proc_read,
+    /// munmap VMA lookup/split/detach under the write lock.
+    munmap_detach,
+    /// user-space work of a stress or usemem loop per 4 KiB page touched.
+    user_touch_page,
+}
+
+/// A board class: platform constants plus costs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Board {
+    pub name: String,
+    pub description: String,
+    pub cpus: u32,
+    pub hz: u32,
+    /// Coefficient of variation of per-item costs (spec §2.3, default 0.3).
+    pub cost_cv: f64,
+    pub costs: Costs,
+}
+
+/// A kernel preset: structural knobs of a kernel version.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Preset {
+    pub name: String,
+    pub description: String,
+    pub kernel: String,
+    pub knobs: Knobs,
+}
+
+// ------------------------------------------------------------------ knobs
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Preempt {
+    None,
+    Voluntary,
+    Full,
+    Lazy,
+    Rt,
+}
+
+impl Preempt {
+    /// The `M:` name ftrace prints (kernel/trace/trace.c).
+    pub fn trace_name(self) -> &'static str {
+        match self {
+            Preempt::None => "server",
+            Preempt::Voluntary => "desktop",
+            Preempt::Full | Preempt::Lazy => "preempt",
+            Preempt::Rt => "preempt_rt",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LruBackend {
+    Classic,
+    Mglru,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MadviseResched {
+    None,
+    Unconditional,
+    NeedResched,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MunmapMode {
+    WriteWhole,
+    Section,
+    Downgrade,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropIf {
+    Contended,
+    ContendedAndNeedResched,
+}
+
+/// Every variant knob of the spec (§2.4) plus the kernel-model switches.
+/// A preset sets a full `Knobs`; a scenario's `[knobs]` and each variant's
+/// `knobs` table change individual fields on top.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Knobs {
+    pub preempt: Preempt,
+    /// Reproduces 6.5-rt6's behaviour in S1: spinlock_t sections were not
+    /// preemptible for an RT wakeup (switch at rt_spin_unlock), spec §1.12.
+    pub rt_sleeping_spinlock_defers_preemption: bool,
+    pub lru: LruBackend,
+    /// Pre-791b48b64232: skipped folios count toward nr_to_scan.
+    pub isolate_skip_counts: bool,
+    /// liuye: stop after this many skipped folios (SWAP_CLUSTER_MAX_SKIPPED).
+    pub isolate_max_skipped: Option<u64>,
+    /// Mike Galbraith RFC: break after this long, checked every N pages.
+    pub isolate_time_cap_us: Option<f64>,
+    pub isolate_time_cap_every: u64,
+    pub madvise_resched: MadviseResched,
+    pub madvise_resched_every: u64,
+    /// S3: MADV_PAGEOUT ignores references instead of clearing young.
+    pub madvise_ignore_references: bool,
+    pub munmap_mode: MunmapMode,
+    pub munmap_section_gb: f64,
+    pub munmap_drop_if: DropIf,
+    /// S5 patch 1: batch __remove_mapping under one tree_lock hold.
+    pub remove_mapping_batched: bool,
+    /// S5 patch 2 clears this (brd becomes non-rotational).
+    pub swap_rotational: bool,
+    /// 4b3ef9daa4fc (v4.11): one swap address_space per 64 MiB of swap.
+    pub swapcache_trunk_pages: Option<u64>,
+    /// S5 patch 3: kswapd stalls this long when tree_lock is contended.
+    pub kswapd_backoff_on_tree_lock_ms: Option<f64>,
+    /// S5 patch 4: direct reclaim marks the node congested on tree_lock contention.
+    pub direct_congest_on_tree_lock: bool,
+    /// S4 patch 2: move_expired_inodes breaks after 100 inodes when
+    /// need_resched and this long has passed.
+    pub writeback_move_expired_cap_us: Option<f64>,
+}
+
+impl Default for Knobs {
+    fn default() -> Self {
+        Knobs {
+            preempt: Preempt::Voluntary,
+            rt_sleeping_spinlock_defers_preemption: false,
+            lru: LruBackend::Classic,
+            isolate_skip_counts: false,
+            isolate_max_skipped: None,
+            isolate_time_cap_us: None,
+            isolate_time_cap_every: 1024,
+            madvise_resched: MadviseResched::None,
+            madvise_resched_every: 32,
+            madvise_ignore_references: false,
+            munmap_mode: MunmapMode::Downgrade,
+            munmap_section_gb: 1.0,
+            munmap_drop_if: DropIf::ContendedAndNeedResched,
+            remove_mapping_batched: false,
+            swap_rotational: false,
+            swapcache_trunk_pages: Some(16384),
+            kswapd_backoff_on_tree_lock_ms: None,
+            direct_congest_on_tree_lock: false,
+            writeback_move_expired_cap_us: None,
+        }
+    }
+}
+
+pub(crate) const KNOB_NAMES: &[&str] = &[
+    "preempt",
+    "rt_sleeping_spinlock_defers_preemption",
+    "lru",
+    "isolate_skip_counts",
+    "isolate_max_skipped",
+    "isolate_time_cap_us",
+    "isolate_time_cap_every",
+    "madvise_resched",
+    "madvise_resched_every",
+    "madvise_ignore_references",
+    "munmap_mode",
+    "munmap_section_gb",
+    "munmap_drop_if",
+    "remove_mapping_batched",
+    "swap_rotational",
+    "swapcache_trunk_pages",
+    "kswapd_backoff_on_tree_lock_ms",
+    "direct_congest_on_tree_lock",
+    "writeback_move_expired_cap_us",
+];
+
+impl Knobs {
+    fn set(&mut self, key: &str, v: &Value, path: &str) -> R<()> {
+        match key {
+            "preempt" => {
+                self.preempt = match one_of(v, path, &["none", "voluntary", "full", "lazy", "rt"])?
+                {
+                    "none" => Preempt::None,
+                    "voluntary" => Preempt::Voluntary,
+                    "full" => Preempt::Full,
+                    "lazy" => Preempt::Lazy,
+                    _ => Preempt::Rt,
+                }
+            }
+            "rt_sleeping_spinlock_defers_preemption" => {
+                self.rt_sleeping_spinlock_defers_preemption = boolean(v, path)?
+            }
+            "lru" => {
+                self.lru = match one_of(v, path, &["classic", "mglru"])? {
+                    "classic" => LruBackend::Classic,
+                    _ => LruBackend::Mglru,
+                }
+            }
+            "isolate_skip_counts" => self.isolate_skip_counts = boolean(v, path)?,
+            "isolate_max_skipped" => {
+                self.isolate_max_skipped = opt_positive(v, path)?.map(|x| x as u64)
+            }
+            "isolate_time_cap_us" => self.isolate_time_cap_us = opt_positive(v, path)?,
+            "isolate_time_cap_every" => {
+                self.isolate_time_cap_every = positive(v, path)? as u64;
+            }
+            "madvise_resched" => {
+                self.madvise_resched =
+                    match one_of(v, path, &["none", "unconditional", "need_resched"])? {
+                        "none" => MadviseResched::None,
+                        "unconditional" => MadviseResched::Unconditional,
+                        _ => MadviseResched::NeedResched,
+                    }
+            }
+            "madvise_resched_every" => self.madvise_resched_every = positive(v, path)? as u64,
+            "madvise_ignore_references" => self.madvise_ignore_references = boolean(v, path)?,
+            "munmap_mode" => {
+                self.munmap_mode = match one_of(v, path, &["write_whole", "section", "downgrade"])?
+                {
+                    "write_whole" => MunmapMode::WriteWhole,
+                    "section" => MunmapMode::Section,
+                    _ => MunmapMode::Downgrade,
+                }
+            }
+            "munmap_section_gb" => self.munmap_section_gb = positive(v, path)?,
+            "munmap_drop_if" => {
+                self.munmap_drop_if =
+                    match one_of(v, path, &["contended", "contended_and_need_resched"])? {
+                        "contended" => DropIf::Contended,
+                        _ => DropIf::ContendedAndNeedResched,
+                    }
+            }
+            "remove_mapping_batched" => self.remove_mapping_batched = boolean(v, path)?,
+            "swap_rotational" => self.swap_rotational = boolean(v, path)?,
+            "swapcache_trunk_pages" => {
+                self.swapcache_trunk_pages = opt_positive(v, path)?.map(|x| x as u64)
+            }
+            "kswapd_backoff_on_tree_lock_ms" => {
+                self.kswapd_backoff_on_tree_lock_ms = opt_positive(v, path)?
+            }
+            "direct_congest_on_tree_lock" => self.direct_congest_on_tree_lock = boolean(v, path)?,
+            "writeback_move_expired_cap_us" => {
+                self.writeback_move_expired_cap_us = opt_positive(v, path)?
+            }
+            _ => {
+                return Err(ScenarioError::new(
+                    path,
+                    format!("unknown knob; expected one of: {}", KNOB_NAMES.join(", ")),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn apply_table(&mut self, t: &Table, path: &str) -> R<()> {
+        for (k, v) in t {
+            self.set(k, v, &join(path, k))?;
+        }
+        Ok(())
+    }
+}
+
+// ----------------------------------------------------------------- data files
+
+const BOARD_FILES: &[(&str, &str)] = &[
+    ("x86-server", include_str!("../data/boards/x86-server.toml")),
+    (
+        "x86-desktop",
+        include_str!("../data/boards/x86-desktop.toml"),
+    ),
+    (
+        "riscv-small",
+        include_str!("../data/boards/riscv-small.toml"),
+    ),
+];
+
+const PRESET_FILES: &[(&str, &str)] = &[
+    ("v4_8", include_str!("../data/presets/v4_8.toml")),
+    ("v4_9", include_str!("../data/presets/v4_9.toml")),
+    ("v6_5_rt", include_str!("../data/presets/v6_5_rt.toml")),
+    ("v6_10", include_str!("../data/presets/v6_10.toml")),
+    ("v6_12", include_str!("../data/presets/v6_12.toml")),
+];
+
+pub(crate) const SCENARIO_FILES: &[(&str, &str)] = &[
+    ("toy-lock", include_str!("../data/scenarios/toy-lock.toml")),
+    (
+        "v1-madvise-pte-walk",
+        include_str!("../data/scenarios/v1-madvise-pte-walk.toml"),
+    ),
+    (
+        "v2-munmap-sections",
+        include_str!("../data/scenarios/v2-munmap-sections.toml"),
+    ),
+    (
+        "v3-pageout-ignore-refs",
+        include_str!("../data/scenarios/v3-pageout-ignore-refs.toml"),
+    ),
+    (
+        "v4-isolate-irq-holdoff",
+        include_str!("../data/scenarios/v4-isolate-irq-holdoff.toml"),
+    ),
+    (
+        "v5-tree-lock-contention",
+        include_str!("../data/scenarios/v5-tree-lock-contention.toml"),
+    ),
+];
+
+fn parse_toml(text: &str, what: &str) -> R<Table> {
+    text.parse::<Table>()
+        .map_err(|e| ScenarioError::new(what, format!("invalid TOML: {}", e.message())))
+}
+
+fn parse_board(name: &str, text: &str) -> R<Board> {
+    let t = parse_toml(text, &format!("board {name}"))?;
+    let p = format!("board {name}");
+    check_keys(
+        &t,
+        &p,
+        &["name", "description", "cpus", "hz", "cost_cv", "costs"],
+    )?;
+    let get = |k: &str| {
+        t.get(k)
+            .ok_or_else(|| ScenarioError::new(join(&p, k), "missing field"))
+    };
+    let mut costs = Costs::default();
+    let ct = table(get("costs")?, &join(&p, "costs"))?;
+    for n in Costs::NAMES {
+        if !ct.contains_key(*n) {
+            return Err(ScenarioError::new(
+                join(&p, &format!("costs.{n}")),
+                "missing cost",
+            ));
+        }
+    }
+    for (k, v) in ct {
+        costs.set(k, v, &join(&p, &format!("costs.{k}")))?;
+    }
+    Ok(Board {
+        name: string(get("name")?, &join(&p, "name"))?.to_string(),
+        description: string(get("description")?, &join(&p, "description"))?.to_string(),
+        cpus: count(get("cpus")?, &join(&p, "cpus"))? as u32,
+        hz: count(get("hz")?, &join(&p, "hz"))? as u32,
+        cost_cv: non_negative(get("cost_cv")?, &join(&p, "cost_cv"))?,
+        costs,
+    })
+}
+
+fn parse_preset(name: &str, text: &str) -> R<Preset> {
+    let t = parse_toml(text, &format!("preset {name}"))?;
+    let p = format!("preset {name}");
+    check_keys(&t, &p, &["name", "description", "kernel", "knobs"])?;
+    let mut knobs = Knobs::default();
+    if let Some(k) = t.get("knobs") {
+        knobs.apply_table(table(k, &join(&p, "knobs"))?, &join(&p, "knobs"))?;
+    }
+    let s = |k: &str| -> R<String> {
+        Ok(string(
+            t.get(k)
+                .ok_or_else(|| ScenarioError::new(join(&p, k), "missing field"))?,
+            &join(&p, k),
+        )?
+        .to_string())
+    };
+    Ok(Preset {
+        name: s("name")?,
+        description: s("description")?,
+        kernel: s("kernel")?,
+        knobs,
+    })
+}
+
+/// Built-in boards (name, description).
+pub fn boards() -> Vec<Board> {
+    BOARD_FILES
+        .iter()
+        .map(|(n, t)| parse_board(n, t).expect("built-in board file is valid"))
+        .collect()
+}
+
+/// Built-in kernel presets.
+pub fn presets() -> Vec<Preset> {
+    PRESET_FILES
+        .iter()
+        .map(|(n, t)| parse_preset(n, t).expect("built-in preset file is valid"))
+        .collect()
+}
+
+// -------------------------------------------------------------- scenario
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ZoneCfg {
+    pub name: String,
+    pub gb: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SwapKind {
+    None,
+    Zram,
+    Brd,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Machine {
+    pub board: String,
+    pub cpus: u32,
+    pub hz: u32,
+    pub nodes: u32,
+    pub zones: Vec<ZoneCfg>,
+    pub swap: SwapKind,
+    pub cost_cv: f64,
+    /// Global factor applied to every cost (spec V3: emulated guests).
+    pub cost_scale: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CyclictestCfg {
+    pub threads: u32,
+    pub interval_us: u64,
+    pub distance_us: u64,
+    pub prio: u32,
+    pub histogram_us: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToyLockCfg {
+    pub workers: u32,
+    pub hold_us: f64,
+    pub think_us: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FileLruCfg {
+    /// Band sizes of the inactive file LRU, in MiB: long Normal-zone bands
+    /// separated by short DMA32 bands (the zone mix of the LRU tail, the
+    /// calibration knob of spec V4).
+    pub normal_band_mb: [f64; 2],
+    pub dma32_band_mb: [f64; 2],
+    /// Page-cache write rate of the background writer (bonnie), MiB/s.
+    pub write_mb_s: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dma32Cfg {
+    pub period_ms: f64,
+    pub pages: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlusherCfg {
+    pub period_ms: f64,
+    pub inodes: [u64; 2],
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StressVmCfg {
+    pub workers: u32,
+    pub bytes_mb: f64,
+    pub madvise_fraction: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MunmapCfg {
+    pub size_gb: f64,
+    pub start_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcReaderCfg {
+    pub period_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PageoutCfg {
+    pub size_mb: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UsememCfg {
+    pub instances: Vec<u32>,
+    /// Total anonymous memory touched, as a multiple of RAM.
+    pub ram_factor: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    pub cyclictest: Option<CyclictestCfg>,
+    pub cpu_hogs: u32,
+    pub toy_lock: Option<ToyLockCfg>,
+    pub file_lru: Option<FileLruCfg>,
+    pub dma32_trickle: Option<Dma32Cfg>,
+    pub flusher: Option<FlusherCfg>,
+    pub stress_vm: Option<StressVmCfg>,
+    pub munmap: Option<MunmapCfg>,
+    pub proc_reader: Option<ProcReaderCfg>,
+    pub pageout: Option<PageoutCfg>,
+    pub usemem: Option<UsememCfg>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Variant {
+    pub name: String,
+    pub description: String,
+    pub knobs: Knobs,
+}
+
+/// A loaded, validated scenario: machine, costs, workload and variants.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    /// Kernel preset the knobs start from, and the version string it prints.
+    pub preset: String,
+    pub kernel: String,
+    pub machine: Machine,
+    pub costs: Costs,
+    pub duration_ns: u64,
+    pub replications: u32,
+    pub workload: Workload,
+    pub variants: Vec<Variant>,
+}
+
+/// Built-in scenarios (name, one-line description).
+pub fn scenarios() -> Vec<(&'static str, &'static str)> {
+    SCENARIO_FILES
+        .iter()
+        .map(|(n, text)| {
+            let t: Table = text.parse().expect("built-in scenario is TOML");
+            let d = t.get("description").and_then(Value::as_str).unwrap_or("");
+            // The description must outlive the call: leak-free because the
+            // text is 'static; find the same slice in it.
+            let start = text.find(d).unwrap_or(0);
+            (*n, &text[start..start + d.len()])
+        })
+        .collect()
+}
+
+/// Load a built-in scenario by name, or parse a full TOML text.
+pub fn load(name_or_toml: &str) -> R<Scenario> {
+    let key = name_or_toml.trim();
+    if let Some((_, text)) = SCENARIO_FILES.iter().find(|(n, _)| *n == key) {
+        return parse_scenario(text);
+    }
+    if !key.contains('=') && !key.contains('[') {
+        let names: Vec<&str> = SCENARIO_FILES.iter().map(|(n, _)| *n).collect();
+        return Err(ScenarioError::new(
+            "scenario",
+            format!(
+                "{key:?} is neither a built-in scenario ({}) nor TOML text",
+                names.join(", ")
+            ),
+        ));
+    }
+    parse_scenario(name_or_toml)
+}
+
+fn u64_pair(v: &Value, path: &str) -> R<[u64; 2]> {
+    let a = v.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
+        ScenarioError::new(path, format!("expected [min, max], found {}", show(v)))
+    })?;
+    let lo = count(&a[0], &format!("{path}[0]"))?;
+    let hi = count(&a[1], &format!("{path}[1]"))?;
+    if hi < lo {
+        return Err(ScenarioError::new(path, "expected min <= max"));
+    }
+    Ok([lo, hi])
+}
+
+fn f64_pair(v: &Value, path: &str) -> R<[f64; 2]> {
+    let a = v.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
+        ScenarioError::new(path, format!("expected [min, max], found {}", show(v)))
+    })?;
+    let lo = positive(&a[0], &format!("{path}[0]"))?;
+    let hi = positive(&a[1], &format!("{path}[1]"))?;
+    if hi < lo {
+        return Err(ScenarioError::new(path, "expected min <= max"));
+    }
+    Ok([lo, hi])
+}
+
+/// Small helper to read fields of one table with path-carrying errors.
+struct Fields<'a> {
+    t: &'a Table,
+    path: String,
+}
+
+impl<'a> Fields<'a> {
+    fn new(t: &'a Table, path: &str, allowed: &[&str]) -> R<Self> {
+        check_keys(t, path, allowed)?;
+        Ok(Fields {
+            t,
+            path: path.to_string(),
+        })
+    }
+    fn p(&self, k: &str) -> String {
+        join(&self.path, k)
+    }
+    fn get(&self, k: &str) -> Option<&'a Value> {
+        self.t.get(k)
+    }
+    fn req(&self, k: &str) -> R<&'a Value> {
+        self.t
+            .get(k)
+            .ok_or_else(|| ScenarioError::new(self.p(k), "missing field"))
+    }
+    fn pos_or(&self, k: &str, d: f64) -> R<f64> {
+        self.get(k).map_or(Ok(d), |v| positive(v, &self.p(k)))
+    }
+    fn nonneg_or(&self, k: &str, d: f64) -> R<f64> {
+        self.get(k).map_or(Ok(d), |v| non_negative(v, &self.p(k)))
+    }
+    fn count_or(&self, k: &str, d: u64) -> R<u64> {
+        self.get(k).map_or(Ok(d), |v| count(v, &self.p(k)))
+    }
+    /// A count with an upper bound (keeps a hostile scenario from asking
+    /// for unbounded memory).
+    fn bounded_or(&self, k: &str, d: u64, max: u64) -> R<u64> {
+        let n = self.count_or(k, d)?;
+        if n > max {
+            return Err(ScenarioError::new(
+                self.p(k),
+                format!("expected at most {max}, found {n}"),
+            ));
+        }
+        Ok(n)
+    }
+    fn str_or(&self, k: &str, d: &'a str) -> R<&'a str> {
+        self.get(k).map_or(Ok(d), |v| string(v, &self.p(k)))
+    }
+    fn sub(&self, k: &str, allowed: &[&str]) -> R<Option<Fields<'a>>> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(v) => Ok(Some(Fields::new(
+                table(v, &self.p(k))?,
+                &self.p(k),
+                allowed,
+            )?)),
+        }
+    }
+}
+
+pub(crate) fn parse_scenario(text: &str) -> R<Scenario> {
+    let t = parse_toml(text, "scenario")?;
+    let top = Fields::new(
+        &t,
+        "",
+        &[
+            "name",
+            "description",
+            "machine",
+            "kernel",
+            "knobs",
+            "costs",
+            "run",
+            "workload",
+            "variants",
+        ],
+    )?;
+    let name = top.str_or("name", "custom")?.to_string();
+    let description = top.str_or("description", "")?.to_string();
+
+    // Machine and board.
+    let m = top
+        .sub(
+            "machine",
+            &[
+                "board",
+                "cpus",
+                "hz",
+                "nodes",
+                "zones",
+                "swap",
+                "cost_scale",
+                "cost_cv",
+            ],
+        )?
+        .ok_or_else(|| ScenarioError::new("machine", "missing table"))?;
+    let board_name = string(m.req("board")?, &m.p("board"))?;
+    let board = boards()
+        .into_iter()
+        .find(|b| b.name == board_name)
+        .ok_or_else(|| {
+            ScenarioError::new(
+                m.p("board"),
+                format!(
+                    "unknown board {board_name:?}; expected one of: {}",
+                    BOARD_FILES
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })?;
+    let cpus = m.count_or("cpus", u64::from(board.cpus))?;
+    if !(1..=1024).contains(&cpus) {
+        return Err(ScenarioError::new(
+            m.p("cpus"),
+            format!("expected 1..=1024, found {cpus}"),
+        ));
+    }
+    let nodes = m.bounded_or("nodes", 1, 64)?.max(1);
+    let mut zones = Vec::new();
+    if let Some(v) = m.get("zones") {
+        let arr = v.as_array().ok_or_else(|| {
+            ScenarioError::new(
+                m.p("zones"),
+                format!("expected an array of tables, found {}", type_name(v)),
+            )
+        })?;
+        for (i, z) in arr.iter().enumerate() {
+            let zp = format!("{}[{i}]", m.p("zones"));
+            let zf = Fields::new(table(z, &zp)?, &zp, &["name", "gb"])?;
+            zones.push(ZoneCfg {
+                name: string(zf.req("name")?, &zf.p("name"))?.to_string(),
+                gb: positive(zf.req("gb")?, &zf.p("gb"))?,
+            });
+        }
+    }
+    if zones.is_empty() {
+        zones.push(ZoneCfg {
+            name: "Normal".into(),
+            gb: 8.0,
+        });
+    }
+    let swap = match m.get("swap") {
+        None => SwapKind::None,
+        Some(v) => match one_of(v, &m.p("swap"), &["none", "zram", "brd"])? {
+            "zram" => SwapKind::Zram,
+            "brd" => SwapKind::Brd,
+            _ => SwapKind::None,
+        },
+    };
+    let cost_scale = m.pos_or("cost_scale", 1.0)?;
+    let machine = Machine {
+        board: board.name.clone(),
+        cpus: cpus as u32,
+        hz: m.count_or("hz", u64::from(board.hz))? as u32,
+        nodes: nodes as u32,
+        zones,
+        swap,
+        cost_cv: m.nonneg_or("cost_cv", board.cost_cv)?,
+        cost_scale,
+    };
+    if machine.hz == 0 {
+        return Err(ScenarioError::new(
+            m.p("hz"),
+            "expected a positive integer, found 0",
+        ));
+    }
+
+    let mut costs = board.costs.clone();
+    if let Some(c) = top.get("costs") {
+        for (k, v) in table(c, "costs")? {
+            costs.set(k, v, &format!("costs.{k}"))?;
+        }
+    }
+    costs.scale(cost_scale);
+
+    // Kernel preset and base knobs.
+    let (preset_name, kernel) = match top.sub("kernel", &["preset", "version"])? {
+        Some(k) => (
+            k.str_or("preset", "v6_12")?.to_string(),
+            k.get("version")
+                .map(|v| string(v, "kernel.version"))
+                .transpose()?
+                .map(str::to_string),
+        ),
+        None => ("v6_12".to_string(), None),
+    };
+    let preset = presets()
+        .into_iter()
+        .find(|p| p.name == preset_name)
+        .ok_or_else(|| {
+            ScenarioError::new(
+                "kernel.preset",
+                format!(
+                    "unknown preset {preset_name:?}; expected one of: {}",
+                    PRESET_FILES
+                        .iter()
+                        .map(|(n, _)| *n)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+        })?;
+    let mut base = preset.knobs.clone();
+    if let Some(k) = top.get("knobs") {
+        base.apply_table(table(k, "knobs")?, "knobs")?;
+    }
+
+    // Run.
+    let (duration_ns, replications) = match top.sub("run", &["duration", "replications"])? {
+        Some(r) => (
+            r.get("duration")
+                .map_or(Ok(10_000_000_000), |v| duration(v, &r.p("duration")))?,
+            r.count_or("replications", 3)?.max(1) as u32,
+        ),
+        None => (10_000_000_000, 3),
+    };
+
+    let workload = parse_workload(&top, &machine)?;
+    if workload.usemem.is_some() && machine.swap == SwapKind::None {
+        return Err(ScenarioError::new(
+            "machine.swap",
+            "workload.usemem swaps: expected \"zram\" or \"brd\", found \"none\"",
+        ));
+    }
+    if let Some(z) = machine.zones.iter().position(|z| z.gb > 1.0e6) {
+        return Err(ScenarioError::new(
+            format!("machine.zones[{z}].gb"),
+            "expected at most 1000000",
+        ));
+    }
+
+    // Variants.
+    let mut variants = Vec::new();
+    if let Some(v) = top.get("variants") {
+        let arr = v.as_array().ok_or_else(|| {
+            ScenarioError::new(
+                "variants",
+                format!(
+                    "expected an array of tables ([[variants]]), found {}",
+                    type_name(v)
+                ),
+            )
+        })?;
+        for (i, item) in arr.iter().enumerate() {
+            let vp = format!("variants[{i}]");
+            let vf = Fields::new(table(item, &vp)?, &vp, &["name", "description", "knobs"])?;
+            let vname = string(vf.req("name")?, &vf.p("name"))?.to_string();
+            if variants.iter().any(|x: &Variant| x.name == vname) {
+                return Err(ScenarioError::new(
+                    vf.p("name"),
+                    format!("duplicate variant name {vname:?}"),
+                ));
+            }
+            let mut knobs = base.clone();
+            if let Some(k) = vf.get("knobs") {
+                knobs.apply_table(table(k, &vf.p("knobs"))?, &vf.p("knobs"))?;
+            }
+            variants.push(Variant {
+                name: vname,
+                description: vf.str_or("description", "")?.to_string(),
+                knobs,
+            });
+        }
+    }
+    if variants.is_empty() {
+        variants.push(Variant {
+            name: "base".into(),
+            description: String::new(),
+            knobs: base,
+        });
+    }
+
+    Ok(Scenario {
+        name,
+        description,
+        preset: preset.name.clone(),
+        kernel: kernel.unwrap_or(preset.kernel),
+        machine,
+        costs,
+        duration_ns,
+        replications,
+        workload,
+        variants,
+    })
+}
+
+fn parse_workload(top: &Fields<'_>, machine: &Machine) -> R<Workload> {
+    let mut w = Workload::default();
+    let Some(wf) = top.sub(
+        "workload",
+        &[
+            "cyclictest",
+            "cpu_hogs",
+            "toy_lock",
+            "file_lru",
+            "dma32_trickle",
+            "flusher",
+            "stress_vm",
+            "munmap",
+            "proc_reader",
+            "pageout",
+            "usemem",
+        ],
+    )?
+    else {
+        return Ok(w);
+    };
+    if let Some(c) = wf.sub(
+        "cyclictest",
+        &[
+            "threads",
+            "interval_us",
+            "distance_us",
+            "prio",
+            "histogram_us",
+        ],
+    )? {
+        let prio = c.count_or("prio", 99)?;
+        if !(1..=99).contains(&prio) {
+            return Err(ScenarioError::new(
+                c.p("prio"),
+                format!("expected 1..=99, found {prio}"),
+            ));
+        }
+        w.cyclictest = Some(CyclictestCfg {
+            threads: c.bounded_or("threads", u64::from(machine.cpus), 4096)? as u32,
+            interval_us: c.pos_or("interval_us", 1000.0)? as u64,
+            distance_us: c.count_or("distance_us", 500)?,
+            prio: prio as u32,
+            histogram_us: c.bounded_or("histogram_us", 0, 1_000_000)?,
+        });
+    }
+    w.cpu_hogs = wf.bounded_or("cpu_hogs", 0, 4096)? as u32;
+    if let Some(c) = wf.sub("toy_lock", &["workers", "hold_us", "think_us"])? {
+        w.toy_lock = Some(ToyLockCfg {
+            workers: c.bounded_or("workers", 4, 4096)? as u32,
+            hold_us: c.pos_or("hold_us", 20.0)?,
+            think_us: c.pos_or("think_us", 5.0)?,
+        });
+    }
+    if let Some(c) = wf.sub(
+        "file_lru",
+        &["normal_band_mb", "dma32_band_mb", "write_mb_s"],
+    )? {
+        w.file_lru = Some(FileLruCfg {
+            normal_band_mb: f64_pair(c.req("normal_band_mb")?, &c.p("normal_band_mb"))?,
+            dma32_band_mb: f64_pair(c.req("dma32_band_mb")?, &c.p("dma32_band_mb"))?,
+            write_mb_s: c.pos_or("write_mb_s", 100.0)?,
+        });
+    }
+    if let Some(c) = wf.sub("dma32_trickle", &["period_ms", "pages"])? {
+        w.dma32_trickle = Some(Dma32Cfg {
+            period_ms: c.pos_or("period_ms", 500.0)?,
+            pages: c.count_or("pages", 2048)?,
+        });
+    }
+    if let Some(c) = wf.sub("flusher", &["period_ms", "inodes"])? {
+        w.flusher = Some(FlusherCfg {
+            period_ms: c.pos_or("period_ms", 5000.0)?,
+            inodes: u64_pair(c.req("inodes")?, &c.p("inodes"))?,
+        });
+    }
+    if let Some(c) = wf.sub("stress_vm", &["workers", "bytes_mb", "madvise_fraction"])? {
+        let f = c.nonneg_or("madvise_fraction", 0.5)?;
+        if f > 1.0 {
+            return Err(ScenarioError::new(
+                c.p("madvise_fraction"),
+                format!("expected 0..=1, found {f}"),
+            ));
+        }
+        w.stress_vm = Some(StressVmCfg {
+            workers: c.bounded_or("workers", 4, 4096)? as u32,
+            bytes_mb: c.pos_or("bytes_mb", 2048.0)?,
+            madvise_fraction: f,
+        });
+    }
+    if let Some(c) = wf.sub("munmap", &["size_gb", "start_ms"])? {
+        w.munmap = Some(MunmapCfg {
+            size_gb: c.pos_or("size_gb", 320.0)?,
+            start_ms: c.nonneg_or("start_ms", 100.0)?,
+        });
+    }
+    if let Some(c) = wf.sub("proc_reader", &["period_ms"])? {
+        w.proc_reader = Some(ProcReaderCfg {
+            period_ms: c.pos_or("period_ms", 1000.0)?,
+        });
+    }
+    if let Some(c) = wf.sub("pageout", &["size_mb"])? {
+        w.pageout = Some(PageoutCfg {
+            size_mb: c.pos_or("size_mb", 512.0)?,
+        });
+    }
+    if let Some(c) = wf.sub("usemem", &["instances", "ram_factor"])? {
+        let v = c.req("instances")?;
+        let arr = v.as_array().ok_or_else(|| {
+            ScenarioError::new(
+                c.p("instances"),
+                format!(
+                    "expected an array of positive integers, found {}",
+                    type_name(v)
+                ),
+            )
+        })?;
+        let mut inst = Vec::new();
+        for (i, x) in arr.iter().enumerate() {
+            let p = format!("{}[{i}]", c.p("instances"));
+            let n = count(x, &p)?;
+            if n == 0 || n > 1024 {
+                return Err(ScenarioError::new(
+                    p,
+                    format!("expected 1..=1024, found {n}"),
+                ));
+            }
+            inst.push(n as u32);
+        }
+        if inst.is_empty() {
+            return Err(ScenarioError::new(
+                c.p("instances"),
+                "expected at least one instance count",
+            ));
+        }
+        w.usemem = Some(UsememCfg {
+            instances: inst,
+            ram_factor: c.pos_or("ram_factor", 1.5)?,
+        });
+    }
+    Ok(w)
+}

@@ -1,0 +1,303 @@
+//! Memory: nodes, zones with watermarks, run-length-encoded LRU lists and
+//! the reclaim counters (spec §1.1-1.6, §2.2 "Memory").
+//!
+//! An LRU is a deque of runs of identical folios (count, zone, mapping), so
+//! a 16 GB or 384 GB machine needs a handful to thousands of runs, and an
+//! isolate scan that skips a million folios costs O(runs), not O(folios).
+
+use std::collections::VecDeque;
+
+use crate::engine::{LockId, TaskId};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Run {
+    pub n: u64,
+    pub zone: u8,
+    pub mapping: u32,
+}
+
+/// Front = head (most recently added), back = tail (reclaimed first).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Lru {
+    runs: VecDeque<Run>,
+    pub len: u64,
+}
+
+/// Limits on one `isolate_lru_folios()` call (spec §1.3 knobs).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct IsolateReq {
+    pub nr_to_scan: u64,
+    pub reclaim_idx: u8,
+    /// Pre-791b48b64232: skipped folios count toward nr_to_scan.
+    pub skip_counts: bool,
+    pub max_skipped: Option<u64>,
+    /// Stop after this many visited folios (time cap converted to folios,
+    /// rounded up to its check interval; or MGLRU's MAX_LRU_BATCH).
+    pub max_visit: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct IsoResult {
+    pub visited: u64,
+    pub skipped: u64,
+    pub taken: u64,
+    /// Taken folios per zone.
+    pub by_zone: [u64; 4],
+}
+
+impl Lru {
+    pub(crate) fn push_head(&mut self, n: u64, zone: u8, mapping: u32) {
+        if n == 0 {
+            return;
+        }
+        self.len += n;
+        if let Some(f) = self.runs.front_mut()
+            && f.zone == zone
+            && f.mapping == mapping
+        {
+            f.n += n;
+            return;
+        }
+        self.runs.push_front(Run { n, zone, mapping });
+    }
+
+    #[cfg(test)]
+    pub(crate) fn runs(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// Isolate from the tail: eligible folios are taken, folios of zones
+    /// above `reclaim_idx` are skipped and spliced back to the head.
+    pub(crate) fn isolate(&mut self, req: IsolateReq) -> IsoResult {
+        let mut r = IsoResult::default();
+        let mut skipped: Vec<Run> = Vec::new();
+        let mut scan = 0u64;
+        let visit_left = |r: &IsoResult| {
+            req.max_visit
+                .map_or(u64::MAX, |m| m.saturating_sub(r.visited))
+        };
+        while scan < req.nr_to_scan {
+            let Some(run) = self.runs.back_mut() else {
+                break;
+            };
+            let left = visit_left(&r);
+            if left == 0 {
+                break;
+            }
+            if run.zone > req.reclaim_idx {
+                let mut k = run.n.min(left);
+                if req.skip_counts {
+                    k = k.min(req.nr_to_scan - scan);
+                    scan += k;
+                }
+                if let Some(m) = req.max_skipped {
+                    k = k.min(m.saturating_sub(r.skipped));
+                }
+                if k == 0 {
+                    break;
+                }
+                run.n -= k;
+                let (zone, mapping) = (run.zone, run.mapping);
+                if run.n == 0 {
+                    self.runs.pop_back();
+                }
+                r.visited += k;
+                r.skipped += k;
+                match skipped.last_mut() {
+                    Some(s) if s.zone == zone && s.mapping == mapping => s.n += k,
+                    _ => skipped.push(Run {
+                        n: k,
+                        zone,
+                        mapping,
+                    }),
+                }
+                if req.max_skipped.is_some_and(|m| r.skipped >= m) {
+                    break;
+                }
+            } else {
+                let k = run.n.min(req.nr_to_scan - scan).min(left);
+                run.n -= k;
+                let zone = run.zone;
+                if run.n == 0 {
+                    self.runs.pop_back();
+                }
+                r.visited += k;
+                r.taken += k;
+                r.by_zone[zone as usize] += k;
+                scan += k;
+            }
+        }
+        self.len -= r.taken + r.skipped;
+        // list_splice(&folios_skipped, src): back to the head.
+        for s in skipped.into_iter().rev() {
+            self.push_head(s.n, s.zone, s.mapping);
+        }
+        r
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Zone {
+    pub managed: i64,
+    pub free: i64,
+    pub min: i64,
+    pub low: i64,
+    pub high: i64,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Node {
+    pub zones: Vec<Zone>,
+    pub file: Lru,
+    pub anon: Lru,
+    pub lru_lock: LockId,
+    pub kswapd: Option<TaskId>,
+    /// Highest zone index requested since kswapd last looked.
+    pub kswapd_idx: Option<u8>,
+    pub congested_until: u64,
+}
+
+/// vmstat-like counters (spec §2.5 item 4).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Vmstat {
+    pub pgscan_kswapd: u64,
+    pub pgscan_direct: u64,
+    pub pgsteal_kswapd: u64,
+    pub pgsteal_direct: u64,
+    pub pgskip: u64,
+    pub allocstall: u64,
+    pub pswpout: u64,
+    pub pswpin: u64,
+    pub kswapd_wakeups: u64,
+    pub kswapd_backoffs: u64,
+    pub congestion_waits: u64,
+    pub pgalloc: u64,
+    pub tlb_flush_madvise: u64,
+    pub isolate_max_visited: u64,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Mem {
+    pub nodes: Vec<Node>,
+    pub vm: Vmstat,
+    /// Swap-cache address_space locks: one per device (pre-4.11) or one per
+    /// 64 MiB trunk (spec §1.11).
+    pub swap_locks: Vec<LockId>,
+    pub swap_info_lock: Option<LockId>,
+    pub swap_slot: u64,
+}
+
+/// Watermarks per zone as `__setup_per_zone_wmarks` sets them (spec §1.6):
+/// min_free_kbytes = sqrt(16 * lowmem_kB) clamped to [128 kB, 256 MB],
+/// split by managed size; tmp = max(min/4, managed * wsf / 10000).
+pub(crate) fn watermarks(managed_pages: &[i64]) -> Vec<(i64, i64, i64)> {
+    let total: i64 = managed_pages.iter().sum();
+    let kb = (total * 4) as f64;
+    let min_free_kb = (16.0 * kb).sqrt().clamp(128.0, 262_144.0);
+    let min_pages = (min_free_kb / 4.0) as i64;
+    managed_pages
+        .iter()
+        .map(|&m| {
+            let min = min_pages * m / total.max(1);
+            let tmp = (min / 4).max(m * 10 / 10_000);
+            (min, min + tmp, min + 2 * tmp)
+        })
+        .collect()
+}
+
+impl Mem {
+    /// pgdat_balanced(): true when any zone up to `idx` is at or above its
+    /// high watermark. A DMA32-only request therefore needs DMA32 itself.
+    /// A lower zone must also keep its lowmem_reserve for allocations that
+    /// could use higher zones (managed pages above it / 256, the default
+    /// lowmem_reserve_ratio), so for a Normal request DMA32 rarely counts.
+    pub(crate) fn balanced(&self, node: usize, idx: u8) -> bool {
+        let zones = &self.nodes[node].zones;
+        (0..=(idx as usize).min(zones.len() - 1)).any(|i| {
+            let reserve: i64 = zones[i + 1..=(idx as usize).min(zones.len() - 1)]
+                .iter()
+                .map(|z| z.managed / 256)
+                .sum();
+            zones[i].free >= zones[i].high + reserve
+        })
+    }
+
+    /// wakeup_kswapd: returns the kswapd to wake.
+    pub(crate) fn wake_kswapd(&mut self, node: usize, idx: u8) -> Option<TaskId> {
+        let n = &mut self.nodes[node];
+        n.kswapd_idx = Some(n.kswapd_idx.map_or(idx, |i| i.max(idx)));
+        n.kswapd
+    }
+
+    pub(crate) fn swap_lock(&mut self, trunk: Option<u64>) -> LockId {
+        let slot = self.swap_slot;
+        self.swap_slot += 1;
+        match trunk {
+            Some(t) if self.swap_locks.len() > 1 => {
+                self.swap_locks[((slot / t.max(1)) as usize) % self.swap_locks.len()]
+            }
+            _ => self.swap_locks[0],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(n: u64, idx: u8) -> IsolateReq {
+        IsolateReq {
+            nr_to_scan: n,
+            reclaim_idx: idx,
+            skip_counts: false,
+            max_skipped: None,
+            max_visit: None,
+        }
+    }
+
+    #[test]
+    fn isolate_skips_ineligible_tail_and_splices_to_head() {
+        let mut l = Lru::default();
+        l.push_head(100, 0, 1); // DMA32, oldest
+        l.push_head(1_000_000, 1, 1); // Normal
+        l.push_head(10, 0, 1);
+        // The tail is the DMA32 run of 100: nothing to skip.
+        let r = l.isolate(req(32, 0));
+        assert_eq!((r.taken, r.skipped), (32, 0));
+        let r = l.isolate(req(68, 0));
+        assert_eq!((r.taken, r.skipped), (68, 0));
+        // Now the Normal run is at the tail: a DMA32 scan walks it all.
+        let r = l.isolate(req(32, 0));
+        assert_eq!(r.skipped, 1_000_000);
+        assert_eq!(r.taken, 10);
+        assert_eq!(l.len, 1_000_000);
+        assert!(l.runs() <= 2);
+    }
+
+    #[test]
+    fn isolate_caps() {
+        let mut l = Lru::default();
+        l.push_head(10, 0, 1);
+        l.push_head(1_000_000, 1, 1);
+        l.push_head(1, 0, 1);
+        let mut q = req(32, 0);
+        q.max_skipped = Some(32768);
+        // tail is 10 DMA32 first
+        let r = l.isolate(q);
+        assert_eq!(r.taken, 10);
+        assert_eq!(r.skipped, 32768);
+        let mut q = req(32, 0);
+        q.skip_counts = true;
+        let r = l.isolate(q);
+        assert_eq!(r.visited, 32);
+        assert_eq!(r.taken, 0);
+    }
+
+    #[test]
+    fn watermarks_16g() {
+        let w = watermarks(&[3 << 18, 13 << 18]);
+        // min_free_kbytes for 16 GB = 16384 kB = 4096 pages in total.
+        assert!((4095..=4096).contains(&(w[0].0 + w[1].0)));
+        assert!(w[1].1 > w[1].0 && w[1].2 > w[1].1);
+    }
+}

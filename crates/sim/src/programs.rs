@@ -1,0 +1,1475 @@
+//! Task programs: explicit state machines that yield [`Step`]s (spec §2.2
+//! task table). Each program knows the kernel path it models and cuts its
+//! work into segments only where the kernel's IRQ / preempt / lock state
+//! changes or where the kernel has a real break point.
+
+use crate::config::{DropIf, MadviseResched, MunmapMode, Preempt};
+use crate::engine::{Brk, Ctx, Cx, LockId, Mode, Path, Seg, Step};
+use crate::mem::IsolateReq;
+
+// --------------------------------------------------------------- call paths
+
+pub(crate) const P_CYCLIC: Path = &[
+    "do_nanosleep",
+    "hrtimer_nanosleep",
+    "__x64_sys_clock_nanosleep",
+];
+pub(crate) const P_USER: Path = &["user"];
+pub(crate) const P_TOY: Path = &["toy_critical_section", "toy_worker"];
+const P_ISO_K: Path = &[
+    "isolate_lru_folios",
+    "shrink_inactive_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "balance_pgdat",
+    "kswapd",
+    "kthread",
+];
+const P_ISO_D: Path = &[
+    "isolate_lru_folios",
+    "shrink_inactive_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "do_try_to_free_pages",
+    "try_to_free_pages",
+    "__alloc_pages_slowpath",
+];
+const P_SHRINK_K: Path = &[
+    "shrink_folio_list",
+    "shrink_inactive_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "balance_pgdat",
+    "kswapd",
+];
+const P_SHRINK_D: Path = &[
+    "shrink_folio_list",
+    "shrink_inactive_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "do_try_to_free_pages",
+    "try_to_free_pages",
+];
+const P_PUTBACK_K: Path = &[
+    "move_folios_to_lru",
+    "shrink_inactive_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "balance_pgdat",
+    "kswapd",
+];
+const P_PUTBACK_D: Path = &[
+    "move_folios_to_lru",
+    "shrink_inactive_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "do_try_to_free_pages",
+];
+const P_SLOT: Path = &[
+    "scan_swap_map",
+    "get_swap_page",
+    "add_to_swap",
+    "shrink_folio_list",
+];
+const P_ADD_SC: Path = &[
+    "__add_to_swap_cache",
+    "add_to_swap_cache",
+    "add_to_swap",
+    "shrink_folio_list",
+];
+const P_REMOVE: Path = &["__remove_mapping", "shrink_folio_list"];
+const P_REMOVE_BATCH: Path = &["__remove_mapping_list", "shrink_folio_list"];
+const P_KSWAPD_LOOP: Path = &["shrink_lruvec", "shrink_node", "balance_pgdat", "kswapd"];
+const P_WRITE: Path = &[
+    "generic_perform_write",
+    "ext4_buffered_write_iter",
+    "vfs_write",
+    "ksys_write",
+];
+const P_DMA32: Path = &["__alloc_pages", "dma_alloc_attrs"];
+const P_MOVE_EXPIRED: Path = &[
+    "move_expired_inodes",
+    "queue_io",
+    "wb_writeback",
+    "wb_do_writeback",
+    "wb_workfn",
+    "process_one_work",
+    "worker_thread",
+];
+const P_WB_SUBMIT: Path = &[
+    "writeback_sb_inodes",
+    "__writeback_inodes_wb",
+    "wb_writeback",
+    "wb_workfn",
+];
+const P_FAULT: Path = &["handle_mm_fault", "do_user_addr_fault", "exc_page_fault"];
+const P_MADV: Path = &[
+    "madvise_cold_or_pageout_pte_range",
+    "walk_pgd_range",
+    "__walk_page_range",
+    "walk_page_range",
+    "madvise_pageout",
+    "madvise_vma_behavior",
+    "do_madvise",
+    "sys_madvise",
+];
+const P_RECLAIM_PAGES: Path = &[
+    "shrink_folio_list",
+    "reclaim_folio_list",
+    "reclaim_pages",
+    "madvise_cold_or_pageout_pte_range",
+    "walk_pgd_range",
+    "madvise_pageout",
+    "sys_madvise",
+];
+const P_ZAP: Path = &[
+    "zap_pte_range",
+    "zap_pmd_range",
+    "unmap_page_range",
+    "unmap_vmas",
+    "unmap_region",
+    "do_vmi_align_munmap",
+    "do_vmi_munmap",
+    "__vm_munmap",
+    "sys_munmap",
+];
+const P_FREE: Path = &[
+    "free_unref_page_list",
+    "release_pages",
+    "free_pages_and_swap_cache",
+    "tlb_batch_pages_flush",
+    "tlb_flush_mmu",
+    "unmap_page_range",
+    "unmap_vmas",
+    "unmap_region",
+    "do_vmi_align_munmap",
+    "do_vmi_munmap",
+    "__vm_munmap",
+    "sys_munmap",
+];
+const P_DETACH: Path = &[
+    "detach_vmas_to_be_unmapped",
+    "do_munmap",
+    "vm_munmap",
+    "SyS_munmap",
+];
+const P_UNMAP_WHOLE: Path = &[
+    "unmap_page_range",
+    "unmap_vmas",
+    "unmap_region",
+    "do_munmap",
+    "vm_munmap",
+    "SyS_munmap",
+];
+const P_PROC: Path = &[
+    "access_remote_vm",
+    "proc_pid_cmdline_read",
+    "__vfs_read",
+    "vfs_read",
+    "SyS_read",
+];
+const P_USEMEM: Path = &["handle_mm_fault", "__do_page_fault", "page_fault"];
+const P_SWAPIN_SC: Path = &[
+    "__add_to_swap_cache",
+    "read_swap_cache_async",
+    "swapin_readahead",
+    "do_swap_page",
+    "handle_mm_fault",
+];
+const P_SWAPIN: Path = &[
+    "swap_readpage",
+    "read_swap_cache_async",
+    "swapin_readahead",
+    "do_swap_page",
+    "handle_mm_fault",
+];
+
+fn unlock_label(cx: &Cx<'_>, irq: bool) -> &'static str {
+    match (cx.core.knobs.preempt == Preempt::Rt, irq) {
+        (true, _) => "rt_spin_unlock",
+        (false, true) => "_raw_spin_unlock_irq",
+        (false, false) => "_raw_spin_unlock",
+    }
+}
+
+// --------------------------------------------------------------- cyclictest
+
+/// cyclictest thread, measured as rt-tests does (spec §1.13): absolute
+/// timer, diff = now - next, skip missed periods.
+#[derive(Debug, Clone)]
+pub(crate) struct Cyclic {
+    pub interval: u64,
+    pub next: u64,
+    pub pc: u8,
+    pub cycles: u64,
+    pub min: u64,
+    pub max: u64,
+    pub sum: u64,
+    pub act: u64,
+    pub hist: Vec<u64>,
+    pub overflows: u64,
+    pub max_at: u64,
+}
+
+impl Cyclic {
+    pub(crate) fn new(interval: u64, hist_us: u64) -> Self {
+        Cyclic {
+            interval,
+            next: 0,
+            pc: 0,
+            cycles: 0,
+            min: u64::MAX,
+            max: 0,
+            sum: 0,
+            act: 0,
+            hist: vec![0; hist_us as usize],
+            overflows: 0,
+            max_at: 0,
+        }
+    }
+
+    fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        match self.pc {
+            0 => {
+                self.next = cx.now + self.interval;
+                self.pc = 1;
+                Step::SleepUntil(self.next)
+            }
+            1 => {
+                // IRQ entry + hrtimer + ttwu, context switch, return to
+                // user and clock_gettime (spec §4.2).
+                let c = cx.core.costs.irq_wakeup + cx.core.costs.ctx_switch_user;
+                // A short fixed path: a third of the usual dispersion.
+                let d = cx.rng.cost(1.0, c, cx.core.cv / 3.0);
+                self.pc = 2;
+                Step::Run(Seg::kernel(d, P_CYCLIC))
+            }
+            _ => {
+                let diff = cx.now.saturating_sub(self.next);
+                self.cycles += 1;
+                self.sum += diff;
+                self.act = diff;
+                self.min = self.min.min(diff);
+                if diff > self.max {
+                    self.max = diff;
+                    self.max_at = cx.now;
+                }
+                let us = (diff / 1000) as usize;
+                if !self.hist.is_empty() {
+                    if us < self.hist.len() {
+                        self.hist[us] += 1;
+                    } else {
+                        self.overflows += 1;
+                    }
+                }
+                self.next += self.interval;
+                while cx.now > self.next {
+                    self.next += self.interval;
+                }
+                self.pc = 1;
+                Step::SleepUntil(self.next)
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------ toy lock
+
+#[derive(Debug, Clone)]
+pub(crate) struct Toy {
+    pub lock: LockId,
+    pub hold_ns: f64,
+    pub think_ns: f64,
+    pub pc: u8,
+}
+
+impl Toy {
+    fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        self.pc = (self.pc + 1) % 4;
+        match self.pc {
+            1 => Step::Lock(self.lock, Mode::Excl),
+            2 => {
+                let d = cx.rng.exp(self.hold_ns) as u64;
+                let end = unlock_label(cx, false);
+                Step::Run(Seg::kernel(d, P_TOY).ctx(Ctx::Spin, end))
+            }
+            3 => Step::Unlock(self.lock),
+            _ => {
+                let d = cx.rng.exp(self.think_ns) as u64;
+                Step::Run(Seg::user(d, P_USER))
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ shrink (reclaim)
+
+/// One `shrink_inactive_list()` call (spec §1.4 table), shared by kswapd and
+/// direct reclaim. Drives itself through `step()` until it returns `None`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Shrink {
+    pub node: usize,
+    pub idx: u8,
+    pub anon: bool,
+    pub direct: bool,
+    pc: u8,
+    pub taken: u64,
+    by_zone: [u64; 4],
+    i: u64,
+    tree: LockId,
+    /// tree_lock was contended during this call (S5 patches 3 and 4).
+    pub contended: bool,
+}
+
+impl Shrink {
+    pub(crate) fn new(node: usize, idx: u8, anon: bool, direct: bool) -> Self {
+        Shrink {
+            node,
+            idx,
+            anon,
+            direct,
+            ..Default::default()
+        }
+    }
+
+    pub(crate) fn step(&mut self, cx: &mut Cx<'_>) -> Option<Step> {
+        let lru_lock = cx.core.mem.nodes[self.node].lru_lock;
+        let c = cx.core.costs.clone();
+        loop {
+            match self.pc {
+                0 => {
+                    self.pc = 1;
+                    return Some(Step::Lock(lru_lock, Mode::Excl));
+                }
+                1 => {
+                    let k = &cx.core.knobs;
+                    let mut max_visit = None;
+                    if let Some(cap) = k.isolate_time_cap_us {
+                        // local_clock() is read every `every` folios: the
+                        // cap trips at the first check past cap_us.
+                        let every = k.isolate_time_cap_every.max(1);
+                        let per = (c.lru_visit_skip).max(1.0);
+                        let pages = ((cap * 1000.0 / per) / every as f64).ceil() as u64 * every;
+                        max_visit = Some(pages.max(every));
+                    }
+                    if k.lru == crate::config::LruBackend::Mglru {
+                        // MAX_LRU_BATCH: every visited folio counts.
+                        max_visit = Some(max_visit.map_or(4096, |m: u64| m.min(4096)));
+                    }
+                    let req = IsolateReq {
+                        nr_to_scan: 32,
+                        reclaim_idx: self.idx,
+                        skip_counts: k.isolate_skip_counts,
+                        max_skipped: k.isolate_max_skipped,
+                        max_visit,
+                    };
+                    let node = &mut cx.core.mem.nodes[self.node];
+                    let lru = if self.anon {
+                        &mut node.anon
+                    } else {
+                        &mut node.file
+                    };
+                    let r = lru.isolate(req);
+                    let vm = &mut cx.core.mem.vm;
+                    vm.pgskip += r.skipped;
+                    vm.isolate_max_visited = vm.isolate_max_visited.max(r.visited);
+                    if self.direct {
+                        vm.pgscan_direct += r.taken;
+                    } else {
+                        vm.pgscan_kswapd += r.taken;
+                    }
+                    self.taken = r.taken;
+                    self.by_zone = r.by_zone;
+                    let d = cx.cost(r.visited as f64, c.lru_visit_skip)
+                        + cx.cost(r.taken as f64, c.lru_isolate_take)
+                        + c.spin_lock as u64;
+                    self.pc = 2;
+                    let path = if self.direct { P_ISO_D } else { P_ISO_K };
+                    let end = unlock_label(cx, true);
+                    return Some(Step::Run(Seg::kernel(d, path).ctx(Ctx::SpinIrq, end)));
+                }
+                2 => {
+                    self.pc = if self.taken == 0 {
+                        99
+                    } else if self.anon {
+                        10
+                    } else {
+                        3
+                    };
+                    return Some(Step::Unlock(lru_lock));
+                }
+                3 => {
+                    // Clean file folios: references, __remove_mapping, free.
+                    let per = c.shrink_folio_fixed
+                        + c.folio_referenced * 0.25
+                        + c.remove_mapping
+                        + c.page_free;
+                    let d = cx.cost(self.taken as f64, per);
+                    self.pc = 20;
+                    let path = if self.direct { P_SHRINK_D } else { P_SHRINK_K };
+                    return Some(Step::Run(
+                        Seg::kernel(d, path).brk(Brk::Points(per as u64, "__cond_resched")),
+                    ));
+                }
+                // Anon to swap, one folio at a time (4.8-era swap path).
+                10 => {
+                    if self.i >= self.taken {
+                        self.pc = if cx.core.knobs.remove_mapping_batched {
+                            17
+                        } else {
+                            20
+                        };
+                        continue;
+                    }
+                    self.pc = 11;
+                    let l = cx.core.mem.swap_info_lock.expect("swap configured");
+                    return Some(Step::Lock(l, Mode::Excl));
+                }
+                11 => {
+                    let per = if cx.core.knobs.swap_rotational {
+                        c.swap_slot_rotational
+                    } else {
+                        c.swap_slot_ssd
+                    };
+                    self.pc = 12;
+                    let end = unlock_label(cx, false);
+                    return Some(Step::Run(
+                        Seg::kernel(cx.cost(1.0, per), P_SLOT).ctx(Ctx::Spin, end),
+                    ));
+                }
+                12 => {
+                    self.pc = 13;
+                    return Some(Step::Unlock(cx.core.mem.swap_info_lock.expect("swap")));
+                }
+                13 => {
+                    let trunk = cx.core.knobs.swapcache_trunk_pages;
+                    self.tree = cx.core.mem.swap_lock(trunk);
+                    self.pc = 14;
+                    return Some(Step::Lock(self.tree, Mode::Excl));
+                }
+                14 => {
+                    self.contended |= cx.core.tasks[cx.tid].lock_waited;
+                    self.pc = 15;
+                    let end = unlock_label(cx, true);
+                    return Some(Step::Run(
+                        Seg::kernel(cx.cost(1.0, c.swapcache_insert), P_ADD_SC)
+                            .ctx(Ctx::SpinIrq, end),
+                    ));
+                }
+                15 => {
+                    self.pc = 16;
+                    return Some(Step::Unlock(self.tree));
+                }
+                16 => {
+                    let per = c.shrink_folio_fixed
+                        + c.folio_referenced
+                        + c.try_to_unmap
+                        + c.brd_write
+                        + c.page_free;
+                    let d = cx.cost(1.0, per);
+                    self.pc = if cx.core.knobs.remove_mapping_batched {
+                        10
+                    } else {
+                        30
+                    };
+                    self.i += 1;
+                    let path = if self.direct { P_SHRINK_D } else { P_SHRINK_K };
+                    return Some(Step::Run(Seg::kernel(d, path).resched()));
+                }
+                30 => {
+                    self.pc = 31;
+                    return Some(Step::Lock(self.tree, Mode::Excl));
+                }
+                31 => {
+                    self.contended |= cx.core.tasks[cx.tid].lock_waited;
+                    self.pc = 32;
+                    let end = unlock_label(cx, true);
+                    return Some(Step::Run(
+                        Seg::kernel(cx.cost(1.0, c.remove_mapping), P_REMOVE)
+                            .ctx(Ctx::SpinIrq, end),
+                    ));
+                }
+                32 => {
+                    self.pc = 10;
+                    return Some(Step::Unlock(self.tree));
+                }
+                // S5 patch 1: one tree_lock hold for the batch.
+                17 => {
+                    self.pc = 18;
+                    return Some(Step::Lock(self.tree, Mode::Excl));
+                }
+                18 => {
+                    self.contended |= cx.core.tasks[cx.tid].lock_waited;
+                    self.pc = 19;
+                    let end = unlock_label(cx, true);
+                    let d = cx.cost(self.taken as f64, c.remove_mapping);
+                    return Some(Step::Run(
+                        Seg::kernel(d, P_REMOVE_BATCH).ctx(Ctx::SpinIrq, end),
+                    ));
+                }
+                19 => {
+                    self.pc = 20;
+                    return Some(Step::Unlock(self.tree));
+                }
+                20 => {
+                    self.pc = 21;
+                    return Some(Step::Lock(lru_lock, Mode::Excl));
+                }
+                21 => {
+                    // move_folios_to_lru for the few folios kept, plus the
+                    // counter updates under the lock.
+                    let d = cx.cost(4.0, c.lru_putback) + c.spin_lock as u64;
+                    self.pc = 22;
+                    let path = if self.direct {
+                        P_PUTBACK_D
+                    } else {
+                        P_PUTBACK_K
+                    };
+                    let end = unlock_label(cx, true);
+                    return Some(Step::Run(Seg::kernel(d, path).ctx(Ctx::SpinIrq, end)));
+                }
+                22 => {
+                    self.pc = 99;
+                    let node = &mut cx.core.mem.nodes[self.node];
+                    for (z, n) in self.by_zone.iter().enumerate() {
+                        if *n > 0 && z < node.zones.len() {
+                            node.zones[z].free += *n as i64;
+                        }
+                    }
+                    let vm = &mut cx.core.mem.vm;
+                    if self.direct {
+                        vm.pgsteal_direct += self.taken;
+                    } else {
+                        vm.pgsteal_kswapd += self.taken;
+                    }
+                    if self.anon {
+                        vm.pswpout += self.taken;
+                    }
+                    return Some(Step::Unlock(lru_lock));
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- kswapd
+
+#[derive(Debug, Clone)]
+pub(crate) struct Kswapd {
+    pub node: usize,
+    pc: u8,
+    idx: u8,
+    fails: u32,
+    shrink: Shrink,
+    anon_turn: bool,
+}
+
+impl Kswapd {
+    pub(crate) fn new(node: usize) -> Self {
+        Kswapd {
+            node,
+            pc: 0,
+            idx: 0,
+            fails: 0,
+            shrink: Shrink::default(),
+            anon_turn: false,
+        }
+    }
+
+    fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        loop {
+            match self.pc {
+                0 => {
+                    self.pc = 1;
+                    return Step::Wait;
+                }
+                1 => {
+                    let Some(idx) = cx.core.mem.nodes[self.node].kswapd_idx.take() else {
+                        self.pc = 0;
+                        continue;
+                    };
+                    self.idx = idx;
+                    self.fails = 0;
+                    cx.core.mem.vm.kswapd_wakeups += 1;
+                    self.pc = 2;
+                }
+                2 => {
+                    if let Some(i) = cx.core.mem.nodes[self.node].kswapd_idx.take() {
+                        self.idx = self.idx.max(i);
+                    }
+                    if cx.core.mem.balanced(self.node, self.idx) {
+                        self.pc = 0;
+                        continue;
+                    }
+                    let n = &cx.core.mem.nodes[self.node];
+                    let anon = if n.file.len == 0 {
+                        true
+                    } else if n.anon.len == 0 {
+                        false
+                    } else {
+                        self.anon_turn = !self.anon_turn;
+                        self.anon_turn
+                    };
+                    self.shrink = Shrink::new(self.node, self.idx, anon, false);
+                    self.pc = 3;
+                }
+                3 => {
+                    if let Some(s) = self.shrink.step(cx) {
+                        return s;
+                    }
+                    if self.shrink.taken == 0 {
+                        self.fails += 1;
+                    } else {
+                        self.fails = 0;
+                    }
+                    // S5 patch 3: stall when tree_lock is contended, except
+                    // on the one node allowed to keep going.
+                    if let Some(ms) = cx.core.knobs.kswapd_backoff_on_tree_lock_ms
+                        && self.shrink.contended
+                        && self.node != 0
+                    {
+                        cx.core.mem.vm.kswapd_backoffs += 1;
+                        self.pc = 2;
+                        return Step::SleepUntil(cx.now + (ms * 1e6) as u64);
+                    }
+                    if self.fails >= 16 {
+                        // Nothing reclaimable: nap HZ/10 (kswapd_try_to_sleep).
+                        self.pc = 0;
+                        return Step::SleepUntil(cx.now + 100_000_000);
+                    }
+                    self.pc = 2;
+                    let d = cx.core.costs.cond_resched as u64;
+                    return Step::Run(Seg::kernel(d, P_KSWAPD_LOOP).resched());
+                }
+                _ => unreachable!(),
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ V4 background
+
+/// Page-cache writer (bonnie-like): dirties pages at a rate; new folios go
+/// to the file LRU head in zone bands (see `FileLruCfg`).
+#[derive(Debug, Clone)]
+pub(crate) struct Writer {
+    pub pages_per_tick: u64,
+    pub tick: u64,
+    pub normal_band: [u64; 2],
+    pub dma32_band: [u64; 2],
+    pub band_zone: u8,
+    pub band_left: u64,
+    pub next: u64,
+    pub pc: u8,
+}
+
+impl Writer {
+    fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        if self.pc == 0 {
+            self.pc = 1;
+            self.next = cx.now;
+            let per = cx.core.costs.file_write_page;
+            let d = cx.cost(self.pages_per_tick as f64, per);
+            return Step::Run(
+                Seg::kernel(d, P_WRITE).brk(Brk::Points(per as u64, "__cond_resched")),
+            );
+        }
+        self.pc = 0;
+        let mut left = self.pages_per_tick;
+        while left > 0 {
+            if self.band_left == 0 {
+                self.band_zone = if self.band_zone == 1 { 0 } else { 1 };
+                let b = if self.band_zone == 1 {
+                    self.normal_band
+                } else {
+                    self.dma32_band
+                };
+                self.band_left = cx.rng.range(b[0], b[1]);
+            }
+            let k = left.min(self.band_left);
+            self.band_left -= k;
+            left -= k;
+            let node = &mut cx.core.mem.nodes[0];
+            let z = (self.band_zone as usize).min(node.zones.len() - 1);
+            node.zones[z].free -= k as i64;
+            node.file.push_head(k, z as u8, 1);
+            cx.core.mem.vm.pgalloc += k;
+        }
+        let node = &cx.core.mem.nodes[0];
+        let low = node.zones.iter().any(|z| z.free < z.low);
+        let throttle = node.zones.iter().all(|z| z.free < z.min);
+        self.next += self.tick;
+        if throttle {
+            // balance_dirty_pages-like throttle instead of direct reclaim.
+            self.next += self.tick;
+        }
+        if low {
+            let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
+            if let Some(k) = cx.core.mem.wake_kswapd(0, top) {
+                cx.core.wake(k);
+            }
+        }
+        Step::SleepUntil(self.next)
+    }
+}
+
+/// A driver allocating DMA32 pages (highest_zoneidx = DMA32) every period
+/// and freeing the previous batch: the source of kswapd wakeups with
+/// reclaim_idx = DMA32 in S4 (spec V4).
+#[derive(Debug, Clone)]
+pub(crate) struct Trickle {
+    pub period: u64,
+    pub pages: u64,
+    pub held: u64,
+    pub pc: u8,
+    pub next: u64,
+}
+
+impl Trickle {
+    fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        if self.pc == 0 {
+            self.pc = 1;
+            if self.next == 0 {
+                self.next = cx.now;
+            }
+            return Step::Run(Seg::kernel(cx.cost(1.0, 2000.0), P_DMA32));
+        }
+        self.pc = 0;
+        let z = &mut cx.core.mem.nodes[0].zones[0];
+        z.free += self.held as i64;
+        z.free -= self.pages as i64;
+        self.held = self.pages;
+        cx.core.mem.vm.pgalloc += self.pages;
+        if z.free < z.low
+            && let Some(k) = cx.core.mem.wake_kswapd(0, 0)
+        {
+            cx.core.wake(k);
+        }
+        self.next += self.period;
+        Step::SleepUntil(self.next)
+    }
+}
+
+/// Writeback flusher: move_expired_inodes() under wb->list_lock (a plain
+/// spin_lock, so preempt-off on !RT), S4 patch 2.
+#[derive(Debug, Clone)]
+pub(crate) struct Flusher {
+    pub period: u64,
+    pub inodes: [u64; 2],
+    pub lock: LockId,
+    pub pc: u8,
+    pub next: u64,
+}
+
+impl Flusher {
+    fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        match self.pc {
+            0 => {
+                self.pc = 1;
+                if self.next == 0 {
+                    self.next = cx.now;
+                }
+                Step::Lock(self.lock, Mode::Excl)
+            }
+            1 => {
+                self.pc = 2;
+                let n = cx.rng.range(self.inodes[0], self.inodes[1]);
+                let per = cx.core.costs.inode_move;
+                let d = cx.cost(n as f64, per);
+                let end = unlock_label(cx, false);
+                let mut seg = Seg::kernel(d, P_MOVE_EXPIRED).ctx(Ctx::Spin, end);
+                if let Some(cap) = cx.core.knobs.writeback_move_expired_cap_us {
+                    // `if (iter++ < 100 || !need_resched()) continue; if
+                    // (local_clock() - then > NSEC_PER_MSEC) break;`
+                    seg = seg.brk(Brk::CapOnResched {
+                        every: (100.0 * per) as u64,
+                        min: (cap * 1000.0) as u64,
+                        label: end,
+                    });
+                }
+                Step::Run(seg)
+            }
+            2 => {
+                self.pc = 3;
+                Step::Unlock(self.lock)
+            }
+            3 => {
+                self.pc = 4;
+                let d = cx.cost(1.0, 200_000.0);
+                Step::Run(Seg::kernel(d, P_WB_SUBMIT).brk(Brk::Points(20_000, "__cond_resched")))
+            }
+            _ => {
+                self.pc = 0;
+                self.next += self.period;
+                Step::SleepUntil(self.next)
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------- V1 stress-ng vm
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum VmPhase {
+    Touch,
+    Madvise,
+    Munmap,
+}
+
+/// stress-ng --vm worker: touch its buffer, MADV_PAGEOUT part of it, then
+/// munmap and remap (spec V1). PMD (512-PTE) granularity.
+#[derive(Debug, Clone)]
+pub(crate) struct VmWorker {
+    pub pmds: u64,
+    pub madv_pmds: u64,
+    phase: VmPhase,
+    i: u64,
+    sub: u8,
+    started: bool,
+}
+
+impl VmWorker {
+    pub(crate) fn new(pmds: u64, madv_pmds: u64) -> Self {
+        VmWorker {
+            pmds,
+            madv_pmds,
+            phase: VmPhase::Touch,
+            i: 0,
+            sub: 0,
+            started: false,
+        }
+    }
+
+    fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        if !self.started {
+            // Start at a random point of the cycle so that short runs see
+            // every phase (same draw in every variant).
+            self.started = true;
+            let total = self.pmds * 2 + self.madv_pmds;
+            let at = cx.rng.range(0, total - 1);
+            (self.phase, self.i) = if at < self.pmds {
+                (VmPhase::Touch, at)
+            } else if at < self.pmds + self.madv_pmds {
+                (VmPhase::Madvise, at - self.pmds)
+            } else {
+                (VmPhase::Munmap, at - self.pmds - self.madv_pmds)
+            };
+        }
+        let c = cx.core.costs.clone();
+        let k = cx.core.knobs.clone();
+        loop {
+            match self.phase {
+                VmPhase::Touch => {
+                    if self.i >= self.pmds {
+                        self.phase = VmPhase::Madvise;
+                        self.i = 0;
+                        continue;
+                    }
+                    self.i += 1;
+                    if self.sub == 0 {
+                        self.sub = 1;
+                        let d = cx.cost(512.0, c.user_touch_page);
+                        self.i -= 1;
+                        return Step::Run(Seg::user(d, P_USER));
+                    }
+                    self.sub = 0;
+                    let d = cx.cost(512.0, c.page_fault);
+                    return Step::Run(Seg::kernel(d, P_FAULT).brk(Brk::Points(
+                        c.page_fault as u64,
+                        "irqentry_exit_to_user_mode",
+                    )));
+                }
+                VmPhase::Madvise => {
+                    if self.i >= self.madv_pmds {
+                        self.phase = VmPhase::Munmap;
+                        self.i = 0;
+                        continue;
+                    }
+                    if self.sub == 0 {
+                        self.sub = 1;
+                        let young = if k.madvise_ignore_references {
+                            0.0
+                        } else {
+                            c.madvise_young_clear
+                        };
+                        let per = c.madvise_pte + young;
+                        let every = k.madvise_resched_every;
+                        let breaks = 512 / every.max(1);
+                        // v1 (unconditional): unlock + cond_resched + relock
+                        // at every break, needed or not.
+                        let extra = if k.madvise_resched == MadviseResched::Unconditional {
+                            breaks as f64 * (c.spin_lock + c.cond_resched)
+                        } else {
+                            0.0
+                        };
+                        let d = cx.cost(512.0, per) + extra as u64;
+                        let end = unlock_label(cx, false);
+                        let mut seg = Seg::kernel(d, P_MADV).ctx(Ctx::Spin, end);
+                        if k.madvise_resched != MadviseResched::None {
+                            seg = seg.brk(Brk::Points((every as f64 * per) as u64, end));
+                        }
+                        if !k.madvise_ignore_references {
+                            cx.core.mem.vm.tlb_flush_madvise += 1;
+                        }
+                        return Step::Run(seg);
+                    }
+                    self.sub = 0;
+                    self.i += 1;
+                    let refs = if k.madvise_ignore_references {
+                        0.0
+                    } else {
+                        c.folio_referenced
+                    };
+                    let per = c.shrink_folio_fixed
+                        + refs
+                        + c.swapcache_insert
+                        + c.swap_slot_ssd
+                        + c.try_to_unmap
+                        + c.zram_compress
+                        + c.remove_mapping
+                        + c.page_free;
+                    let d = cx.cost(512.0, per);
+                    cx.core.mem.vm.pswpout += 512;
+                    return Step::Run(
+                        Seg::kernel(d, P_RECLAIM_PAGES)
+                            .brk(Brk::Points(per as u64, "__cond_resched"))
+                            .resched(),
+                    );
+                }
+                VmPhase::Munmap => {
+                    if self.i >= self.pmds {
+                        self.phase = VmPhase::Touch;
+                        self.i = 0;
+                        continue;
+                    }
+                    if self.sub == 0 {
+                        self.sub = 1;
+                        let d = cx.cost(512.0, c.zap_page);
+                        let end = unlock_label(cx, false);
+                        return Step::Run(Seg::kernel(d, P_ZAP).ctx(Ctx::Spin, end));
+                    }
+                    self.sub = 0;
+                    self.i += 1;
+                    // One mmu_gather batch (~510 pages) freed through
+                    // release_pages under the pcp lock (a local_lock /
+                    // spinlock_t on RT).
+                    let d = cx.cost(510.0, c.munmap_free_page);
+                    let end = if cx.core.knobs.preempt == Preempt::Rt {
+                        "migrate_enable"
+                    } else {
+                        "_raw_spin_unlock"
+                    };
+                    return Step::Run(Seg::kernel(d, P_FREE).ctx(Ctx::Spin, end).resched());
+                }
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ V2 munmap
+
+#[derive(Debug, Clone)]
+pub(crate) struct Munmap {
+    pub pages: u64,
+    pub start: u64,
+    pub mmap_lock: LockId,
+    pc: u8,
+    done: u64,
+    pub t0: u64,
+    pub syscall_ns: Option<u64>,
+    pub drops: u64,
+}
+
+impl Munmap {
+    pub(crate) fn new(pages: u64, start: u64, mmap_lock: LockId) -> Self {
+        Munmap {
+            pages,
+            start,
+            mmap_lock,
+            pc: 0,
+            done: 0,
+            t0: 0,
+            syscall_ns: None,
+            drops: 0,
+        }
+    }
+
+    fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        let c = cx.core.costs.clone();
+        let k = cx.core.knobs.clone();
+        let pmd_ns = (512.0 * c.zap_page) as u64;
+        let section = ((k.munmap_section_gb * (1u64 << 30) as f64) / 4096.0) as u64;
+        loop {
+            match self.pc {
+                0 => {
+                    self.pc = 1;
+                    return Step::SleepUntil(self.start);
+                }
+                1 => {
+                    self.t0 = cx.now;
+                    self.pc = 2;
+                    return Step::Lock(self.mmap_lock, Mode::Excl);
+                }
+                2 => {
+                    self.pc = 3;
+                    return Step::Run(Seg::kernel(cx.cost(1.0, c.munmap_detach), P_DETACH));
+                }
+                3 => {
+                    self.pc = 4;
+                    if k.munmap_mode == MunmapMode::Downgrade {
+                        // dd2283f2605e: zap under the read lock.
+                        return Step::Downgrade(self.mmap_lock);
+                    }
+                }
+                4 => {
+                    if self.done >= self.pages {
+                        self.pc = 9;
+                        continue;
+                    }
+                    let n = if k.munmap_mode == MunmapMode::Section {
+                        section.min(self.pages - self.done)
+                    } else {
+                        self.pages - self.done
+                    };
+                    self.done += n;
+                    self.pc = 5;
+                    let d = cx.cost(n as f64, c.zap_page);
+                    // zap_pmd_range: cond_resched() once per PMD.
+                    return Step::Run(
+                        Seg::kernel(d, P_UNMAP_WHOLE).brk(Brk::Points(pmd_ns, "__cond_resched")),
+                    );
+                }
+                5 => {
+                    if k.munmap_mode != MunmapMode::Section || self.done >= self.pages {
+                        self.pc = 4;
+                        continue;
+                    }
+                    let contended = cx.core.locks[self.mmap_lock].contended();
+                    let nr = cx.core.cpus[cx.cpu].need_resched;
+                    let drop = contended && (k.munmap_drop_if == DropIf::Contended || nr);
+                    if !drop {
+                        self.pc = 4;
+                        continue;
+                    }
+                    self.drops += 1;
+                    self.pc = 6;
+                    return Step::Unlock(self.mmap_lock);
+                }
+                6 => {
+                    self.pc = 7;
+                    return Step::Run(Seg::kernel(c.cond_resched as u64, P_UNMAP_WHOLE).resched());
+                }
+                7 => {
+                    self.pc = 4;
+                    return Step::Lock(self.mmap_lock, Mode::Excl);
+                }
+                9 => {
+                    self.pc = 10;
+                    return Step::Unlock(self.mmap_lock);
+                }
+                _ => {
+                    self.syscall_ns = Some(cx.now - self.t0);
+                    return Step::Exit;
+                }
+            }
+        }
+    }
+}
+
+/// `ps` reading /proc/<pid>/cmdline: mmap_lock for read (spec V2).
+#[derive(Debug, Clone)]
+pub(crate) struct Reader {
+    pub period: u64,
+    pub mmap_lock: LockId,
+    pc: u8,
+    next: u64,
+    req: u64,
+    pub waits: u64,
+    pub wait_max: u64,
+    pub wait_sum: u64,
+}
+
+impl Reader {
+    pub(crate) fn new(period: u64, mmap_lock: LockId) -> Self {
+        Reader {
+            period,
+            mmap_lock,
+            pc: 0,
+            next: 0,
+            req: 0,
+            waits: 0,
+            wait_max: 0,
+            wait_sum: 0,
+        }
+    }
+
+    fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        match self.pc {
+            0 => {
+                self.pc = 1;
+                self.req = cx.now;
+                if self.next == 0 {
+                    self.next = cx.now;
+                }
+                Step::Lock(self.mmap_lock, Mode::Read)
+            }
+            1 => {
+                let w = cx.now - self.req;
+                self.waits += 1;
+                self.wait_sum += w;
+                self.wait_max = self.wait_max.max(w);
+                self.pc = 2;
+                Step::Run(Seg::kernel(cx.cost(1.0, cx.core.costs.proc_read), P_PROC))
+            }
+            2 => {
+                self.pc = 3;
+                Step::Unlock(self.mmap_lock)
+            }
+            _ => {
+                self.pc = 0;
+                self.next += self.period;
+                Step::SleepUntil(self.next)
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ V3 pageout
+
+/// S3 microbenchmark: touch N pages, then MADV_PAGEOUT the range.
+#[derive(Debug, Clone)]
+pub(crate) struct Pageout {
+    pub pmds: u64,
+    pc: u8,
+    i: u64,
+    pub t0: u64,
+    pub real_ns: Option<u64>,
+}
+
+impl Pageout {
+    pub(crate) fn new(pmds: u64) -> Self {
+        Pageout {
+            pmds,
+            pc: 0,
+            i: 0,
+            t0: 0,
+            real_ns: None,
+        }
+    }
+
+    fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        let c = cx.core.costs.clone();
+        let ignore = cx.core.knobs.madvise_ignore_references;
+        loop {
+            match self.pc {
+                0 => {
+                    self.t0 = cx.now;
+                    self.pc = 1;
+                    let n = (self.pmds * 512) as f64;
+                    return Step::Run(Seg::user(cx.cost(n, c.user_touch_page), P_USER));
+                }
+                1 => {
+                    self.pc = 2;
+                    let n = (self.pmds * 512) as f64;
+                    return Step::Run(Seg::kernel(cx.cost(n, c.page_fault), P_FAULT).brk(
+                        Brk::Points(c.page_fault as u64, "irqentry_exit_to_user_mode"),
+                    ));
+                }
+                2 => {
+                    if self.i >= self.pmds {
+                        self.pc = 9;
+                        continue;
+                    }
+                    self.pc = 3;
+                    // The walk: young clear + PTE rewrite + batched TLB flush
+                    // unless the S3 patch ignores references.
+                    let per = c.madvise_pte + if ignore { 0.0 } else { c.madvise_young_clear };
+                    let mut d = cx.cost(512.0, per);
+                    if !ignore {
+                        d += c.tlb_flush_local as u64;
+                        cx.core.mem.vm.tlb_flush_madvise += 1;
+                    }
+                    let end = unlock_label(cx, false);
+                    return Step::Run(Seg::kernel(d, P_MADV).ctx(Ctx::Spin, end));
+                }
+                3 => {
+                    self.pc = 2;
+                    self.i += 1;
+                    let refs = if ignore { 0.0 } else { c.folio_referenced };
+                    let per = c.shrink_folio_fixed
+                        + refs
+                        + c.swapcache_insert
+                        + c.swap_slot_ssd
+                        + c.try_to_unmap
+                        + c.zram_compress
+                        + c.remove_mapping
+                        + c.page_free;
+                    cx.core.mem.vm.pswpout += 512;
+                    return Step::Run(
+                        Seg::kernel(cx.cost(512.0, per), P_RECLAIM_PAGES)
+                            .brk(Brk::Points(per as u64, "__cond_resched"))
+                            .resched(),
+                    );
+                }
+                _ => {
+                    self.real_ns = Some(cx.now - self.t0);
+                    return Step::Exit;
+                }
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------ V5 usemem
+
+/// mmtests usemem instance: allocate and touch anonymous memory in chunks;
+/// allocations follow the fast/slow path of spec §1.6 and may enter direct
+/// reclaim. Elapsed = time to touch everything.
+#[derive(Debug, Clone)]
+pub(crate) struct Usemem {
+    pub pages: u64,
+    pub node: usize,
+    done: u64,
+    /// Pages read back in the second pass (swap-ins happen here).
+    read: u64,
+    want: u64,
+    k: u64,
+    tree: LockId,
+    pc: u8,
+    chunk_node: usize,
+    shrink: Shrink,
+    pub t0: u64,
+    pub finish: Option<u64>,
+    stalls: u32,
+}
+
+impl Usemem {
+    pub(crate) fn new(pages: u64, node: usize) -> Self {
+        Usemem {
+            pages,
+            node,
+            done: 0,
+            read: 0,
+            want: 0,
+            k: 0,
+            tree: 0,
+            pc: 0,
+            chunk_node: 0,
+            shrink: Shrink::default(),
+            t0: 0,
+            finish: None,
+            stalls: 0,
+        }
+    }
+
+    const CHUNK: u64 = 32;
+
+    /// Try to take a chunk at watermark `level` (0 = min, 1 = low):
+    /// local node first, then the others.
+    fn alloc(&self, cx: &mut Cx<'_>, level: u8) -> Option<usize> {
+        let nodes = cx.core.mem.nodes.len();
+        for off in 0..nodes {
+            let n = (self.node + off) % nodes;
+            let z = cx.core.mem.nodes[n].zones.last_mut().expect("zone");
+            let mark = if level == 0 { z.min } else { z.low };
+            if z.free - self.want as i64 >= mark {
+                z.free -= self.want as i64;
+                return Some(n);
+            }
+        }
+        None
+    }
+
+    fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        let c = cx.core.costs.clone();
+        loop {
+            match self.pc {
+                0 => {
+                    self.t0 = cx.now;
+                    self.pc = 1;
+                }
+                1 => {
+                    if self.done >= self.pages {
+                        // Second pass: read everything back. Pages reclaimed
+                        // meanwhile come back through swap-in.
+                        if self.read >= self.pages {
+                            self.finish = Some(cx.now);
+                            return Step::Exit;
+                        }
+                        if self.want == 0 {
+                            let vm = &cx.core.mem.vm;
+                            let in_swap = vm.pswpout.saturating_sub(vm.pswpin) as f64;
+                            let frac = (in_swap / vm.pgalloc.max(1) as f64).min(1.0);
+                            let x = frac * Self::CHUNK as f64;
+                            let mut k = x.floor() as u64;
+                            if cx.rng.f64() < x - x.floor() {
+                                k += 1;
+                            }
+                            self.read += Self::CHUNK;
+                            if k == 0 {
+                                let d = cx.cost(Self::CHUNK as f64, c.user_touch_page);
+                                return Step::Run(Seg::user(d, P_USER));
+                            }
+                            self.want = k;
+                        }
+                    } else if self.want == 0 {
+                        self.want = Self::CHUNK;
+                    }
+                    let got = match self.alloc(cx, 1) {
+                        Some(n) => Some(n),
+                        None => {
+                            // Slow path: wake every kswapd below low, retry at min.
+                            let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
+                            for n in 0..cx.core.mem.nodes.len() {
+                                let z = cx.core.mem.nodes[n].zones.last().expect("zone");
+                                if z.free < z.low
+                                    && let Some(k) = cx.core.mem.wake_kswapd(n, top)
+                                {
+                                    cx.core.wake(k);
+                                }
+                            }
+                            self.alloc(cx, 0)
+                        }
+                    };
+                    match got {
+                        Some(n) => {
+                            self.chunk_node = n;
+                            self.stalls = 0;
+                            cx.core.mem.vm.pgalloc += self.want;
+                            if self.done >= self.pages {
+                                self.k = self.want;
+                                self.pc = 40;
+                                continue;
+                            }
+                            self.pc = 2;
+                            let d = cx.cost(Self::CHUNK as f64, c.page_fault);
+                            return Step::Run(Seg::kernel(d, P_USEMEM).resched());
+                        }
+                        None => {
+                            cx.core.mem.vm.allocstall += 1;
+                            let node = &cx.core.mem.nodes[self.node];
+                            if cx.core.knobs.direct_congest_on_tree_lock
+                                && node.congested_until > cx.now
+                            {
+                                // wait_iff_congested
+                                cx.core.mem.vm.congestion_waits += 1;
+                                let until = node.congested_until;
+                                return Step::SleepUntil(until);
+                            }
+                            let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
+                            self.shrink = Shrink::new(self.node, top, true, true);
+                            self.pc = 3;
+                        }
+                    }
+                }
+                // swap-in of one page: swap-cache insert under the tree_lock,
+                // read from the device, map it.
+                40 => {
+                    if self.k == 0 {
+                        let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
+                        cx.core.mem.nodes[self.chunk_node]
+                            .anon
+                            .push_head(self.want, top, 0);
+                        cx.core.mem.vm.pswpin += self.want;
+                        self.want = 0;
+                        self.pc = 1;
+                        let d = cx.cost(Self::CHUNK as f64, c.user_touch_page);
+                        return Step::Run(Seg::user(d, P_USER));
+                    }
+                    self.k -= 1;
+                    let trunk = cx.core.knobs.swapcache_trunk_pages;
+                    self.tree = cx.core.mem.swap_lock(trunk);
+                    self.pc = 41;
+                    return Step::Lock(self.tree, Mode::Excl);
+                }
+                41 => {
+                    self.pc = 42;
+                    let end = unlock_label(cx, true);
+                    return Step::Run(
+                        Seg::kernel(cx.cost(1.0, c.swapcache_insert), P_SWAPIN_SC)
+                            .ctx(Ctx::SpinIrq, end),
+                    );
+                }
+                42 => {
+                    self.pc = 43;
+                    return Step::Unlock(self.tree);
+                }
+                43 => {
+                    self.pc = 40;
+                    let d = cx.cost(1.0, c.brd_write + c.page_fault);
+                    return Step::Run(Seg::kernel(d, P_SWAPIN).resched());
+                }
+                2 => {
+                    let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
+                    cx.core.mem.nodes[self.chunk_node]
+                        .anon
+                        .push_head(Self::CHUNK, top, 0);
+                    self.done += Self::CHUNK;
+                    self.want = 0;
+                    self.pc = 1;
+                    let d = cx.cost(Self::CHUNK as f64, c.user_touch_page);
+                    return Step::Run(Seg::user(d, P_USER));
+                }
+                3 => {
+                    if let Some(s) = self.shrink.step(cx) {
+                        return s;
+                    }
+                    if cx.core.knobs.direct_congest_on_tree_lock && self.shrink.contended {
+                        // S5 patch 4: mark the node congested for a jiffy.
+                        let j = 1_000_000_000 / u64::from(cx.core.hz);
+                        cx.core.mem.nodes[self.node].congested_until = cx.now + j;
+                    }
+                    self.pc = 1;
+                    if self.shrink.taken == 0 {
+                        self.stalls += 1;
+                        // reclaim_throttle(NOPROGRESS): one jiffy.
+                        let j = 1_000_000_000 / u64::from(cx.core.hz);
+                        return Step::SleepUntil(cx.now + j * u64::from(self.stalls.min(25)));
+                    }
+                }
+                _ => unreachable!(),
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------- Prog
+
+#[derive(Debug, Clone)]
+pub(crate) enum Prog {
+    Cyclic(Cyclic),
+    Hog,
+    Toy(Toy),
+    Kswapd(Kswapd),
+    Writer(Writer),
+    Trickle(Trickle),
+    Flusher(Flusher),
+    Vm(VmWorker),
+    Munmap(Munmap),
+    Reader(Reader),
+    Pageout(Pageout),
+    Usemem(Usemem),
+}
+
+impl Prog {
+    pub(crate) fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        match self {
+            Prog::Cyclic(p) => p.step(cx),
+            Prog::Hog => {
+                let d = cx.cost(1.0, 10_000_000.0);
+                Step::Run(Seg::user(d, P_USER))
+            }
+            Prog::Toy(p) => p.step(cx),
+            Prog::Kswapd(p) => p.step(cx),
+            Prog::Writer(p) => p.step(cx),
+            Prog::Trickle(p) => p.step(cx),
+            Prog::Flusher(p) => p.step(cx),
+            Prog::Vm(p) => p.step(cx),
+            Prog::Munmap(p) => p.step(cx),
+            Prog::Reader(p) => p.step(cx),
+            Prog::Pageout(p) => p.step(cx),
+            Prog::Usemem(p) => p.step(cx),
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Invalid scenario files get an error naming the field and why.
+use reclaimlab_sim::{builtin_boards, builtin_presets, builtin_scenarios, load_scenario};
+
+const BASE: &str = r#"
+name = "t"
+[machine]
+board = "x86-desktop"
+[[variants]]
+name = "a"
+[[variants]]
+name = "b"
+knobs = { isolate_time_cap_us = 1000 }
+"#;
+
+fn err(toml: &str) -> String {
+    load_scenario(toml).unwrap_err().to_string()
+}
+
+#[test]
+fn valid_minimal_scenario_loads() {
+    let s = load_scenario(BASE).unwrap();
+    assert_eq!(s.variants.len(), 2);
+    assert_eq!(s.variants[1].knobs.isolate_time_cap_us, Some(1000.0));
+}
+
+#[test]
+fn negative_knob_names_the_field() {
+    let e = err(&BASE.replace("isolate_time_cap_us = 1000", "isolate_time_cap_us = -3"));
+    assert_eq!(
+        e,
+        "variants[1].knobs.isolate_time_cap_us: expected a positive number, found -3"
+    );
+}
+
+#[test]
+fn unknown_knob_board_and_field() {
+    assert!(
+        err(&BASE.replace("isolate_time_cap_us", "isolate_time_capp"))
+            .starts_with("variants[1].knobs.isolate_time_capp: unknown knob")
+    );
+    assert!(
+        err(&BASE.replace("x86-desktop", "vax"))
+            .starts_with("machine.board: unknown board \"vax\"")
+    );
+    assert!(
+        err(&format!("{BASE}\n[workload]\ncyclictests = 1\n"))
+            .starts_with("workload.cyclictests: unknown field")
+    );
+    assert!(err("[machine]\nboard = 3\n").starts_with("machine.board: expected a string"));
+    assert!(err(&BASE.replace("name = \"b\"", "name = \"a\"")).contains("duplicate variant name"));
+    assert!(
+        err(&format!("{BASE}\n[knobs]\npreempt = \"sometimes\"\n"))
+            .starts_with("knobs.preempt: expected one of none | voluntary")
+    );
+    assert!(
+        err(&format!("{BASE}\n[run]\nduration = \"soon\"\n"))
+            .starts_with("run.duration: expected a positive duration")
+    );
+    assert!(err("not toml at all =").starts_with("scenario: invalid TOML"));
+    assert!(err("v9-nope").contains("neither a built-in scenario"));
+    assert!(
+        err(&format!(
+            "{BASE}\n[workload.cyclictest]\nhistogram_us = 999999999\n"
+        ))
+        .starts_with("workload.cyclictest.histogram_us: expected at most")
+    );
+    assert!(
+        err(&format!("{BASE}\n[workload.usemem]\ninstances = [1, 2]\n"))
+            .starts_with("machine.swap: workload.usemem swaps")
+    );
+    assert!(
+        err(&format!("{BASE}\n[workload.usemem]\ninstances = [0]\n")
+            .replace("[machine]", "[machine]\nswap = \"brd\""))
+        .starts_with("workload.usemem.instances[0]: expected 1..=1024")
+    );
+}
+
+#[test]
+fn lists_are_complete() {
+    let names: Vec<&str> = builtin_scenarios().iter().map(|(n, _)| *n).collect();
+    for n in [
+        "toy-lock",
+        "v1-madvise-pte-walk",
+        "v2-munmap-sections",
+        "v3-pageout-ignore-refs",
+        "v4-isolate-irq-holdoff",
+        "v5-tree-lock-contention",
+    ] {
+        assert!(names.contains(&n), "{n}");
+        load_scenario(n).unwrap();
+    }
+    assert!(builtin_scenarios().iter().all(|(_, d)| !d.is_empty()));
+    assert_eq!(builtin_boards().len(), 3);
+    assert_eq!(builtin_presets().len(), 5);
+}
