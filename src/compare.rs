@@ -36,6 +36,9 @@ pub struct ColumnSpec {
     /// "measured" or "simulated".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
+    /// Runs of one simulation job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulation: Option<i64>,
 }
 
 impl ColumnSpec {
@@ -73,16 +76,26 @@ impl ColumnSpec {
                     c.kind = Some(v)
                 }
                 "label" => c.label = Some(v),
+                "simulation" => {
+                    c.simulation = Some(v.trim().parse().map_err(|_| {
+                        AppError::BadRequest(format!("simulation:{v} is not a simulation id"))
+                    })?)
+                }
                 other => {
                     return Err(AppError::BadRequest(format!(
-                        "unknown column field '{other}' (expected runs, board, kernel, variant, kind, label)"
+                        "unknown column field '{other}' (expected runs, board, kernel, variant, kind, simulation, label)"
                     )));
                 }
             }
         }
-        if c.runs.is_empty() && c.board.is_none() && c.kernel.is_none() && c.variant.is_none() {
+        if c.runs.is_empty()
+            && c.board.is_none()
+            && c.kernel.is_none()
+            && c.variant.is_none()
+            && c.simulation.is_none()
+        {
             return Err(AppError::BadRequest(format!(
-                "column '{s}' selects nothing: give runs: or at least one of board, kernel, variant"
+                "column '{s}' selects nothing: give runs: or at least one of board, kernel, variant, simulation"
             )));
         }
         Ok(c)
@@ -110,6 +123,9 @@ impl ColumnSpec {
             if let Some(v) = v {
                 parts.push(format!("{k}:{v}"));
             }
+        }
+        if let Some(s) = self.simulation {
+            parts.push(format!("simulation:{s}"));
         }
         parts.join(";")
     }

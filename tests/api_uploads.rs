@@ -376,3 +376,51 @@ async fn histogram_upload_keeps_every_bucket_and_draws_it(pool: PgPool) {
             .contains("histogram.svg")
     );
 }
+
+#[sqlx::test]
+async fn unlisted_uploads_are_reachable_only_by_link(pool: PgPool) {
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let r = upload(
+        &app,
+        Some(&tok),
+        "board=secret-board&kernel=k&variant=v&unlisted=true",
+        fixture("cyclictest-s4-before.txt"),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["runs"][0]["id"].as_i64().unwrap();
+    assert!(!get(&app, "/").await.text().contains("secret-board"));
+    assert!(
+        get(&app, "/api/v1/runs")
+            .await
+            .json()
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(!get(&app, "/heatmap").await.text().contains("secret-board"));
+    assert_eq!(get(&app, &format!("/runs/{id}")).await.status, 200);
+    assert_eq!(get(&app, &format!("/api/v1/runs/{id}")).await.status, 200);
+}
+
+#[sqlx::test]
+async fn a_panicking_handler_is_a_500_and_the_service_stays_up(pool: PgPool) {
+    async fn boom() -> &'static str {
+        panic!("boom")
+    }
+    let routes = axum::Router::new()
+        .route("/boom", axum::routing::get(boom))
+        .route("/healthz", axum::routing::get(|| async { "ok" }));
+    let app = reclaimlab::web::with_layers(routes, state(&pool));
+    let r = get(&app, "/boom").await;
+    assert_eq!(r.status, 500);
+    assert_eq!(r.json()["error"]["code"], "internal");
+    assert!(
+        !r.text().contains("boom"),
+        "panic text is not sent to clients"
+    );
+    assert_eq!(get(&app, "/healthz").await.status, 200);
+    let real = reclaimlab::web::router(state(&pool));
+    assert_eq!(get(&real, "/runs/not-a-number").await.status, 400);
+}

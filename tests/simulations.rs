@@ -117,7 +117,7 @@ async fn submit_runs_and_results_compare_with_measurements(pool: PgPool) {
             .body(Body::from(
                 serde_json::json!({"columns": [
                     {"label": "measured", "variant": "baseline", "board": "licheepi-4a"},
-                    {"label": "predicted", "runs": [runs[0]]}]})
+                    {"label": "predicted", "simulation": id, "variant": "toy-lock/base"}]})
                 .to_string(),
             ))
             .unwrap(),
@@ -128,6 +128,13 @@ async fn submit_runs_and_results_compare_with_measurements(pool: PgPool) {
     let j = get(&app, &format!("/c/{slug}.json")).await.json();
     assert_eq!(j["comparison"]["columns"][1]["simulated"], true);
     assert_eq!(j["comparison"]["columns"][0]["simulated"], false);
+    assert_eq!(
+        j["comparison"]["columns"][1]["runs"]
+            .as_array()
+            .unwrap()
+            .len(),
+        runs.len()
+    );
     let html = get(&app, &format!("/c/{slug}")).await.text();
     assert!(html.contains("badge sim"), "simulated columns are marked");
 

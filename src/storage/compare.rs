@@ -52,6 +52,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
            AND ($3::text IS NULL OR k.version = $3)
            AND ($4::text IS NULL OR v.name = $4)
            AND ($5::text IS NULL OR r.kind = $5)
+           AND ($7::bigint IS NULL OR r.simulation_id = $7)
          ORDER BY r.created_at, r.id LIMIT $6",
     )
     .bind(&spec.runs)
@@ -60,6 +61,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
     .bind(&spec.variant)
     .bind(&spec.kind)
     .bind(MAX_RUNS_PER_COLUMN)
+    .bind(spec.simulation)
     .fetch_all(pool)
     .await?;
     let ids: Vec<i64> = heads.iter().map(|h| h.id).collect();

@@ -166,14 +166,22 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(api::healthz))
         .route("/readyz", get(api::readyz))
         .route("/metrics", get(api::metrics));
-    let timeout = state.request_timeout;
-    Router::new()
+    let routes = Router::new()
         .merge(api)
         .merge(pages)
         .merge(ops)
         .nest_service("/static", ServeDir::new(static_dir))
-        .fallback(pages::not_found)
+        .fallback(pages::not_found);
+    with_layers(routes, state)
+}
+
+/// The middleware every route gets: request ids, a tracing span per
+/// request, security headers, the timeout, panic recovery, metrics.
+pub fn with_layers(routes: Router<AppState>, state: AppState) -> Router {
+    let timeout = state.request_timeout;
+    routes
         .layer(axum::middleware::from_fn_with_state(state.clone(), crate::metrics::track))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(panic_response))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout))
         .layer(SetResponseHeaderLayer::if_not_present(
             header::X_CONTENT_TYPE_OPTIONS,
@@ -208,6 +216,20 @@ pub fn router(state: AppState) -> Router {
         )
         .layer(SetRequestIdLayer::new(X_REQUEST_ID, MakeRequestUuid))
         .with_state(state)
+}
+
+/// A handler that panics answers 500 in the usual error shape; the
+/// process and its other connections carry on.
+fn panic_response(err: Box<dyn std::any::Any + Send + 'static>) -> axum::response::Response {
+    let what = err
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| err.downcast_ref::<&str>().copied())
+        .unwrap_or("unknown panic");
+    tracing::error!(panic = %what, "handler panicked");
+    axum::response::IntoResponse::into_response(crate::error::AppError::Internal(anyhow::anyhow!(
+        "panic"
+    )))
 }
 
 /// Serve until `shutdown` resolves, then drain in-flight requests (at most

@@ -48,6 +48,8 @@ pub struct ComparisonView {
     pub metrics: Vec<MetricRowView>,
     pub threads: Vec<(u32, Vec<String>)>,
     pub tails: Vec<(String, String, String, String, String)>,
+    /// Per thread (CPU): "p99 / max" in each column, from histograms.
+    pub thread_tails: Vec<(u32, Vec<String>)>,
     pub max_row: Vec<String>,
     pub culprit_row: Vec<String>,
     pub culprit_diffs: Vec<String>,
@@ -171,6 +173,7 @@ impl ComparisonView {
             metrics,
             threads: Vec::new(),
             tails: Vec::new(),
+            thread_tails: Vec::new(),
             max_row: Vec::new(),
             culprit_row: Vec::new(),
             culprit_diffs: Vec::new(),
@@ -214,6 +217,27 @@ impl ComparisonView {
                             fmt_us(t.max),
                         )
                     })
+                })
+                .collect();
+            v.thread_tails = l
+                .thread_tails
+                .iter()
+                .map(|t| {
+                    (
+                        t.thread,
+                        t.cells
+                            .iter()
+                            .map(|c| match c {
+                                Some(x) => format!(
+                                    "{} / {} / {}",
+                                    fmt_us(x.p99),
+                                    fmt_us(x.p99_9),
+                                    fmt_us(x.max)
+                                ),
+                                None => "-".into(),
+                            })
+                            .collect(),
+                    )
                 })
                 .collect();
             v.max_row = l
