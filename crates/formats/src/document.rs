@@ -81,6 +81,7 @@ pub struct Warning {
 
 /// One result block found in the input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "BlockRepr")]
 pub struct Block {
     /// First and last line (1-based, inclusive) in the input.
     pub lines: [u64; 2],
@@ -107,6 +108,53 @@ pub struct Block {
     pub message: Option<usize>,
 }
 
+/// The serde shape of a [`Block`]. Deserializing goes through it so that a
+/// `kernel` key on an ftrace block lands in the report, where serializing
+/// put it (see [`Block::settle_kernel`]): the JSON round trip is exact.
+#[derive(Deserialize)]
+struct BlockRepr {
+    /// First and last line (1-based, inclusive) in the input.
+    pub lines: [u64; 2],
+    #[serde(flatten)]
+    pub body: BlockBody,
+    /// Guessed or given label: "before", "after", "vanilla", "patched", ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Number of `>` quote markers in front of the block's lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quote_level: Option<u32>,
+    /// Board named near the block (e.g. "LicheePi 4A", "i7-4790").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board: Option<String>,
+    /// Kernel version named near or inside the block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<String>,
+    /// Index into `blocks` of the first block with the same content, when
+    /// this one is a (quoted) copy of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<usize>,
+    /// Index into `context.messages` of the message that holds this block.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<usize>,
+}
+
+impl From<BlockRepr> for Block {
+    fn from(r: BlockRepr) -> Self {
+        let mut b = Block {
+            lines: r.lines,
+            body: r.body,
+            label: r.label,
+            quote_level: r.quote_level,
+            board: r.board,
+            kernel: r.kernel,
+            duplicate_of: r.duplicate_of,
+            message: r.message,
+        };
+        b.settle_kernel();
+        b
+    }
+}
+
 impl Block {
     /// A block with only a span and a body; hints empty.
     pub fn new(lines: [u64; 2], body: BlockBody) -> Self {
@@ -125,6 +173,19 @@ impl Block {
     /// The `kind` string of the body, as serialized.
     pub fn kind(&self) -> &'static str {
         self.body.kind()
+    }
+
+    /// An ftrace report names its kernel in its own header, and the body is
+    /// flattened into the block, so the block-level `kernel` hint and the
+    /// report's `kernel` would be the same JSON key. Keep one: the printed
+    /// header wins; a hint from the prose fills it when the header has none.
+    pub fn settle_kernel(&mut self) {
+        if let BlockBody::FtraceLatency(t) = &mut self.body {
+            match (&t.kernel, self.kernel.take()) {
+                (None, hint) => t.kernel = hint,
+                (Some(_), _) => {}
+            }
+        }
     }
 }
 

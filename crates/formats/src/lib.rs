@@ -62,6 +62,12 @@ pub fn parse_str(input: &str, name: Option<&str>) -> Result<Document, ParseError
 }
 
 fn parse_text(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, ParseError> {
+    let mut doc = parse_any(text, bytes, name)?;
+    doc.blocks.iter_mut().for_each(Block::settle_kernel);
+    Ok(doc)
+}
+
+fn parse_any(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, ParseError> {
     check_line_lengths(text)?;
     if mail::is_mail(text) {
         return mail::parse(text, bytes, name);

@@ -69,7 +69,9 @@ fn seed_000_wakeup_rt_before_and_after() {
         assert_eq!((task.comm.as_str(), task.pid), (comm, pid));
         assert_eq!(task.rt_prio, Some(99));
         assert_eq!(b.board.as_deref(), Some("LicheePi 4A"));
-        assert_eq!(b.kernel.as_deref(), Some(kernel));
+        // The report's header names the kernel; the block carries no second copy.
+        assert_eq!(f.kernel.as_deref(), Some(kernel));
+        assert_eq!(b.kernel, None);
         assert_eq!(b.quote_level, Some(0));
         assert_eq!(b.message, Some(0));
     }
@@ -286,7 +288,8 @@ fn seed_003_cyclictest_before_after_and_irqsoff() {
     let task = f.task.as_ref().unwrap();
     assert_eq!((task.comm.as_str(), task.pid), ("kswapd0", 90));
     assert_eq!(f.culprit.as_deref(), Some("isolate_lru_folios"));
-    assert_eq!(irq[0].kernel.as_deref(), Some("6.12.0.g4236f913-master"));
+    assert_eq!(f.kernel.as_deref(), Some("6.12.0.g4236f913-master"));
+    assert_eq!(irq[0].kernel, None);
 
     // The reply quotes one new run and one line of the "after" run.
     let quoted: Vec<&Block> = doc
@@ -520,4 +523,31 @@ fn seed_004_seven_mmtests_tables_and_four_durations() {
         Some("[PATCH 3/4] mm, vmscan: Stall kswapd if contending on tree_lock")
     );
     assert_eq!(doc.blocks[3].message, Some(3));
+}
+
+/// An ftrace block whose mail names a kernel round-trips through JSON: the
+/// block-level hint and the report's own `kernel` never both appear.
+#[test]
+fn ftrace_kernel_hint_does_not_collide_with_the_report_kernel() {
+    let trace = include_str!("corpus/ftrace/seed003-irqsoff.txt");
+    for header in [true, false] {
+        // Without its header line the report names no kernel; the mail's does.
+        let body: String = if header {
+            trace.to_string()
+        } else {
+            trace.lines().filter(|l| !l.contains("latency trace v1.1.5 on")).collect::<Vec<_>>().join("\n")
+        };
+        let mail = format!(
+            "From: a@example.org\nSubject: test\nMessage-ID: <x@example.org>\n\nOn 6.12.0-rc5 (i7-4790), before the patch:\n\n{body}\n"
+        );
+        let doc = reclaimlab_formats::parse(mail.as_bytes(), None).unwrap();
+        let json = serde_json::to_string(&doc).unwrap();
+        let back: reclaimlab_formats::Document = serde_json::from_str(&json).expect("round trip");
+        assert_eq!(back, doc);
+        let b = doc.blocks.iter().find(|b| b.kind() == "ftrace_latency").expect("trace found");
+        assert!(b.kernel.is_none());
+        let reclaimlab_formats::BlockBody::FtraceLatency(t) = &b.body else { unreachable!() };
+        let want = if header { "6.12.0.g4236f913-master" } else { "6.12.0-rc5" };
+        assert_eq!(t.kernel.as_deref(), Some(want));
+    }
 }
