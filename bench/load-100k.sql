@@ -27,3 +27,8 @@ FROM runs r CROSS JOIN (VALUES ('Elapsed'), ('System')) AS x(m)
 WHERE r.id % 5 = 0 AND r.upload_id IS NULL AND r.simulation_id IS NULL;
 COMMIT;
 ANALYZE;
+UPDATE runs r SET worst_us = GREATEST(
+    (SELECT max(lt.max_us) FROM latency_threads lt WHERE lt.run_id = r.id),
+    (SELECT t.latency_us FROM traces t WHERE t.run_id = r.id))
+WHERE r.upload_id IS NULL AND r.simulation_id IS NULL;
+ANALYZE;

@@ -165,6 +165,16 @@ pub struct RunSpec {
     pub metrics: Vec<MetricRow>,
 }
 
+impl RunSpec {
+    /// The worst latency the run shows: its largest thread Max or its
+    /// latency-tracer report, whichever is larger.
+    pub fn worst_us(&self) -> Option<f64> {
+        let threads = self.threads.iter().map(|t| t.max_us).filter(|v| v.is_finite());
+        let trace = self.trace.iter().map(|t| t.latency_us).filter(|v| v.is_finite());
+        threads.chain(trace).reduce(f64::max)
+    }
+}
+
 /// Column headers of plain tables that are not a variant of their own.
 fn is_derived_column(name: &str) -> bool {
     let n = name.to_ascii_lowercase();

@@ -178,15 +178,13 @@ pub struct Cell {
 
 pub async fn heatmap_worst_latency(pool: &PgPool) -> sqlx::Result<Vec<Cell>> {
     sqlx::query_as(
-        "SELECT b.name AS board, k.version AS kernel,
-                max(GREATEST(COALESCE(lt.max_us, 0), COALESCE(t.latency_us, 0))) AS value,
-                count(DISTINCT r.id) AS runs
-         FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
-         LEFT JOIN (SELECT run_id, max(max_us) AS max_us FROM latency_threads GROUP BY run_id) lt ON lt.run_id = r.id
-         LEFT JOIN traces t ON t.run_id = r.id
-         WHERE r.deleted_at IS NULL AND NOT r.unlisted AND r.kind = 'measured'
-           AND (lt.max_us IS NOT NULL OR t.latency_us IS NOT NULL)
-         GROUP BY b.name, k.version ORDER BY b.name, k.version",
+        "SELECT b.name AS board, k.version AS kernel, x.value, x.runs
+         FROM (SELECT board_id, kernel_id, max(worst_us) AS value, count(*) AS runs
+               FROM runs
+               WHERE deleted_at IS NULL AND NOT unlisted AND kind = 'measured' AND worst_us IS NOT NULL
+               GROUP BY board_id, kernel_id) x
+         JOIN boards b ON b.id = x.board_id JOIN kernels k ON k.id = x.kernel_id
+         ORDER BY b.name, k.version",
     )
     .fetch_all(pool)
     .await
@@ -227,14 +225,24 @@ pub async fn culprits(
     kernel: Option<&str>,
 ) -> sqlx::Result<Vec<CulpritRow>> {
     sqlx::query_as(
-        "SELECT t.culprit, count(*) AS traces, max(t.latency_us) AS worst_us,
-                array_agg(DISTINCT b.name) AS boards, array_agg(DISTINCT k.version) AS kernels,
-                (array_agg(r.id ORDER BY t.latency_us DESC))[1] AS worst_run
-         FROM traces t JOIN runs r ON r.id = t.run_id JOIN boards b ON b.id = r.board_id
-         JOIN kernels k ON k.id = r.kernel_id
-         WHERE t.culprit IS NOT NULL AND r.deleted_at IS NULL AND NOT r.unlisted
-           AND ($1::text IS NULL OR b.name = $1) AND ($2::text IS NULL OR k.version = $2)
-         GROUP BY t.culprit ORDER BY worst_us DESC LIMIT 100",
+        "WITH hits AS (
+             SELECT t.culprit, t.latency_us, r.id AS run_id, r.board_id, r.kernel_id
+             FROM traces t JOIN runs r ON r.id = t.run_id
+             WHERE t.culprit IS NOT NULL AND r.deleted_at IS NULL AND NOT r.unlisted
+               AND ($1::text IS NULL OR r.board_id = (SELECT id FROM boards WHERE name = $1))
+               AND ($2::text IS NULL OR r.kernel_id = (SELECT id FROM kernels WHERE version = $2))),
+         per AS (
+             SELECT culprit, count(*) AS traces, max(latency_us) AS worst_us,
+                    array_agg(DISTINCT board_id) AS board_ids, array_agg(DISTINCT kernel_id) AS kernel_ids
+             FROM hits GROUP BY culprit),
+         worst AS (
+             SELECT DISTINCT ON (culprit) culprit, run_id FROM hits ORDER BY culprit, latency_us DESC)
+         SELECT per.culprit, per.traces, per.worst_us,
+                ARRAY(SELECT name FROM boards WHERE id = ANY(per.board_ids) ORDER BY name LIMIT 20) AS boards,
+                ARRAY(SELECT version FROM kernels WHERE id = ANY(per.kernel_ids) ORDER BY version LIMIT 20) AS kernels,
+                worst.run_id AS worst_run
+         FROM per JOIN worst USING (culprit)
+         ORDER BY per.worst_us DESC LIMIT 100",
     )
     .bind(board)
     .bind(kernel)
@@ -258,13 +266,9 @@ pub async fn history(
 ) -> sqlx::Result<Vec<HistoryPoint>> {
     match metric {
         None => sqlx::query_as(
-            "SELECT r.id AS run_id, k.version AS kernel,
-                    GREATEST(COALESCE((SELECT max(max_us) FROM latency_threads lt WHERE lt.run_id = r.id), 0),
-                             COALESCE(t.latency_us, 0)) AS value, r.created_at
+            "SELECT r.id AS run_id, k.version AS kernel, r.worst_us AS value, r.created_at
              FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
-             LEFT JOIN traces t ON t.run_id = r.id
-             WHERE b.name = $1 AND r.deleted_at IS NULL AND NOT r.unlisted
-               AND (t.run_id IS NOT NULL OR EXISTS (SELECT 1 FROM latency_threads lt WHERE lt.run_id = r.id))
+             WHERE b.name = $1 AND r.deleted_at IS NULL AND NOT r.unlisted AND r.worst_us IS NOT NULL
              ORDER BY r.created_at, r.id LIMIT 5000",
         )
         .bind(board)

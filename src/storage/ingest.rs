@@ -167,8 +167,9 @@ async fn insert_run(
     let run_id: i64 = sqlx::query_scalar(
         "INSERT INTO runs (upload_id, block_index, column_index, board_id, kernel_id, variant_id,
                            kind, block_kind, label, labels, tool_args, first_line, last_line, block, unlisted,
-                           simulation_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id",
+                           simulation_id, worst_us)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+         RETURNING id",
     )
     .bind(upload_id)
     .bind(spec.block_index as i32)
@@ -186,6 +187,7 @@ async fn insert_run(
     .bind(&spec.block)
     .bind(meta.unlisted)
     .bind(simulation_id)
+    .bind(spec.worst_us())
     .fetch_one(&mut *conn)
     .await?;
     insert_results(conn, run_id, spec).await?;

@@ -23,8 +23,7 @@ pub struct RunSummary {
 const SUMMARY_SELECT: &str = "
     SELECT r.id, r.upload_id, b.name AS board, k.version AS kernel, v.name AS variant,
            r.kind, r.block_kind, r.label, r.created_at, r.unlisted,
-           COALESCE((SELECT max(max_us) FROM latency_threads lt WHERE lt.run_id = r.id),
-                    t.latency_us) AS worst_us,
+           r.worst_us,
            t.culprit
     FROM runs r
     JOIN boards b ON b.id = r.board_id

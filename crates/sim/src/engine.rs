@@ -1293,9 +1293,12 @@ impl Sim {
             return;
         };
         for _ in 0..100_000 {
-            let step = match self.core.tasks[t].resume.take() {
-                Some(s) => Step::Run(s),
-                None => self.step(t, cpu),
+            // Check before taking: the common path then does not write
+            // the task's resume slot.
+            let step = if self.core.tasks[t].resume.is_some() {
+                Step::Run(self.core.tasks[t].resume.take().expect("checked"))
+            } else {
+                self.step(t, cpu)
             };
             match step {
                 Step::Run(mut seg) => {
