@@ -535,7 +535,11 @@ fn ftrace_kernel_hint_does_not_collide_with_the_report_kernel() {
         let body: String = if header {
             trace.to_string()
         } else {
-            trace.lines().filter(|l| !l.contains("latency trace v1.1.5 on")).collect::<Vec<_>>().join("\n")
+            trace
+                .lines()
+                .filter(|l| !l.contains("latency trace v1.1.5 on"))
+                .collect::<Vec<_>>()
+                .join("\n")
         };
         let mail = format!(
             "From: a@example.org\nSubject: test\nMessage-ID: <x@example.org>\n\nOn 6.12.0-rc5 (i7-4790), before the patch:\n\n{body}\n"
@@ -544,10 +548,20 @@ fn ftrace_kernel_hint_does_not_collide_with_the_report_kernel() {
         let json = serde_json::to_string(&doc).unwrap();
         let back: reclaimlab_formats::Document = serde_json::from_str(&json).expect("round trip");
         assert_eq!(back, doc);
-        let b = doc.blocks.iter().find(|b| b.kind() == "ftrace_latency").expect("trace found");
+        let b = doc
+            .blocks
+            .iter()
+            .find(|b| b.kind() == "ftrace_latency")
+            .expect("trace found");
         assert!(b.kernel.is_none());
-        let reclaimlab_formats::BlockBody::FtraceLatency(t) = &b.body else { unreachable!() };
-        let want = if header { "6.12.0.g4236f913-master" } else { "6.12.0-rc5" };
+        let reclaimlab_formats::BlockBody::FtraceLatency(t) = &b.body else {
+            unreachable!()
+        };
+        let want = if header {
+            "6.12.0.g4236f913-master"
+        } else {
+            "6.12.0-rc5"
+        };
         assert_eq!(t.kernel.as_deref(), Some(want));
     }
 }
