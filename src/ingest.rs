@@ -169,8 +169,16 @@ impl RunSpec {
     /// The worst latency the run shows: its largest thread Max or its
     /// latency-tracer report, whichever is larger.
     pub fn worst_us(&self) -> Option<f64> {
-        let threads = self.threads.iter().map(|t| t.max_us).filter(|v| v.is_finite());
-        let trace = self.trace.iter().map(|t| t.latency_us).filter(|v| v.is_finite());
+        let threads = self
+            .threads
+            .iter()
+            .map(|t| t.max_us)
+            .filter(|v| v.is_finite());
+        let trace = self
+            .trace
+            .iter()
+            .map(|t| t.latency_us)
+            .filter(|v| v.is_finite());
         threads.chain(trace).reduce(f64::max)
     }
 }
