@@ -32,3 +32,20 @@ UPDATE runs r SET worst_us = GREATEST(
     (SELECT t.latency_us FROM traces t WHERE t.run_id = r.id))
 WHERE r.upload_id IS NULL AND r.simulation_id IS NULL;
 ANALYZE;
+-- The overview aggregates, as ingest would have kept them.
+DELETE FROM heatmap_cells; DELETE FROM culprit_cells; DELETE FROM metric_cells;
+INSERT INTO heatmap_cells (board_id, kernel_id, worst_us, runs)
+SELECT board_id, kernel_id, max(worst_us), count(*) FROM runs r
+WHERE r.deleted_at IS NULL AND NOT r.unlisted AND r.kind = 'measured' AND r.worst_us IS NOT NULL
+GROUP BY board_id, kernel_id;
+INSERT INTO culprit_cells (culprit, board_id, kernel_id, traces, worst_us, worst_run)
+SELECT t.culprit, r.board_id, r.kernel_id, count(*), max(t.latency_us), (array_agg(r.id ORDER BY t.latency_us DESC, r.id))[1]
+FROM traces t JOIN runs r ON r.id = t.run_id
+WHERE t.culprit IS NOT NULL AND r.deleted_at IS NULL AND NOT r.unlisted AND r.kind = 'measured'
+GROUP BY t.culprit, r.board_id, r.kernel_id;
+INSERT INTO metric_cells (name, board_id, kernel_id, total, n)
+SELECT m.name, r.board_id, r.kernel_id, sum(m.value), count(*)
+FROM metrics m JOIN runs r ON r.id = m.run_id
+WHERE r.deleted_at IS NULL AND NOT r.unlisted AND r.kind = 'measured'
+GROUP BY m.name, r.board_id, r.kernel_id;
+ANALYZE;

@@ -109,6 +109,46 @@ async fn key_pages_render_in_chromium(pool: PgPool) {
     )
     .await;
     let slug = created.json()["slug"].as_str().unwrap().to_string();
+    // A finished simulation and its job page.
+    let mut st = reclaimlab::web::AppState::new(pool.clone(), &base);
+    st.jobs = std::sync::Arc::new(reclaimlab::jobs::JobConfig {
+        exe: env!("CARGO_BIN_EXE_reclaimlab").into(),
+        poll: std::time::Duration::from_millis(100),
+        ..reclaimlab::jobs::JobConfig::default()
+    });
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    let workers = reclaimlab::jobs::start(&pool, &st.jobs, 1, stop);
+    let sim = reclaimlab::simulate::submit(
+        &st,
+        serde_json::from_value(
+            serde_json::json!({"scenario": "toy-lock", "duration": "1s", "replications": 1}),
+        )
+        .unwrap(),
+        None,
+    )
+    .await
+    .unwrap();
+    let sim_id = sim.ids[0];
+    let start = std::time::Instant::now();
+    loop {
+        let s: String = sqlx::query_scalar("SELECT state FROM simulations WHERE id = $1")
+            .bind(sim_id)
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        if s == "done" {
+            break;
+        }
+        assert!(
+            s != "failed" && start.elapsed().as_secs() < 120,
+            "simulation {s}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let _ = stop_tx.send(true);
+    for w in workers {
+        w.await.unwrap();
+    }
     let cyclictest_run: i64 =
         sqlx::query_scalar("SELECT run_id FROM latency_threads WHERE max_us = 53381")
             .fetch_one(&pool)

@@ -355,3 +355,71 @@ async fn share_form_redirects_to_a_permalink(pool: PgPool) {
     .await;
     assert_eq!(cross.status, 403);
 }
+
+#[sqlx::test]
+async fn overviews_follow_uploads_and_deletions(pool: PgPool) {
+    demo(&pool).await;
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let spike = "T: 0 ( 1) P:99 I:1000 C: 10 Min: 1 Act: 2 Avg: 3 Max: 987654\n";
+    let up = upload(
+        &app,
+        Some(&tok),
+        "board=i7-4790&kernel=6.12.0-rc5&variant=vanilla",
+        spike,
+    )
+    .await;
+    assert_eq!(up.status, 201);
+    let trace = std::fs::read_to_string(format!(
+        "{}/demo/s4-irqsoff-before.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+    .replace("latency: 77766 us", "latency: 876543 us")
+    .replace("isolate_lru_folios+0x0/0x3e0", "spike_culprit_fn+0x0/0x3e0");
+    let up2 = upload(&app, Some(&tok), "board=i7-4790&variant=vanilla", trace).await;
+    assert_eq!(up2.status, 201, "{}", up2.text());
+    let heat = get(&app, "/heatmap").await.text();
+    assert!(
+        heat.contains("987654") && heat.contains("876543"),
+        "new worst latencies shown"
+    );
+    let culprits = get(&app, "/culprits").await.text();
+    assert!(culprits.contains("spike_culprit_fn"), "{culprits}");
+    // Unlisted runs never count.
+    let hidden = upload(
+        &app,
+        Some(&tok),
+        "board=i7-4790&kernel=6.12.0-rc5&variant=vanilla&unlisted=true",
+        spike.replace("987654", "999999"),
+    )
+    .await;
+    assert_eq!(hidden.status, 201);
+    assert!(!get(&app, "/heatmap").await.text().contains("999999"));
+    for u in [&up, &up2] {
+        let id = u.json()["upload_id"].as_i64().unwrap();
+        let del = send(
+            &app,
+            Request::delete(format!("/api/v1/uploads/{id}"))
+                .header("authorization", format!("Bearer {tok}"))
+                .body(Body::empty())
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(del.status, 200);
+    }
+    let heat = get(&app, "/heatmap").await.text();
+    assert!(!heat.contains("987654") && !heat.contains("876543"));
+    assert!(
+        heat.contains("67469") && heat.contains("77766"),
+        "the demo runs are still counted"
+    );
+    assert!(
+        !get(&app, "/culprits")
+            .await
+            .text()
+            .contains("spike_culprit_fn")
+    );
+    let metric = get(&app, "/heatmap?metric=System-1").await.text();
+    assert!(metric.contains("x86 UMA"));
+}

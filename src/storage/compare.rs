@@ -178,12 +178,8 @@ pub struct Cell {
 
 pub async fn heatmap_worst_latency(pool: &PgPool) -> sqlx::Result<Vec<Cell>> {
     sqlx::query_as(
-        "SELECT b.name AS board, k.version AS kernel, x.value, x.runs
-         FROM (SELECT board_id, kernel_id, max(worst_us) AS value, count(*) AS runs
-               FROM runs
-               WHERE deleted_at IS NULL AND NOT unlisted AND kind = 'measured' AND worst_us IS NOT NULL
-               GROUP BY board_id, kernel_id) x
-         JOIN boards b ON b.id = x.board_id JOIN kernels k ON k.id = x.kernel_id
+        "SELECT b.name AS board, k.version AS kernel, c.worst_us AS value, c.runs
+         FROM heatmap_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
          ORDER BY b.name, k.version",
     )
     .fetch_all(pool)
@@ -192,11 +188,9 @@ pub async fn heatmap_worst_latency(pool: &PgPool) -> sqlx::Result<Vec<Cell>> {
 
 pub async fn heatmap_metric(pool: &PgPool, metric: &str) -> sqlx::Result<Vec<Cell>> {
     sqlx::query_as(
-        "SELECT b.name AS board, k.version AS kernel, avg(m.value) AS value, count(DISTINCT r.id) AS runs
-         FROM metrics m JOIN runs r ON r.id = m.run_id JOIN boards b ON b.id = r.board_id
-         JOIN kernels k ON k.id = r.kernel_id
-         WHERE m.name = $1 AND r.deleted_at IS NULL AND NOT r.unlisted AND r.kind = 'measured'
-         GROUP BY b.name, k.version ORDER BY b.name, k.version",
+        "SELECT b.name AS board, k.version AS kernel, c.total / c.n AS value, c.n AS runs
+         FROM metric_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
+         WHERE c.name = $1 AND c.n > 0 ORDER BY b.name, k.version",
     )
     .bind(metric)
     .fetch_all(pool)
@@ -204,7 +198,7 @@ pub async fn heatmap_metric(pool: &PgPool, metric: &str) -> sqlx::Result<Vec<Cel
 }
 
 pub async fn metric_names(pool: &PgPool) -> sqlx::Result<Vec<String>> {
-    sqlx::query_scalar("SELECT DISTINCT name FROM metrics ORDER BY name LIMIT 500")
+    sqlx::query_scalar("SELECT DISTINCT name FROM metric_cells ORDER BY name LIMIT 500")
         .fetch_all(pool)
         .await
 }
@@ -225,24 +219,12 @@ pub async fn culprits(
     kernel: Option<&str>,
 ) -> sqlx::Result<Vec<CulpritRow>> {
     sqlx::query_as(
-        "WITH hits AS (
-             SELECT t.culprit, t.latency_us, r.id AS run_id, r.board_id, r.kernel_id
-             FROM traces t JOIN runs r ON r.id = t.run_id
-             WHERE t.culprit IS NOT NULL AND r.deleted_at IS NULL AND NOT r.unlisted
-               AND ($1::text IS NULL OR r.board_id = (SELECT id FROM boards WHERE name = $1))
-               AND ($2::text IS NULL OR r.kernel_id = (SELECT id FROM kernels WHERE version = $2))),
-         per AS (
-             SELECT culprit, count(*) AS traces, max(latency_us) AS worst_us,
-                    array_agg(DISTINCT board_id) AS board_ids, array_agg(DISTINCT kernel_id) AS kernel_ids
-             FROM hits GROUP BY culprit),
-         worst AS (
-             SELECT DISTINCT ON (culprit) culprit, run_id FROM hits ORDER BY culprit, latency_us DESC)
-         SELECT per.culprit, per.traces, per.worst_us,
-                ARRAY(SELECT name FROM boards WHERE id = ANY(per.board_ids) ORDER BY name LIMIT 20) AS boards,
-                ARRAY(SELECT version FROM kernels WHERE id = ANY(per.kernel_ids) ORDER BY version LIMIT 20) AS kernels,
-                worst.run_id AS worst_run
-         FROM per JOIN worst USING (culprit)
-         ORDER BY per.worst_us DESC LIMIT 100",
+        "SELECT c.culprit, sum(c.traces)::bigint AS traces, max(c.worst_us) AS worst_us,
+                array_agg(DISTINCT b.name) AS boards, array_agg(DISTINCT k.version) AS kernels,
+                (array_agg(c.worst_run ORDER BY c.worst_us DESC, c.worst_run))[1] AS worst_run
+         FROM culprit_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
+         WHERE ($1::text IS NULL OR b.name = $1) AND ($2::text IS NULL OR k.version = $2)
+         GROUP BY c.culprit ORDER BY worst_us DESC LIMIT 100",
     )
     .bind(board)
     .bind(kernel)

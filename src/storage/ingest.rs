@@ -100,6 +100,7 @@ pub async fn write_upload(
     for spec in up.runs {
         run_ids.push(insert_run(conn, spec, &cx).await?);
     }
+    crate::storage::overview::add_runs(conn, &run_ids).await?;
     Ok(Some(StoredUpload {
         upload_id,
         created: true,

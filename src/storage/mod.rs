@@ -4,6 +4,7 @@
 pub mod catalog;
 pub mod compare;
 pub mod ingest;
+pub mod overview;
 pub mod runs;
 pub mod simulations;
 pub mod snapshots;

@@ -93,11 +93,62 @@ pub async fn delete_upload(conn: &mut sqlx::PgConnection, upload_id: i64) -> sql
         .bind(upload_id)
         .execute(&mut *conn)
         .await?;
-    let r = sqlx::query(
-        "UPDATE runs SET deleted_at = now() WHERE upload_id = $1 AND deleted_at IS NULL",
+    let ids: Vec<i64> = sqlx::query_scalar(
+        "UPDATE runs SET deleted_at = now() WHERE upload_id = $1 AND deleted_at IS NULL RETURNING id",
     )
     .bind(upload_id)
-    .execute(&mut *conn)
+    .fetch_all(&mut *conn)
     .await?;
-    Ok(r.rows_affected())
+    crate::storage::overview::rebuild_for_runs(conn, &ids).await?;
+    Ok(ids.len() as u64)
+}
+
+/// Permalinks are immutable, so a served snapshot can be kept in memory.
+/// Entries live `ttl` at most: a removal made by another service process is
+/// seen within that time (one made by this process at once).
+#[derive(Debug)]
+pub struct SnapshotCache {
+    ttl: std::time::Duration,
+    cap: usize,
+    map: std::sync::Mutex<
+        std::collections::HashMap<String, (std::time::Instant, std::sync::Arc<Snapshot>)>,
+    >,
+}
+
+impl Default for SnapshotCache {
+    fn default() -> Self {
+        SnapshotCache {
+            ttl: std::time::Duration::from_secs(10),
+            cap: 4096,
+            map: Default::default(),
+        }
+    }
+}
+
+impl SnapshotCache {
+    pub fn get(&self, slug: &str) -> Option<std::sync::Arc<Snapshot>> {
+        let map = self.map.lock().ok()?;
+        map.get(slug)
+            .filter(|(at, _)| at.elapsed() < self.ttl)
+            .map(|(_, s)| s.clone())
+    }
+
+    pub fn put(&self, snap: std::sync::Arc<Snapshot>) {
+        if let Ok(mut map) = self.map.lock() {
+            if map.len() >= self.cap {
+                let ttl = self.ttl;
+                map.retain(|_, (at, _)| at.elapsed() < ttl);
+                if map.len() >= self.cap {
+                    map.clear();
+                }
+            }
+            map.insert(snap.slug.clone(), (std::time::Instant::now(), snap));
+        }
+    }
+
+    pub fn forget(&self, slug: &str) {
+        if let Ok(mut map) = self.map.lock() {
+            map.remove(slug);
+        }
+    }
 }

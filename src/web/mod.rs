@@ -49,6 +49,7 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     pub request_timeout: Duration,
     pub jobs: Arc<crate::jobs::JobConfig>,
+    pub snapshots: Arc<crate::storage::snapshots::SnapshotCache>,
 }
 
 impl AppState {
@@ -60,6 +61,7 @@ impl AppState {
             metrics: Arc::new(Metrics::default()),
             request_timeout: Duration::from_secs(60),
             jobs: Arc::new(crate::jobs::JobConfig::default()),
+            snapshots: Arc::new(crate::storage::snapshots::SnapshotCache::default()),
         }
     }
 

@@ -60,6 +60,7 @@ pub async fn delete_comparison(
         ));
     }
     crate::storage::snapshots::remove(&state.pool, &slug).await?;
+    state.snapshots.forget(&slug);
     Ok(StatusCode::NO_CONTENT)
 }
 
