@@ -177,7 +177,12 @@ async fn key_pages_render_in_chromium(pool: PgPool) {
         (
             "simulations",
             "/simulations".into(),
-            vec!["v4-isolate-irq-holdoff", "x86-desktop"],
+            vec!["v4-isolate-irq-holdoff", "x86-desktop", "Recent simulations"],
+        ),
+        (
+            "simulation-job",
+            format!("/simulations/{sim_id}"),
+            vec!["done", "T: 0", "toy-lock/base", "Compare these variants"],
         ),
     ];
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
