@@ -177,7 +177,11 @@ async fn key_pages_render_in_chromium(pool: PgPool) {
         (
             "simulations",
             "/simulations".into(),
-            vec!["v4-isolate-irq-holdoff", "x86-desktop", "Recent simulations"],
+            vec![
+                "v4-isolate-irq-holdoff",
+                "x86-desktop",
+                "Recent simulations",
+            ],
         ),
         (
             "simulation-job",
