@@ -181,9 +181,9 @@ impl Block {
     /// header wins; a hint from the prose fills it when the header has none.
     pub fn settle_kernel(&mut self) {
         if let BlockBody::FtraceLatency(t) = &mut self.body {
-            match (&t.kernel, self.kernel.take()) {
-                (None, hint) => t.kernel = hint,
-                (Some(_), _) => {}
+            let hint = self.kernel.take();
+            if t.kernel.is_none() {
+                t.kernel = hint;
             }
         }
     }
