@@ -41,8 +41,6 @@ echo ">> cargo fmt --check"
 cargo fmt --all -- --check
 echo ">> cargo clippy"
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-echo ">> cargo test"
-cargo test --workspace
 # Every parser's fuzz target for a few seconds (cargo-fuzz needs nightly,
 # which this machine kind ships; without it the smoke run says it skipped).
 if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >/dev/null 2>&1; then
@@ -51,3 +49,5 @@ if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >
 fi
 echo ">> fuzz smoke"
 bash fuzz/smoke.sh "${FUZZ_SECONDS:-5}"
+echo ">> cargo test"
+cargo test --workspace
