@@ -9,47 +9,7 @@ const LISTED: &str = "r.deleted_at IS NULL AND NOT r.unlisted AND r.kind = 'meas
 
 /// Add freshly stored runs to the aggregates.
 pub async fn add_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx::Result<()> {
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO heatmap_cells (board_id, kernel_id, worst_us, runs)
-         SELECT r.board_id, r.kernel_id, max(r.worst_us), count(*) FROM runs r
-         WHERE r.id = ANY($1) AND {LISTED} AND r.worst_us IS NOT NULL
-         GROUP BY r.board_id, r.kernel_id
-         ON CONFLICT (board_id, kernel_id) DO UPDATE SET
-             worst_us = GREATEST(heatmap_cells.worst_us, EXCLUDED.worst_us),
-             runs = heatmap_cells.runs + EXCLUDED.runs"
-    )))
-    .bind(run_ids)
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO culprit_cells (culprit, board_id, kernel_id, traces, worst_us, worst_run)
-         SELECT t.culprit, r.board_id, r.kernel_id, count(*), max(t.latency_us),
-                (array_agg(r.id ORDER BY t.latency_us DESC, r.id))[1]
-         FROM traces t JOIN runs r ON r.id = t.run_id
-         WHERE r.id = ANY($1) AND {LISTED} AND t.culprit IS NOT NULL
-         GROUP BY t.culprit, r.board_id, r.kernel_id
-         ON CONFLICT (culprit, board_id, kernel_id) DO UPDATE SET
-             traces = culprit_cells.traces + EXCLUDED.traces,
-             worst_run = CASE WHEN EXCLUDED.worst_us > culprit_cells.worst_us
-                              THEN EXCLUDED.worst_run ELSE culprit_cells.worst_run END,
-             worst_us = GREATEST(culprit_cells.worst_us, EXCLUDED.worst_us)"
-    )))
-    .bind(run_ids)
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO metric_cells (name, board_id, kernel_id, total, n)
-         SELECT m.name, r.board_id, r.kernel_id, sum(m.value), count(*)
-         FROM metrics m JOIN runs r ON r.id = m.run_id
-         WHERE r.id = ANY($1) AND {LISTED} AND m.value = m.value
-         GROUP BY m.name, r.board_id, r.kernel_id
-         ON CONFLICT (name, board_id, kernel_id) DO UPDATE SET
-             total = metric_cells.total + EXCLUDED.total, n = metric_cells.n + EXCLUDED.n"
-    )))
-    .bind(run_ids)
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
+    upsert_cells(conn, "r.id = ANY($1)", run_ids).await
 }
 
 /// Recompute the aggregates of every board x kernel the given runs touch
@@ -58,42 +18,61 @@ pub async fn rebuild_for_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx:
     let pairs = "SELECT DISTINCT board_id, kernel_id FROM runs WHERE id = ANY($1)";
     for table in ["heatmap_cells", "culprit_cells", "metric_cells"] {
         sqlx::query(sqlx::AssertSqlSafe(format!(
-            "DELETE FROM {table} c USING ({pairs}) p WHERE c.board_id = p.board_id AND c.kernel_id = p.kernel_id"
+            "DELETE FROM {table} c USING ({pairs}) p
+             WHERE c.board_id = p.board_id AND c.kernel_id = p.kernel_id"
         )))
         .bind(run_ids)
         .execute(&mut *conn)
         .await?;
     }
-    let in_pairs = format!("(r.board_id, r.kernel_id) IN ({pairs})");
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO heatmap_cells (board_id, kernel_id, worst_us, runs)
-         SELECT r.board_id, r.kernel_id, max(r.worst_us), count(*) FROM runs r
-         WHERE {in_pairs} AND {LISTED} AND r.worst_us IS NOT NULL
-         GROUP BY r.board_id, r.kernel_id"
-    )))
-    .bind(run_ids)
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO culprit_cells (culprit, board_id, kernel_id, traces, worst_us, worst_run)
-         SELECT t.culprit, r.board_id, r.kernel_id, count(*), max(t.latency_us),
-                (array_agg(r.id ORDER BY t.latency_us DESC, r.id))[1]
-         FROM traces t JOIN runs r ON r.id = t.run_id
-         WHERE {in_pairs} AND {LISTED} AND t.culprit IS NOT NULL
-         GROUP BY t.culprit, r.board_id, r.kernel_id"
-    )))
-    .bind(run_ids)
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "INSERT INTO metric_cells (name, board_id, kernel_id, total, n)
-         SELECT m.name, r.board_id, r.kernel_id, sum(m.value), count(*)
-         FROM metrics m JOIN runs r ON r.id = m.run_id
-         WHERE {in_pairs} AND {LISTED} AND m.value = m.value
-         GROUP BY m.name, r.board_id, r.kernel_id"
-    )))
-    .bind(run_ids)
-    .execute(&mut *conn)
-    .await?;
+    upsert_cells(
+        conn,
+        &format!("(r.board_id, r.kernel_id) IN ({pairs})"),
+        run_ids,
+    )
+    .await
+}
+
+/// Fold the listed runs matching `filter` (which binds `$1`) into the cells.
+async fn upsert_cells(conn: &mut PgConnection, filter: &str, run_ids: &[i64]) -> sqlx::Result<()> {
+    let statements = [
+        format!(
+            "INSERT INTO heatmap_cells (board_id, kernel_id, worst_us, runs)
+             SELECT r.board_id, r.kernel_id, max(r.worst_us), count(*) FROM runs r
+             WHERE {filter} AND {LISTED} AND r.worst_us IS NOT NULL
+             GROUP BY r.board_id, r.kernel_id
+             ON CONFLICT (board_id, kernel_id) DO UPDATE SET
+                 worst_us = GREATEST(heatmap_cells.worst_us, EXCLUDED.worst_us),
+                 runs = heatmap_cells.runs + EXCLUDED.runs"
+        ),
+        format!(
+            "INSERT INTO culprit_cells (culprit, board_id, kernel_id, traces, worst_us, worst_run)
+             SELECT t.culprit, r.board_id, r.kernel_id, count(*), max(t.latency_us),
+                    (array_agg(r.id ORDER BY t.latency_us DESC, r.id))[1]
+             FROM traces t JOIN runs r ON r.id = t.run_id
+             WHERE {filter} AND {LISTED} AND t.culprit IS NOT NULL
+             GROUP BY t.culprit, r.board_id, r.kernel_id
+             ON CONFLICT (culprit, board_id, kernel_id) DO UPDATE SET
+                 traces = culprit_cells.traces + EXCLUDED.traces,
+                 worst_run = CASE WHEN EXCLUDED.worst_us > culprit_cells.worst_us
+                                  THEN EXCLUDED.worst_run ELSE culprit_cells.worst_run END,
+                 worst_us = GREATEST(culprit_cells.worst_us, EXCLUDED.worst_us)"
+        ),
+        format!(
+            "INSERT INTO metric_cells (name, board_id, kernel_id, total, n)
+             SELECT m.name, r.board_id, r.kernel_id, sum(m.value), count(*)
+             FROM metrics m JOIN runs r ON r.id = m.run_id
+             WHERE {filter} AND {LISTED} AND m.value = m.value
+             GROUP BY m.name, r.board_id, r.kernel_id
+             ON CONFLICT (name, board_id, kernel_id) DO UPDATE SET
+                 total = metric_cells.total + EXCLUDED.total, n = metric_cells.n + EXCLUDED.n"
+        ),
+    ];
+    for sql in statements {
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(run_ids)
+            .execute(&mut *conn)
+            .await?;
+    }
     Ok(())
 }

@@ -18,7 +18,6 @@ use reclaimlab_formats::{BlockBody, Document};
 
 use super::compare::{create_snapshot, same_origin};
 use super::{PageError, fmt_us};
-use crate::auth::{Scope, hash_token};
 use crate::compare::{ColumnSpec, CompareRequest};
 use crate::error::AppError;
 use crate::ingest::{self, BlockOverride, RawUpload, UploadMeta};
@@ -116,12 +115,6 @@ fn summary(body: &BlockBody) -> String {
     }
 }
 
-fn form(body: &str) -> BTreeMap<String, String> {
-    url::form_urlencoded::parse(body.as_bytes())
-        .into_owned()
-        .collect()
-}
-
 fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> PreviewPage {
     let ctx = doc.context.clone().unwrap_or_default();
     PreviewPage {
@@ -163,7 +156,7 @@ pub async fn preview_import(body: String) -> Result<Response, PageError> {
             AppError::PayloadTooLarge(format!("a mail of at most {MAX_MAIL_BYTES} bytes")).into(),
         );
     }
-    let f = form(&body);
+    let f = super::form_fields(&body);
     let mail = f.get("mail").cloned().unwrap_or_default();
     if mail.trim().is_empty() {
         return Ok(ImportPage {
@@ -192,18 +185,8 @@ pub async fn commit_import(
     body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = form(&body);
-    let secret = f.get("token").map(|t| t.trim()).unwrap_or("");
-    if secret.is_empty() {
-        return Err(AppError::Unauthorized.into());
-    }
-    let token = crate::storage::tokens::find_active(&state.pool, &hash_token(secret))
-        .await?
-        .ok_or(AppError::Unauthorized)?;
-    crate::auth::Caller {
-        token: token.clone(),
-    }
-    .require(Scope::Upload)?;
+    let f = super::form_fields(&body);
+    let token = super::form_caller(&state, &f).await?.token;
     let mail = f.get("mail").cloned().unwrap_or_default();
     let get = |k: String| {
         f.get(&k)

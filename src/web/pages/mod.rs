@@ -64,3 +64,28 @@ pub fn fmt_us(v: f64) -> String {
 pub fn fmt_opt(v: Option<f64>) -> String {
     v.map(fmt_us).unwrap_or_default()
 }
+
+/// Decode an `application/x-www-form-urlencoded` body.
+pub fn form_fields(body: &str) -> std::collections::BTreeMap<String, String> {
+    url::form_urlencoded::parse(body.as_bytes())
+        .into_owned()
+        .collect()
+}
+
+/// The caller of an HTML form: the upload token travels in the form's
+/// `token` field (see `import.rs` for why).
+pub async fn form_caller(
+    state: &crate::web::AppState,
+    f: &std::collections::BTreeMap<String, String>,
+) -> Result<crate::auth::Caller, AppError> {
+    let secret = f.get("token").map(|t| t.trim()).unwrap_or("");
+    if secret.is_empty() {
+        return Err(AppError::Unauthorized);
+    }
+    let token = crate::storage::tokens::find_active(&state.pool, &crate::auth::hash_token(secret))
+        .await?
+        .ok_or(AppError::Unauthorized)?;
+    let caller = crate::auth::Caller { token };
+    caller.require(crate::auth::Scope::Upload)?;
+    Ok(caller)
+}

@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 
 use super::compare::{same_origin, svg_response, urlencode};
 use super::{PageError, PageResult, fmt_us};
-use crate::auth::{Caller, Scope, hash_token};
+use crate::auth::Scope;
 use crate::error::AppError;
 use crate::simulate::{self, SimulationRequest, SweepRequest};
 use crate::storage::simulations::{self as jobs, BoardCostRow, Job};
@@ -113,25 +113,6 @@ pub async fn show_simulations(State(state): State<AppState>) -> PageResult<Simul
     Ok(page(&state, None, form).await?)
 }
 
-fn form(body: &str) -> BTreeMap<String, String> {
-    url::form_urlencoded::parse(body.as_bytes())
-        .into_owned()
-        .collect()
-}
-
-async fn form_caller(state: &AppState, f: &BTreeMap<String, String>) -> Result<Caller, AppError> {
-    let secret = f.get("token").map(|t| t.trim()).unwrap_or("");
-    if secret.is_empty() {
-        return Err(AppError::Unauthorized);
-    }
-    let token = crate::storage::tokens::find_active(&state.pool, &hash_token(secret))
-        .await?
-        .ok_or(AppError::Unauthorized)?;
-    let c = Caller { token };
-    c.require(Scope::Upload)?;
-    Ok(c)
-}
-
 fn request_from_form(f: &BTreeMap<String, String>) -> Result<SimulationRequest, String> {
     let get = |k: &str| {
         f.get(k)
@@ -192,8 +173,8 @@ pub async fn submit_simulation(
     body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = form(&body);
-    let caller = form_caller(&state, &f).await?;
+    let f = super::form_fields(&body);
+    let caller = super::form_caller(&state, &f).await?;
     let req = match request_from_form(&f) {
         Ok(r) => r,
         Err(e) => {
@@ -226,8 +207,8 @@ pub async fn submit_costs(
     body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = form(&body);
-    form_caller(&state, &f).await?;
+    let f = super::form_fields(&body);
+    super::form_caller(&state, &f).await?;
     let board = f.get("board").cloned().unwrap_or_default();
     let class = f.get("board_class").cloned().unwrap_or_default();
     let costs = f.get("costs").cloned().unwrap_or_default();
@@ -309,8 +290,8 @@ pub async fn cancel_from_page(
     body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = form(&body);
-    let caller = form_caller(&state, &f).await?;
+    let f = super::form_fields(&body);
+    let caller = super::form_caller(&state, &f).await?;
     let job = jobs::get(&state.pool, id)
         .await?
         .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
@@ -331,8 +312,8 @@ pub async fn rerun_from_page(
     body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = form(&body);
-    let caller = form_caller(&state, &f).await?;
+    let f = super::form_fields(&body);
+    let caller = super::form_caller(&state, &f).await?;
     let req = crate::web::api::simulations::rerun_request(&state, id).await?;
     let s = simulate::submit(&state, req, Some(caller.token.id)).await?;
     Ok(Redirect::to(&format!("/simulations/{}", s.ids[0])).into_response())
