@@ -92,9 +92,12 @@ impl AppError {
 impl From<ParseError> for AppError {
     fn from(e: ParseError) -> Self {
         match e.kind {
-            ErrorKind::Unrecognized => AppError::UnsupportedContent(format!(
-                "content not recognised as any known result format: {e}"
-            )),
+            // Text in which no known result format starts: as unprocessable
+            // as a malformed block, and the line says where it looked.
+            ErrorKind::Unrecognized => AppError::Unprocessable {
+                message: format!("no known result format found: {e}"),
+                line: (e.line > 0).then_some(e.line),
+            },
             ErrorKind::TooLarge => AppError::PayloadTooLarge(e.to_string()),
             ErrorKind::Invalid => AppError::Unprocessable {
                 message: e.to_string(),

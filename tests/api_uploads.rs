@@ -169,20 +169,48 @@ async fn malformed_cyclictest_is_422_with_the_line_and_writes_nothing(pool: PgPo
 }
 
 #[sqlx::test]
-async fn unknown_or_binary_content_is_415(pool: PgPool) {
+async fn prose_is_422_naming_the_line_and_binary_is_415(pool: PgPool) {
     let app = app(&pool);
     let tok = token(&pool, Scope::Upload).await;
     let r = upload(
         &app,
         Some(&tok),
         META,
-        "hello, this is just prose\nwith nothing in it\n",
+        "\nhello, this is just prose\nwith nothing in it\n",
     )
     .await;
-    assert_eq!(r.status, 415, "{}", r.text());
-    assert_eq!(r.json()["error"]["code"], "unsupported_content");
+    assert_eq!(r.status, 422, "{}", r.text());
+    assert_eq!(r.json()["error"]["code"], "unprocessable_content");
+    assert_eq!(r.json()["error"]["line"], 2);
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("line 2")
+    );
     let bin = upload(&app, Some(&tok), META, vec![0u8, 159, 146, 150]).await;
     assert_eq!(bin.status, 415);
+    assert_eq!(bin.json()["error"]["code"], "unsupported_content");
+    let png = send(
+        &app,
+        Request::post(format!("/api/v1/uploads?{META}"))
+            .header("authorization", format!("Bearer {tok}"))
+            .header("content-type", "image/png")
+            .body(Body::from(fixture("cyclictest-s4-before.txt")))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(png.status, 415);
+    let br = send(
+        &app,
+        Request::post(format!("/api/v1/uploads?{META}"))
+            .header("authorization", format!("Bearer {tok}"))
+            .header("content-encoding", "br")
+            .body(Body::from(fixture("cyclictest-s4-before.txt")))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(br.status, 415);
     assert_eq!(counts(&pool).await, (0, 0, 0, 0));
 }
 

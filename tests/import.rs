@@ -101,6 +101,6 @@ async fn prose_only_paste_says_so(pool: PgPool) {
         ),
     )
     .await;
-    assert_eq!(r.status, 415);
-    assert!(r.text().contains("not recognised"));
+    assert_eq!(r.status, 422);
+    assert!(r.text().contains("no known result format"), "{}", r.text());
 }

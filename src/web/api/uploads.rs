@@ -207,6 +207,27 @@ async fn read_upload(
             file.ok_or_else(|| AppError::BadRequest("multipart body has no 'file' part".into()))?;
         return Ok((data, ftype, meta));
     }
+    if let Some(ct) = content_type.as_deref() {
+        let t = ct
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        let binary = t.starts_with("image/")
+            || t.starts_with("audio/")
+            || t.starts_with("video/")
+            || t.starts_with("font/")
+            || matches!(
+                t.as_str(),
+                "application/zip" | "application/gzip" | "application/pdf" | "application/x-tar"
+            );
+        if binary {
+            return Err(AppError::UnsupportedContent(format!(
+                "Content-Type {t} is not a text result; send the text as printed (text/plain)"
+            )));
+        }
+    }
     if decoded.is_empty() {
         return Err(AppError::BadRequest(
             "empty body: send the result text".into(),
