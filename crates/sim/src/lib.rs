@@ -35,6 +35,7 @@ mod model;
 mod programs;
 mod report;
 mod rng;
+mod zig;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, mpsc};

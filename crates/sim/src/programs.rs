@@ -4,19 +4,19 @@
 //! changes or where the kernel has a real break point.
 
 use crate::config::{DropIf, MadviseResched, MunmapMode, Preempt};
-use crate::engine::{Brk, Ctx, Cx, LockId, Mode, Path, Seg, Step};
+use crate::engine::{Brk, Ctx, Cx, Label, LockId, Mode, Path, Seg, Step, call_path};
 use crate::mem::IsolateReq;
 
 // --------------------------------------------------------------- call paths
 
-pub(crate) const P_CYCLIC: Path = &[
+pub(crate) const P_CYCLIC: Path = call_path![
     "do_nanosleep",
     "hrtimer_nanosleep",
     "__x64_sys_clock_nanosleep",
 ];
-pub(crate) const P_USER: Path = &["user"];
-pub(crate) const P_TOY: Path = &["toy_critical_section", "toy_worker"];
-const P_ISO_K: Path = &[
+pub(crate) const P_USER: Path = call_path!["user"];
+pub(crate) const P_TOY: Path = call_path!["toy_critical_section", "toy_worker"];
+const P_ISO_K: Path = call_path![
     "isolate_lru_folios",
     "shrink_inactive_list",
     "shrink_lruvec",
@@ -25,7 +25,7 @@ const P_ISO_K: Path = &[
     "kswapd",
     "kthread",
 ];
-const P_ISO_D: Path = &[
+const P_ISO_D: Path = call_path![
     "isolate_lru_folios",
     "shrink_inactive_list",
     "shrink_lruvec",
@@ -34,7 +34,7 @@ const P_ISO_D: Path = &[
     "try_to_free_pages",
     "__alloc_pages_slowpath",
 ];
-const P_SHRINK_K: Path = &[
+const P_SHRINK_K: Path = call_path![
     "shrink_folio_list",
     "shrink_inactive_list",
     "shrink_lruvec",
@@ -42,7 +42,7 @@ const P_SHRINK_K: Path = &[
     "balance_pgdat",
     "kswapd",
 ];
-const P_SHRINK_D: Path = &[
+const P_SHRINK_D: Path = call_path![
     "shrink_folio_list",
     "shrink_inactive_list",
     "shrink_lruvec",
@@ -50,7 +50,7 @@ const P_SHRINK_D: Path = &[
     "do_try_to_free_pages",
     "try_to_free_pages",
 ];
-const P_PUTBACK_K: Path = &[
+const P_PUTBACK_K: Path = call_path![
     "move_folios_to_lru",
     "shrink_inactive_list",
     "shrink_lruvec",
@@ -58,36 +58,36 @@ const P_PUTBACK_K: Path = &[
     "balance_pgdat",
     "kswapd",
 ];
-const P_PUTBACK_D: Path = &[
+const P_PUTBACK_D: Path = call_path![
     "move_folios_to_lru",
     "shrink_inactive_list",
     "shrink_lruvec",
     "shrink_node",
     "do_try_to_free_pages",
 ];
-const P_SLOT: Path = &[
+const P_SLOT: Path = call_path![
     "scan_swap_map",
     "get_swap_page",
     "add_to_swap",
     "shrink_folio_list",
 ];
-const P_ADD_SC: Path = &[
+const P_ADD_SC: Path = call_path![
     "__add_to_swap_cache",
     "add_to_swap_cache",
     "add_to_swap",
     "shrink_folio_list",
 ];
-const P_REMOVE: Path = &["__remove_mapping", "shrink_folio_list"];
-const P_REMOVE_BATCH: Path = &["__remove_mapping_list", "shrink_folio_list"];
-const P_KSWAPD_LOOP: Path = &["shrink_lruvec", "shrink_node", "balance_pgdat", "kswapd"];
-const P_WRITE: Path = &[
+const P_REMOVE: Path = call_path!["__remove_mapping", "shrink_folio_list"];
+const P_REMOVE_BATCH: Path = call_path!["__remove_mapping_list", "shrink_folio_list"];
+const P_KSWAPD_LOOP: Path = call_path!["shrink_lruvec", "shrink_node", "balance_pgdat", "kswapd"];
+const P_WRITE: Path = call_path![
     "generic_perform_write",
     "ext4_buffered_write_iter",
     "vfs_write",
     "ksys_write",
 ];
-const P_DMA32: Path = &["__alloc_pages", "dma_alloc_attrs"];
-const P_MOVE_EXPIRED: Path = &[
+const P_DMA32: Path = call_path!["__alloc_pages", "dma_alloc_attrs"];
+const P_MOVE_EXPIRED: Path = call_path![
     "move_expired_inodes",
     "queue_io",
     "wb_writeback",
@@ -96,14 +96,14 @@ const P_MOVE_EXPIRED: Path = &[
     "process_one_work",
     "worker_thread",
 ];
-const P_WB_SUBMIT: Path = &[
+const P_WB_SUBMIT: Path = call_path![
     "writeback_sb_inodes",
     "__writeback_inodes_wb",
     "wb_writeback",
     "wb_workfn",
 ];
-const P_FAULT: Path = &["handle_mm_fault", "do_user_addr_fault", "exc_page_fault"];
-const P_MADV: Path = &[
+const P_FAULT: Path = call_path!["handle_mm_fault", "do_user_addr_fault", "exc_page_fault"];
+const P_MADV: Path = call_path![
     "madvise_cold_or_pageout_pte_range",
     "walk_pgd_range",
     "__walk_page_range",
@@ -113,7 +113,7 @@ const P_MADV: Path = &[
     "do_madvise",
     "sys_madvise",
 ];
-const P_RECLAIM_PAGES: Path = &[
+const P_RECLAIM_PAGES: Path = call_path![
     "shrink_folio_list",
     "reclaim_folio_list",
     "reclaim_pages",
@@ -122,7 +122,7 @@ const P_RECLAIM_PAGES: Path = &[
     "madvise_pageout",
     "sys_madvise",
 ];
-const P_ZAP: Path = &[
+const P_ZAP: Path = call_path![
     "zap_pte_range",
     "zap_pmd_range",
     "unmap_page_range",
@@ -133,7 +133,7 @@ const P_ZAP: Path = &[
     "__vm_munmap",
     "sys_munmap",
 ];
-const P_FREE: Path = &[
+const P_FREE: Path = call_path![
     "free_unref_page_list",
     "release_pages",
     "free_pages_and_swap_cache",
@@ -147,13 +147,13 @@ const P_FREE: Path = &[
     "__vm_munmap",
     "sys_munmap",
 ];
-const P_DETACH: Path = &[
+const P_DETACH: Path = call_path![
     "detach_vmas_to_be_unmapped",
     "do_munmap",
     "vm_munmap",
     "SyS_munmap",
 ];
-const P_UNMAP_WHOLE: Path = &[
+const P_UNMAP_WHOLE: Path = call_path![
     "unmap_page_range",
     "unmap_vmas",
     "unmap_region",
@@ -161,22 +161,22 @@ const P_UNMAP_WHOLE: Path = &[
     "vm_munmap",
     "SyS_munmap",
 ];
-const P_PROC: Path = &[
+const P_PROC: Path = call_path![
     "access_remote_vm",
     "proc_pid_cmdline_read",
     "__vfs_read",
     "vfs_read",
     "SyS_read",
 ];
-const P_USEMEM: Path = &["handle_mm_fault", "__do_page_fault", "page_fault"];
-const P_SWAPIN_SC: Path = &[
+const P_USEMEM: Path = call_path!["handle_mm_fault", "__do_page_fault", "page_fault"];
+const P_SWAPIN_SC: Path = call_path![
     "__add_to_swap_cache",
     "read_swap_cache_async",
     "swapin_readahead",
     "do_swap_page",
     "handle_mm_fault",
 ];
-const P_SWAPIN: Path = &[
+const P_SWAPIN: Path = call_path![
     "swap_readpage",
     "read_swap_cache_async",
     "swapin_readahead",
@@ -184,11 +184,11 @@ const P_SWAPIN: Path = &[
     "handle_mm_fault",
 ];
 
-fn unlock_label(cx: &Cx<'_>, irq: bool) -> &'static str {
+fn unlock_label(cx: &Cx<'_>, irq: bool) -> Label {
     match (cx.core.knobs.preempt == Preempt::Rt, irq) {
-        (true, _) => "rt_spin_unlock",
-        (false, true) => "_raw_spin_unlock_irq",
-        (false, false) => "_raw_spin_unlock",
+        (true, _) => &"rt_spin_unlock",
+        (false, true) => &"_raw_spin_unlock_irq",
+        (false, false) => &"_raw_spin_unlock",
     }
 }
 
@@ -228,6 +228,7 @@ impl Cyclic {
         }
     }
 
+    #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         match self.pc {
             0 => {
@@ -284,6 +285,7 @@ pub(crate) struct Toy {
 }
 
 impl Toy {
+    #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         self.pc = (self.pc + 1) % 4;
         match self.pc {
@@ -408,7 +410,7 @@ impl Shrink {
                     self.pc = 20;
                     let path = if self.direct { P_SHRINK_D } else { P_SHRINK_K };
                     return Some(Step::Run(
-                        Seg::kernel(d, path).brk(Brk::Points(per as u64, "__cond_resched")),
+                        Seg::kernel(d, path).brk(Brk::Points(per as u64, &"__cond_resched")),
                     ));
                 }
                 // Anon to swap, one folio at a time (4.8-era swap path).
@@ -577,6 +579,7 @@ impl Kswapd {
         }
     }
 
+    #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         loop {
             match self.pc {
@@ -665,6 +668,7 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
+    #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         if self.pc == 0 {
             self.pc = 1;
@@ -672,7 +676,7 @@ impl Writer {
             let per = cx.core.costs.file_write_page;
             let d = cx.cost(self.pages_per_tick as f64, per);
             return Step::Run(
-                Seg::kernel(d, P_WRITE).brk(Brk::Points(per as u64, "__cond_resched")),
+                Seg::kernel(d, P_WRITE).brk(Brk::Points(per as u64, &"__cond_resched")),
             );
         }
         self.pc = 0;
@@ -727,6 +731,7 @@ pub(crate) struct Trickle {
 }
 
 impl Trickle {
+    #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         if self.pc == 0 {
             self.pc = 1;
@@ -763,6 +768,7 @@ pub(crate) struct Flusher {
 }
 
 impl Flusher {
+    #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         match self.pc {
             0 => {
@@ -797,7 +803,7 @@ impl Flusher {
             3 => {
                 self.pc = 4;
                 let d = cx.cost(1.0, 200_000.0);
-                Step::Run(Seg::kernel(d, P_WB_SUBMIT).brk(Brk::Points(20_000, "__cond_resched")))
+                Step::Run(Seg::kernel(d, P_WB_SUBMIT).brk(Brk::Points(20_000, &"__cond_resched")))
             }
             _ => {
                 self.pc = 0;
@@ -841,6 +847,7 @@ impl VmWorker {
         }
     }
 
+    #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         if !self.started {
             // Start at a random point of the cycle so that short runs see
@@ -877,7 +884,7 @@ impl VmWorker {
                     let d = cx.cost(512.0, c.page_fault);
                     return Step::Run(Seg::kernel(d, P_FAULT).brk(Brk::Points(
                         c.page_fault as u64,
-                        "irqentry_exit_to_user_mode",
+                        &"irqentry_exit_to_user_mode",
                     )));
                 }
                 VmPhase::Madvise => {
@@ -933,7 +940,7 @@ impl VmWorker {
                     cx.core.mem.vm.pswpout += 512;
                     return Step::Run(
                         Seg::kernel(d, P_RECLAIM_PAGES)
-                            .brk(Brk::Points(per as u64, "__cond_resched"))
+                            .brk(Brk::Points(per as u64, &"__cond_resched"))
                             .resched(),
                     );
                 }
@@ -955,10 +962,10 @@ impl VmWorker {
                     // release_pages under the pcp lock (a local_lock /
                     // spinlock_t on RT).
                     let d = cx.cost(510.0, c.munmap_free_page);
-                    let end = if cx.core.knobs.preempt == Preempt::Rt {
-                        "migrate_enable"
+                    let end: Label = if cx.core.knobs.preempt == Preempt::Rt {
+                        &"migrate_enable"
                     } else {
-                        "_raw_spin_unlock"
+                        &"_raw_spin_unlock"
                     };
                     return Step::Run(Seg::kernel(d, P_FREE).ctx(Ctx::Spin, end).resched());
                 }
@@ -995,6 +1002,7 @@ impl Munmap {
         }
     }
 
+    #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         let c = cx.core.costs.clone();
         let k = cx.core.knobs.clone();
@@ -1037,7 +1045,7 @@ impl Munmap {
                     let d = cx.cost(n as f64, c.zap_page);
                     // zap_pmd_range: cond_resched() once per PMD.
                     return Step::Run(
-                        Seg::kernel(d, P_UNMAP_WHOLE).brk(Brk::Points(pmd_ns, "__cond_resched")),
+                        Seg::kernel(d, P_UNMAP_WHOLE).brk(Brk::Points(pmd_ns, &"__cond_resched")),
                     );
                 }
                 5 => {
@@ -1104,6 +1112,7 @@ impl Reader {
         }
     }
 
+    #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         match self.pc {
             0 => {
@@ -1158,6 +1167,7 @@ impl Pageout {
         }
     }
 
+    #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         let c = cx.core.costs.clone();
         let ignore = cx.core.knobs.madvise_ignore_references;
@@ -1173,7 +1183,7 @@ impl Pageout {
                     self.pc = 2;
                     let n = (self.pmds * 512) as f64;
                     return Step::Run(Seg::kernel(cx.cost(n, c.page_fault), P_FAULT).brk(
-                        Brk::Points(c.page_fault as u64, "irqentry_exit_to_user_mode"),
+                        Brk::Points(c.page_fault as u64, &"irqentry_exit_to_user_mode"),
                     ));
                 }
                 2 => {
@@ -1208,7 +1218,7 @@ impl Pageout {
                     cx.core.mem.vm.pswpout += 512;
                     return Step::Run(
                         Seg::kernel(cx.cost(512.0, per), P_RECLAIM_PAGES)
-                            .brk(Brk::Points(per as u64, "__cond_resched"))
+                            .brk(Brk::Points(per as u64, &"__cond_resched"))
                             .resched(),
                     );
                 }
@@ -1281,6 +1291,7 @@ impl Usemem {
         None
     }
 
+    #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         let c = cx.core.costs.clone();
         loop {
@@ -1453,6 +1464,9 @@ pub(crate) enum Prog {
 }
 
 impl Prog {
+    /// Each program's step is a separate function, so this dispatch is a
+    /// jump table of tail calls that inlines into the engine loop.
+    #[inline]
     pub(crate) fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         match self {
             Prog::Cyclic(p) => p.step(cx),
