@@ -287,17 +287,7 @@ pub async fn set_board_costs(
     class: &str,
     toml_text: &str,
 ) -> Result<(), AppError> {
-    let boards = reclaimlab_sim::builtin_boards();
-    let b = boards.iter().find(|b| b.name == class).ok_or_else(|| {
-        bad(format!(
-            "board_class: unknown class {class:?}; expected one of: {}",
-            boards
-                .iter()
-                .map(|b| b.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-    })?;
+    let b = crate::jobs::exec::board_class(class).map_err(bad)?;
     crate::jobs::exec::apply_costs(&b.costs, toml_text).map_err(bad)?;
     if board.trim().is_empty() || board.len() > 200 {
         return Err(AppError::BadRequest(
@@ -308,4 +298,23 @@ pub async fn set_board_costs(
     jobs::set_board_costs(&mut tx, board.trim(), class, toml_text).await?;
     tx.commit().await?;
     Ok(())
+}
+
+/// Cancel a job for its submitter (or an admin). Returns the state now.
+pub async fn cancel(
+    state: &AppState,
+    caller: &crate::auth::Caller,
+    id: i64,
+) -> Result<String, AppError> {
+    let job = jobs::get(&state.pool, id)
+        .await?
+        .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
+    if caller.scope() != crate::auth::Scope::Admin && job.token_id != Some(caller.token.id) {
+        return Err(AppError::Forbidden(
+            "only the token that submitted this simulation, or an admin, may cancel it".into(),
+        ));
+    }
+    Ok(jobs::request_cancel(&state.pool, id)
+        .await?
+        .unwrap_or(job.state))
 }

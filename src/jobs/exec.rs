@@ -102,17 +102,7 @@ pub fn prepare(
     let mut sc = reclaimlab_sim::load_scenario(scenario)
         .map_err(|e| format!("scenario: {}: {}", e.field, e.reason))?;
     if let Some(class) = board_class.filter(|c| !c.is_empty() && *c != sc.machine.board) {
-        let boards = reclaimlab_sim::builtin_boards();
-        let board = boards.iter().find(|b| b.name == class).ok_or_else(|| {
-            format!(
-                "board_class: unknown board class {class:?}; expected one of: {}",
-                boards
-                    .iter()
-                    .map(|b| b.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })?;
+        let board = self::board_class(class)?;
         sc.machine.board = board.name.clone();
         sc.machine.cost_cv = board.cost_cv;
         sc.costs = board.costs.clone();
@@ -132,6 +122,23 @@ pub fn prepare(
         v.knobs = set_knob(&v.knobs, knob, *value).map_err(|e| format!("knobs: {key:?}: {e}"))?;
     }
     Ok(sc)
+}
+
+/// A built-in board class by name; the error lists the known ones.
+pub fn board_class(class: &str) -> Result<reclaimlab_sim::Board, String> {
+    let boards = reclaimlab_sim::builtin_boards();
+    let names = boards
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    boards
+        .iter()
+        .find(|b| b.name == class)
+        .cloned()
+        .ok_or_else(|| {
+            format!("board_class: unknown board class {class:?}; expected one of: {names}")
+        })
 }
 
 /// Override cost fields from a TOML table of `name = nanoseconds`.

@@ -96,17 +96,7 @@ pub async fn cancel_simulation(
     Path(id): Path<i64>,
 ) -> AppResult<Json<serde_json::Value>> {
     caller.require(Scope::Upload)?;
-    let job = jobs::get(&state.pool, id)
-        .await?
-        .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
-    if caller.scope() != Scope::Admin && job.token_id != Some(caller.token.id) {
-        return Err(AppError::Forbidden(
-            "only the token that submitted this simulation, or an admin, may cancel it".into(),
-        ));
-    }
-    let state_now = jobs::request_cancel(&state.pool, id)
-        .await?
-        .unwrap_or(job.state);
+    let state_now = simulate::cancel(&state, &caller, id).await?;
     Ok(Json(
         json!({"id": id, "status": state_now, "cancel_requested": true}),
     ))

@@ -15,7 +15,6 @@ use axum::response::{IntoResponse, Redirect, Response};
 
 use super::compare::{same_origin, svg_response, urlencode};
 use super::{PageError, PageResult, fmt_us};
-use crate::auth::Scope;
 use crate::error::AppError;
 use crate::simulate::{self, SimulationRequest, SweepRequest};
 use crate::storage::simulations::{self as jobs, BoardCostRow, Job};
@@ -292,16 +291,7 @@ pub async fn cancel_from_page(
     same_origin(&headers)?;
     let f = super::form_fields(&body);
     let caller = super::form_caller(&state, &f).await?;
-    let job = jobs::get(&state.pool, id)
-        .await?
-        .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
-    if caller.scope() != Scope::Admin && job.token_id != Some(caller.token.id) {
-        return Err(AppError::Forbidden(
-            "only the token that submitted this simulation may cancel it".into(),
-        )
-        .into());
-    }
-    jobs::request_cancel(&state.pool, id).await?;
+    simulate::cancel(&state, &caller, id).await?;
     Ok(Redirect::to(&format!("/simulations/{id}")).into_response())
 }
 
