@@ -50,4 +50,9 @@ fi
 echo ">> fuzz smoke"
 bash fuzz/smoke.sh "${FUZZ_SECONDS:-5}"
 echo ">> cargo test"
-cargo test --workspace
+log="$(mktemp)"
+cargo test --workspace 2>&1 | tee "$log"
+# One closing line for the whole workspace (cargo prints one per binary,
+# the last of which is often an empty doc-test run).
+awk '/^test result:/ { p += $4; f += $6 } END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+rm -f "$log"
