@@ -1,6 +1,8 @@
 //! Loading everything a comparison needs about a set of runs, and the
 //! overview aggregates (heatmap, culprit leaderboard, history).
 
+use std::collections::HashMap;
+
 use sqlx::{FromRow, PgPool};
 
 use crate::compare::{ColumnSpec, MAX_RUNS_PER_COLUMN};
@@ -117,27 +119,43 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
     .bind(&ids)
     .fetch_all(pool)
     .await?;
+    // Rows arrive ordered by run; group them once instead of scanning every
+    // list for every run.
+    fn group<T>(rows: Vec<T>, key: impl Fn(&T) -> i64) -> HashMap<i64, Vec<T>> {
+        let mut m: HashMap<i64, Vec<T>> = HashMap::new();
+        for r in rows {
+            m.entry(key(&r)).or_default().push(r);
+        }
+        m
+    }
+    let mut threads = group(threads, |t| t.run_id);
+    let mut buckets = group(buckets, |b| b.run_id);
+    let mut traces = group(traces, |t| t.run_id);
+    let mut metrics = group(metrics, |m| m.run_id);
     Ok(heads
         .into_iter()
         .map(|h| RunData {
             threads: threads
-                .iter()
-                .filter(|t| t.run_id == h.id)
-                .map(|t| t.row.clone())
+                .remove(&h.id)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|t| t.row)
                 .collect(),
             histogram: buckets
-                .iter()
-                .filter(|b| b.run_id == h.id)
-                .map(|b| b.row.clone())
+                .remove(&h.id)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|b| b.row)
                 .collect(),
             trace: traces
-                .iter()
-                .find(|t| t.run_id == h.id)
-                .map(|t| t.row.clone()),
+                .remove(&h.id)
+                .and_then(|v| v.into_iter().next())
+                .map(|t| t.row),
             metrics: metrics
-                .iter()
-                .filter(|m| m.run_id == h.id)
-                .map(|m| m.row.clone())
+                .remove(&h.id)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|m| m.row)
                 .collect(),
             id: h.id,
             upload_id: h.upload_id,
