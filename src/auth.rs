@@ -83,19 +83,82 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
-        let header = parts
+        let peer = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|c| c.0.ip());
+        if peer.is_some_and(|ip| state.auth_failures.blocked(ip)) {
+            return Err(AppError::TooManyRequests(
+                "too many failed authentications from this address; wait a minute".into(),
+            ));
+        }
+        let secret = parts
             .headers
             .get(AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .ok_or(AppError::Unauthorized)?;
-        let secret = header
-            .strip_prefix("Bearer ")
+            .and_then(|h| h.strip_prefix("Bearer "))
             .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .ok_or(AppError::Unauthorized)?;
-        let token = tokens::find_active(&state.pool, &hash_token(secret))
-            .await?
-            .ok_or(AppError::Unauthorized)?;
-        Ok(Caller { token })
+            .filter(|s| !s.is_empty());
+        let token = match secret {
+            Some(s) => tokens::find_active(&state.pool, &hash_token(s)).await?,
+            None => None,
+        };
+        match token {
+            Some(token) => Ok(Caller { token }),
+            None => {
+                if let Some(ip) = peer {
+                    state.auth_failures.record(ip);
+                }
+                Err(AppError::Unauthorized)
+            }
+        }
+    }
+}
+
+/// Failed authentications per client address in a sliding minute. The
+/// address is the TCP peer: no proxy headers are trusted.
+#[derive(Debug)]
+pub struct AuthFailures {
+    limit: u32,
+    window: std::time::Duration,
+    seen: std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, (std::time::Instant, u32)>>,
+}
+
+impl Default for AuthFailures {
+    fn default() -> Self {
+        AuthFailures::new(20, std::time::Duration::from_secs(60))
+    }
+}
+
+impl AuthFailures {
+    pub fn new(limit: u32, window: std::time::Duration) -> Self {
+        AuthFailures {
+            limit,
+            window,
+            seen: Default::default(),
+        }
+    }
+
+    pub fn blocked(&self, ip: std::net::IpAddr) -> bool {
+        let Ok(seen) = self.seen.lock() else {
+            return false;
+        };
+        seen.get(&ip)
+            .is_some_and(|(start, n)| start.elapsed() < self.window && *n >= self.limit)
+    }
+
+    pub fn record(&self, ip: std::net::IpAddr) {
+        let Ok(mut seen) = self.seen.lock() else {
+            return;
+        };
+        if seen.len() > 100_000 {
+            let window = self.window;
+            seen.retain(|_, (start, _)| start.elapsed() < window);
+        }
+        let e = seen.entry(ip).or_insert((std::time::Instant::now(), 0));
+        if e.0.elapsed() >= self.window {
+            *e = (std::time::Instant::now(), 0);
+        }
+        e.1 += 1;
     }
 }

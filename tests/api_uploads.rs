@@ -452,3 +452,41 @@ async fn a_panicking_handler_is_a_500_and_the_service_stays_up(pool: PgPool) {
     let real = reclaimlab::web::router(state(&pool));
     assert_eq!(get(&real, "/runs/not-a-number").await.status, 400);
 }
+
+#[sqlx::test]
+async fn repeated_bad_tokens_from_one_address_are_refused(pool: PgPool) {
+    let mut st = state(&pool);
+    st.auth_failures = std::sync::Arc::new(reclaimlab::auth::AuthFailures::new(
+        3,
+        std::time::Duration::from_secs(60),
+    ));
+    let app = reclaimlab::web::router(st);
+    let good = token(&pool, Scope::Upload).await;
+    let from = |ip: [u8; 4], tok: &str| {
+        let mut req = Request::post(format!("/api/v1/uploads?{META}"))
+            .header("authorization", format!("Bearer {tok}"))
+            .body(Body::from(fixture("cyclictest-s4-before.txt")))
+            .unwrap();
+        req.extensions_mut()
+            .insert(axum::extract::ConnectInfo(std::net::SocketAddr::from((
+                ip, 4000,
+            ))));
+        req
+    };
+    for _ in 0..3 {
+        assert_eq!(
+            send(&app, from([127, 0, 0, 2], "rl_upload_wrong"))
+                .await
+                .status,
+            401
+        );
+    }
+    let blocked = send(&app, from([127, 0, 0, 2], &good)).await;
+    assert_eq!(
+        blocked.status, 429,
+        "even a good token waits once the address is blocked"
+    );
+    assert!(blocked.headers.contains_key("retry-after"));
+    let other = send(&app, from([127, 0, 0, 3], &good)).await;
+    assert_eq!(other.status, 201, "{}", other.text());
+}

@@ -50,6 +50,7 @@ pub struct AppState {
     pub request_timeout: Duration,
     pub jobs: Arc<crate::jobs::JobConfig>,
     pub snapshots: Arc<crate::storage::snapshots::SnapshotCache>,
+    pub auth_failures: Arc<crate::auth::AuthFailures>,
 }
 
 impl AppState {
@@ -62,6 +63,7 @@ impl AppState {
             request_timeout: Duration::from_secs(60),
             jobs: Arc::new(crate::jobs::JobConfig::default()),
             snapshots: Arc::new(crate::storage::snapshots::SnapshotCache::default()),
+            auth_failures: Arc::new(crate::auth::AuthFailures::default()),
         }
     }
 
