@@ -423,3 +423,38 @@ async fn overviews_follow_uploads_and_deletions(pool: PgPool) {
     let metric = get(&app, "/heatmap?metric=System-1").await.text();
     assert!(metric.contains("x86 UMA"));
 }
+
+/// A permalink made by an older version is served byte for byte: pages are
+/// never re-rendered from their data, so upgrades cannot change them.
+#[sqlx::test]
+async fn permalinks_from_older_versions_are_served_verbatim(pool: PgPool) {
+    let app = app(&pool);
+    sqlx::query(
+        "INSERT INTO snapshots (slug, title, spec, run_ids, comparison, body_html, body_txt, body_json)
+         VALUES ('Old0Version1', 'old', '{}', '{}', '{}', $1, $2, $3)",
+    )
+    .bind("<!doctype html><p>rendered by reclaimlab 0.0.1</p>\n")
+    .bind("a 0.0.1 text rendering\n")
+    .bind("{\"v\": \"0.0.1\"}")
+    .execute(&pool)
+    .await
+    .unwrap();
+    let html = get(&app, "/c/Old0Version1").await;
+    assert_eq!(
+        html.text(),
+        "<!doctype html><p>rendered by reclaimlab 0.0.1</p>\n"
+    );
+    assert_eq!(
+        get(&app, "/c/Old0Version1.txt").await.text(),
+        "a 0.0.1 text rendering\n"
+    );
+    assert_eq!(
+        get(&app, "/c/Old0Version1.json").await.text(),
+        "{\"v\": \"0.0.1\"}"
+    );
+    assert_eq!(
+        get(&app, "/c/Old0Version1.svg").await.status,
+        404,
+        "it had no chart"
+    );
+}
