@@ -223,8 +223,3 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = false)]
     pub list: bool,
 }
-
-/// Where the private database of a checkout lives (used by scripts only).
-pub fn default_data_dir() -> PathBuf {
-    PathBuf::from(".reclaimlab")
-}

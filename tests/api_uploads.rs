@@ -490,3 +490,31 @@ async fn repeated_bad_tokens_from_one_address_are_refused(pool: PgPool) {
     let other = send(&app, from([127, 0, 0, 3], &good)).await;
     assert_eq!(other.status, 201, "{}", other.text());
 }
+
+#[sqlx::test]
+async fn json_bodies_have_a_small_limit(pool: PgPool) {
+    let mut st = state(&pool);
+    st.limits = std::sync::Arc::new(reclaimlab::web::Limits {
+        max_json_bytes: 1024,
+        ..reclaimlab::web::Limits::default()
+    });
+    let app = reclaimlab::web::router(st);
+    let tok = token(&pool, Scope::Upload).await;
+    let big = format!(
+        "{{\"title\": \"{}\", \"columns\": [{{\"runs\": [1]}}]}}",
+        "x".repeat(2000)
+    );
+    let r = send(
+        &app,
+        Request::post("/api/v1/comparisons")
+            .header("authorization", format!("Bearer {tok}"))
+            .header("content-type", "application/json")
+            .body(Body::from(big))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 413, "{}", r.text());
+    // Uploads keep their own, larger limit.
+    let up = upload(&app, Some(&tok), META, fixture("cyclictest-s4-before.txt")).await;
+    assert_eq!(up.status, 201);
+}

@@ -77,9 +77,14 @@ const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 pub fn router(state: AppState) -> Router {
     let static_dir = std::env::var("RECLAIMLAB_STATIC_DIR")
         .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/static").to_string());
-    let api = Router::new()
+    // Uploads read their body themselves within the upload limits (so the
+    // answer to an oversized body is our JSON 413); every other route gets
+    // the small JSON limit.
+    let uploads = Router::new()
         .route("/api/v1/uploads", post(api::uploads::create_upload))
         .route("/api/v1/parse", post(api::uploads::parse_upload))
+        .layer(DefaultBodyLimit::disable());
+    let api = Router::new()
         .route("/api/v1/runs", get(api::runs::list_runs))
         .route(
             "/api/v1/uploads/{id}",
@@ -115,7 +120,7 @@ pub fn router(state: AppState) -> Router {
             axum::routing::put(api::simulations::put_board_costs),
         )
         .route("/api/openapi.json", get(api::openapi))
-        .layer(DefaultBodyLimit::disable());
+        .layer(DefaultBodyLimit::max(state.limits.max_json_bytes));
     let pages = Router::new()
         .route("/", get(pages::home::show_home))
         .route("/runs/{id}", get(pages::runs::show_run))
@@ -171,6 +176,7 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(api::readyz))
         .route("/metrics", get(api::metrics));
     let routes = Router::new()
+        .merge(uploads)
         .merge(api)
         .merge(pages)
         .merge(ops)

@@ -22,8 +22,7 @@ pub async fn create_comparison(
     body: Result<Json<CompareRequest>, axum::extract::rejection::JsonRejection>,
 ) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
-    let Json(req) = body
-        .map_err(|e| AppError::BadRequest(format!("bad comparison request: {}", e.body_text())))?;
+    let req = super::json_body(body, "comparison request")?;
     let slug = create_snapshot(&state, req, Some(caller.token.id), None).await?;
     let url = state.url(&format!("/c/{slug}"));
     Ok((

@@ -19,8 +19,7 @@ pub async fn create_simulation(
     body: Result<Json<SimulationRequest>, axum::extract::rejection::JsonRejection>,
 ) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
-    let Json(req) = body
-        .map_err(|e| AppError::BadRequest(format!("bad simulation request: {}", e.body_text())))?;
+    let req = super::json_body(body, "simulation request")?;
     let s = simulate::submit(&state, req, Some(caller.token.id)).await?;
     if let Some(sweep) = s.sweep_id {
         return Ok((

@@ -229,7 +229,6 @@ pub struct SimulationPage {
     pub runs: Vec<crate::storage::runs::RunSummary>,
     pub report_text: Option<String>,
     pub compare_url: Option<String>,
-    pub measured_hint: String,
 }
 
 pub async fn show_simulation(
@@ -277,7 +276,6 @@ pub async fn show_simulation(
         runs,
         report_text,
         compare_url,
-        measured_hint: "add measured runs as more lines, e.g. variant:vanilla;board:i7-4790".into(),
         job,
     })
 }
