@@ -8,8 +8,6 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use axum::body::Body;
-use axum::http::Request;
 use common::*;
 use reclaimlab::auth::Scope;
 use sqlx::PgPool;
@@ -94,18 +92,12 @@ async fn key_pages_render_in_chromium(pool: PgPool) {
     }));
     // A permalink to look at.
     let tok = token(&pool, Scope::Upload).await;
-    let created = send(
+    let created = post_comparison(
         &app,
-        Request::post("/api/v1/comparisons")
-            .header("authorization", format!("Bearer {tok}"))
-            .header("content-type", "application/json")
-            .body(Body::from(
-                serde_json::json!({"columns": [
+        &tok,
+        serde_json::json!({"columns": [
                     {"label": "vanilla", "variant": "vanilla", "board": "LicheePi 4A"},
-                    {"label": "madvise-resched-v1", "variant": "madvise-resched-v1"}]})
-                .to_string(),
-            ))
-            .unwrap(),
+                    {"label": "madvise-resched-v1", "variant": "madvise-resched-v1"}]}),
     )
     .await;
     let slug = created.json()["slug"].as_str().unwrap().to_string();

@@ -66,15 +66,7 @@ async fn seed_004_chain_is_one_table_with_both_baselines(pool: PgPool) {
     .map(|v| serde_json::json!({"variant": v, "board": "x86 UMA, 4 fake NUMA nodes"}))
     .collect();
     let req = serde_json::json!({"columns": columns, "baseline": 0, "chain_previous": true});
-    let created = send(
-        &app,
-        Request::post("/api/v1/comparisons")
-            .header("authorization", format!("Bearer {tok}"))
-            .header("content-type", "application/json")
-            .body(Body::from(req.to_string()))
-            .unwrap(),
-    )
-    .await;
+    let created = post_comparison(&app, &tok, req).await;
     assert_eq!(created.status, 201, "{}", created.text());
     let slug = created.json()["slug"].as_str().unwrap().to_string();
     let txt = get(&app, &format!("/c/{slug}.txt")).await.text();
@@ -111,15 +103,7 @@ async fn seed_003_per_thread_max_with_n1_honesty(pool: PgPool) {
     let req = serde_json::json!({"columns": [
         {"label": "vanilla", "variant": "vanilla", "board": "i7-4790", "kernel": "6.12.0-rc5"},
         {"label": "capped", "variant": "isolate-writeback-cap-v1", "board": "i7-4790"}], "baseline": 0});
-    let created = send(
-        &app,
-        Request::post("/api/v1/comparisons")
-            .header("authorization", format!("Bearer {tok}"))
-            .header("content-type", "application/json")
-            .body(Body::from(req.to_string()))
-            .unwrap(),
-    )
-    .await;
+    let created = post_comparison(&app, &tok, req).await;
     assert_eq!(created.status, 201, "{}", created.text());
     let slug = created.json()["slug"].as_str().unwrap().to_string();
     let json = get(&app, &format!("/c/{slug}.json")).await.json();

@@ -109,18 +109,12 @@ async fn submit_runs_and_results_compare_with_measurements(pool: PgPool) {
 
     // Predicted beside measured in one comparison.
     demo_upload(&app, &tok).await;
-    let cmp = send(
+    let cmp = post_comparison(
         &app,
-        Request::post("/api/v1/comparisons")
-            .header("authorization", format!("Bearer {tok}"))
-            .header("content-type", "application/json")
-            .body(Body::from(
-                serde_json::json!({"columns": [
+        &tok,
+        serde_json::json!({"columns": [
                     {"label": "measured", "variant": "baseline", "board": "licheepi-4a"},
-                    {"label": "predicted", "simulation": id, "variant": "toy-lock/base"}]})
-                .to_string(),
-            ))
-            .unwrap(),
+                    {"label": "predicted", "simulation": id, "variant": "toy-lock/base"}]}),
     )
     .await;
     assert_eq!(cmp.status, 201, "{}", cmp.text());

@@ -109,3 +109,16 @@ pub async fn counts(pool: &PgPool) -> (i64, i64, i64, i64) {
         q("latency_threads").await,
     )
 }
+
+/// `POST /api/v1/comparisons` with a bearer token and a JSON body.
+pub async fn post_comparison(app: &Router, token: &str, body: serde_json::Value) -> TestResponse {
+    send(
+        app,
+        Request::post("/api/v1/comparisons")
+            .header("authorization", format!("Bearer {token}"))
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_string()))
+            .unwrap(),
+    )
+    .await
+}

@@ -76,6 +76,17 @@ fn num(v: Option<f64>) -> String {
     }
 }
 
+/// Per column "a / b / c" in microseconds, "-" where the column has none.
+fn triples<T>(cells: &[Option<T>], pick: impl Fn(&T) -> [f64; 3]) -> Vec<String> {
+    cells
+        .iter()
+        .map(|c| match c {
+            Some(x) => pick(x).map(fmt_us).join(" / "),
+            None => "-".into(),
+        })
+        .collect()
+}
+
 impl ComparisonView {
     pub fn new(c: &Comparison) -> Self {
         let columns = c
@@ -186,21 +197,8 @@ impl ComparisonView {
                 .threads
                 .iter()
                 .map(|t| {
-                    (
-                        t.thread,
-                        t.cells
-                            .iter()
-                            .map(|c| match c {
-                                Some(x) => format!(
-                                    "{} / {} / {}",
-                                    fmt_us(x.min_us),
-                                    fmt_us(x.avg_us),
-                                    fmt_us(x.max_us)
-                                ),
-                                None => "-".into(),
-                            })
-                            .collect(),
-                    )
+                    let cells = triples(&t.cells, |x| [x.min_us, x.avg_us, x.max_us]);
+                    (t.thread, cells)
                 })
                 .collect();
             v.tails = c
@@ -222,23 +220,7 @@ impl ComparisonView {
             v.thread_tails = l
                 .thread_tails
                 .iter()
-                .map(|t| {
-                    (
-                        t.thread,
-                        t.cells
-                            .iter()
-                            .map(|c| match c {
-                                Some(x) => format!(
-                                    "{} / {} / {}",
-                                    fmt_us(x.p99),
-                                    fmt_us(x.p99_9),
-                                    fmt_us(x.max)
-                                ),
-                                None => "-".into(),
-                            })
-                            .collect(),
-                    )
-                })
+                .map(|t| (t.thread, triples(&t.cells, |x| [x.p99, x.p99_9, x.max])))
                 .collect();
             v.max_row = l
                 .max_us
