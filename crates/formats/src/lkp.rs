@@ -173,6 +173,7 @@ pub fn recognize(
             column_variants: Vec::new(),
             rows,
             unit: None,
+            ..Table::default()
         }),
     )))
 }
