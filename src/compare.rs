@@ -239,14 +239,9 @@ fn build_column(
                 unit.clone(),
             );
             let pos = *index.entry(key).or_insert_with(|| {
-                // Printed means keep the metric's own name; other printed
-                // statistics (Min, Stddev, ...) are metrics of their own.
-                let name = match m.stat.as_deref() {
-                    Some(s) if !matches!(s, "Amean" | "Hmean" | "Gmean") => {
-                        format!("{s} {}", m.name)
-                    }
-                    _ => m.name.clone(),
-                };
+                // A printed statistic (Min, Stddev, ...) is part of the
+                // identity and shown in its own column, not in the name.
+                let name = m.name.clone();
                 let (better, direction_source) = direction_of(m, Some(r.tool.as_str()));
                 metrics.push(MetricSamples {
                     scope: m.scope.clone(),
@@ -287,7 +282,26 @@ fn build_column(
                         });
                     }
                 }
-                None => ms.samples.push(m.value),
+                None => {
+                    ms.samples.push(m.value);
+                    // A hand-made or LKP table's own delta column, kept as
+                    // printed beside the value.
+                    if let (Some(d), Some(u)) = (m.printed_delta_pct, r.upload_id)
+                        && r.column_index > 0
+                        && ms.printed.is_none()
+                    {
+                        ms.printed = Some(PrintedSummary {
+                            stat: String::new(),
+                            value: m.value,
+                            printed_delta_pct: Some(d),
+                            printed_convention: match m.delta_convention.as_deref() {
+                                Some("gain") => DeltaConvention::Gain,
+                                _ => DeltaConvention::Change,
+                            },
+                            relative_to: first_col_of.get(&(u, r.block_index)).copied(),
+                        });
+                    }
+                }
             }
         }
     }

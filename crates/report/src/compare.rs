@@ -774,7 +774,8 @@ fn summarize<'a>(m: Option<&'a MetricSamples>, kind: MeanKind) -> Side<'a> {
             vs_previous: None,
         },
         samples,
-        printed: None,
+        // A delta the table printed next to run-to-run values is kept too.
+        printed: m.printed.as_ref(),
     }
 }
 

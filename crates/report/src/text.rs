@@ -443,6 +443,7 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
     let base = c.baseline;
     let labels: Vec<String> = c.columns.iter().map(|col| clean(&col.label)).collect();
     let mut any_assessed = false;
+    let mut single_column_tables = 0usize;
     for (_, section, unit, better, metrics) in &groups {
         // Only the columns that have data in this table, compared with the
         // baseline when it is one of them, else with the first of them.
@@ -456,6 +457,12 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
         let Some(&first) = cols.first() else {
             continue;
         };
+        // A table with one column here compares nothing: it is left out of
+        // the text (the HTML and JSON keep it) and counted below.
+        if cols.len() < 2 && c.columns.len() > 1 {
+            single_column_tables += 1;
+            continue;
+        }
         let reference = if cols.contains(&base) { base } else { first };
         let unit = if unit.is_empty() {
             "no unit".to_string()
@@ -589,6 +596,28 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
             .render(out);
             out.push(String::new());
         }
+    }
+    if single_column_tables > 0 {
+        wrap_into(
+            out,
+            &format!(
+                "{single_column_tables} table{} with data in only one column here {} left \
+                 out; the permalink's page and JSON keep {}.",
+                if single_column_tables == 1 { "" } else { "s" },
+                if single_column_tables == 1 {
+                    "is"
+                } else {
+                    "are"
+                },
+                if single_column_tables == 1 {
+                    "it"
+                } else {
+                    "them"
+                },
+            ),
+            "",
+            "",
+        );
     }
     wrap_into(out, &clean(&c.family.sentence), "", "");
     wrap_into(
