@@ -254,6 +254,7 @@ pub fn recognize(
                     spread_pct: Vec::new(),
                     printed: cols.iter().map(|c| c.2.clone()).collect(),
                     unit: None,
+                    label: None,
                 });
             }
             RowKind::Named => {
