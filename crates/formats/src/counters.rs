@@ -150,7 +150,16 @@ const MEMORY_STAT_ONLY: &[&str] = &[
     "slab",
     "pgscan",
     "pgsteal",
-    "pgrefill",
+    // cgroup v1
+    "cache",
+    "rss",
+    "rss_huge",
+    "mapped_file",
+    "dirty",
+    "writeback",
+    "swap",
+    "hierarchical_memory_limit",
+    "hierarchical_memsw_limit",
 ];
 
 /// Prefixes of `/proc/vmstat` (and `memory.stat`) counter names.
@@ -210,6 +219,8 @@ const VMSTAT_PREFIXES: &[&str] = &[
     "direct_",
     "gpu_",
     "pgtable_",
+    "swpin_",
+    "swpout_",
 ];
 
 fn known_vmstat(name: &str) -> bool {
@@ -217,6 +228,8 @@ fn known_vmstat(name: &str) -> bool {
 }
 
 fn known_counter(name: &str) -> bool {
+    // cgroup v1 repeats every counter with a `total_` prefix.
+    let name = name.strip_prefix("total_").unwrap_or(name);
     known_vmstat(name)
         || MEMINFO.contains(&name)
         || SMAPS.contains(&name)
@@ -241,13 +254,15 @@ struct Row {
     unit: Option<String>,
 }
 
-fn valid_name(name: &str) -> bool {
+/// A counter name: `pgscan_kswapd`, `Active(anon)`, `KSM` (with a colon
+/// only: a bare upper-case word is prose more often than a counter).
+fn valid_name(name: &str, colon: bool) -> bool {
     name.len() <= 64
         && name.starts_with(|c: char| c.is_ascii_alphabetic())
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '(' | ')' | '.' | '-'))
-        && name.chars().any(|c| c.is_ascii_lowercase() || c == '_')
+        && (colon || name.chars().any(|c| c.is_ascii_lowercase() || c == '_'))
 }
 
 /// `(+12.3%)`, `+12.3%`, `-0.5%`, `12%`.
@@ -266,7 +281,7 @@ fn row(text: &str) -> Option<Row> {
         Some(n) => (n, true),
         None => (first, false),
     };
-    if !valid_name(name) {
+    if !valid_name(name, colon) {
         return None;
     }
     let mut cells: Vec<Cell> = Vec::new();
@@ -295,6 +310,10 @@ fn row(text: &str) -> Option<Row> {
             let p = pct(tok)?;
             cells.last_mut()?.delta_pct = Some(p);
             continue;
+        }
+        if tok.starts_with('(') && !tok.ends_with("%)") && pct(tok).is_none() && tok != "(" {
+            // `1314344 kB (-23.54 MiB)`: a note after the values.
+            break;
         }
         if tok == "(" {
             // `( 12.34%)` with a space after the parenthesis.

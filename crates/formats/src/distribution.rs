@@ -176,6 +176,7 @@ fn bpftrace(
             count: None,
             sum: None,
             avg: None,
+            summary_unit: None,
         }),
     ))
 }
@@ -229,11 +230,13 @@ fn bcc_bucket(text: &str) -> Option<DistBucket> {
     })
 }
 
-/// `avg = 2 usecs, total: 21441 usecs, count: 10022`.
-fn bcc_summary(text: &str) -> Option<(f64, f64, u64)> {
+/// `avg = 2 usecs, total: 21441 usecs, count: 10022`: avg, total, count
+/// and the unit word.
+fn bcc_summary(text: &str) -> Option<(f64, f64, u64, Option<&'static str>)> {
     let t = text.trim().strip_prefix("avg = ")?;
     let mut parts = t.split(',').map(str::trim);
-    let avg = parts.next()?.split_whitespace().next()?;
+    let mut avg = parts.next()?.split_whitespace();
+    let (avg, unit) = (avg.next()?, avg.next());
     let total = parts
         .next()?
         .strip_prefix("total:")?
@@ -244,6 +247,7 @@ fn bcc_summary(text: &str) -> Option<(f64, f64, u64)> {
         units::scaled(avg, 0)?,
         units::scaled(total, 0)?,
         units::int(count)?,
+        unit.and_then(unit_of),
     ))
 }
 
@@ -308,6 +312,7 @@ fn bcc(
             count: summary.map(|s| s.2),
             sum: summary.map(|s| s.1),
             avg: summary.map(|s| s.0),
+            summary_unit: summary.and_then(|s| s.3).map(str::to_string),
         }),
     ))
 }
@@ -340,7 +345,7 @@ mod tests {
         );
         assert_eq!(
             bcc_summary("avg = 2 usecs, total: 21441 usecs, count: 10022"),
-            Some((2.0, 21441.0, 10022))
+            Some((2.0, 21441.0, 10022, Some("us")))
         );
         assert_eq!(unit_of("@usecs"), Some("us"));
         assert_eq!(unit_of("@ns"), Some("ns"));

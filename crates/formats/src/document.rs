@@ -600,8 +600,14 @@ pub struct LockContention {
 pub struct LockRow {
     pub contended: u64,
     pub total_wait_us: f64,
-    pub max_wait_us: f64,
-    pub avg_wait_us: f64,
+    /// Absent only when `-F` left the column out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_wait_us: Option<f64>,
+    /// `min wait` is printed only when asked for (`-F ...,wait_min`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_wait_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg_wait_us: Option<f64>,
     /// Lock type: "spinlock", "rwlock:W", "mutex", "rwsem:R", ...
     #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
     pub lock_type: Option<String>,
@@ -653,12 +659,17 @@ pub struct Distribution {
     /// Events counted, when printed (BCC funclatency `count:`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,
-    /// Sum of the values, when printed (BCC funclatency `total:`), in `unit`.
+    /// Sum of the values, when printed (BCC funclatency `total:`), in
+    /// `summary_unit`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sum: Option<f64>,
-    /// Mean, when printed (BCC funclatency `avg =`), in `unit`.
+    /// Mean, when printed (BCC funclatency `avg =`), in `summary_unit`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub avg: Option<f64>,
+    /// Unit of `sum` and `avg` as funclatency prints it, which is not
+    /// always the histogram's (`-u` prints buckets in usecs, avg in nsecs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_unit: Option<String>,
 }
 
 /// One bucket. `low` is absent for bpftrace's `(..., x)` underflow bucket,

@@ -26,23 +26,59 @@ const MAX_LINES: usize = 65_536;
 /// Frames kept per row.
 const MAX_STACK: usize = 128;
 
-/// The key columns a header names, in order after `avg wait`.
-fn key_of(header: &str) -> Option<&'static str> {
-    let t = header.trim();
-    let rest = t.strip_prefix("contended")?;
-    let words: Vec<&str> = rest.split_whitespace().collect();
-    let waits = ["total", "wait", "max", "wait", "avg", "wait"];
-    if words.len() < waits.len() || words.get(..waits.len())? != waits {
+/// A statistic column of the header.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stat {
+    Contended,
+    Total,
+    Max,
+    Min,
+    Avg,
+}
+
+/// The header: its statistic columns in print order and the key its last
+/// columns name. `contended` and `total wait` must be there (`-F` can
+/// reorder and drop the others).
+fn header(text: &str) -> Option<(Vec<Stat>, &'static str)> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut stats = Vec::new();
+    let mut k = 0;
+    loop {
+        let stat = match (words.get(k), words.get(k + 1)) {
+            (Some(&"contended"), _) => {
+                k += 1;
+                Stat::Contended
+            }
+            (Some(w), Some(&"wait")) => {
+                let s = match *w {
+                    "total" => Stat::Total,
+                    "max" => Stat::Max,
+                    "min" => Stat::Min,
+                    "avg" => Stat::Avg,
+                    _ => break,
+                };
+                k += 2;
+                s
+            }
+            _ => break,
+        };
+        if stats.contains(&stat) {
+            return None;
+        }
+        stats.push(stat);
+    }
+    if !stats.contains(&Stat::Contended) || !stats.contains(&Stat::Total) {
         return None;
     }
-    Some(match words.get(waits.len()..)? {
+    let key = match words.get(k..)? {
         ["type", "caller"] => "caller",
         ["pid", "comm"] => "task",
         ["pid", "owner"] => "owner",
         ["address", "symbol"] => "lock",
         ["cgroup"] => "cgroup",
         _ => return None,
-    })
+    };
+    Some((stats, key))
 }
 
 /// Recognise a table at its header line.
@@ -50,9 +86,9 @@ pub fn recognize(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
-    let header = lines.get(start)?;
-    let key = key_of(header.text)?;
-    let quote = header.quote;
+    let header_line = lines.get(start)?;
+    let (stats, key) = header(header_line.text)?;
+    let quote = header_line.quote;
     let mut rows: Vec<LockRow> = Vec::new();
     let mut i = start + 1;
     let mut blank_run = 0;
@@ -86,7 +122,7 @@ pub fn recognize(
             i += 1;
             continue;
         }
-        match parse_row(t, key) {
+        match parse_row(t, &stats, key) {
             Some(r) => rows.push(r),
             None if rows.is_empty() && starts_with_count(t) => {
                 return Some(Err(ParseError::invalid(
@@ -129,15 +165,20 @@ fn starts_with_count(t: &str) -> bool {
         .is_some_and(|w| units::int(w).is_some())
 }
 
-/// `0xffffffffac6318e7  pipe_read+0x57` -> `pipe_read+0x57`.
+/// `0xffffffffac6318e7  pipe_read+0x57` -> `pipe_read+0x57`; the address
+/// when no symbol was printed (`0x7f35159162ad`).
 fn stack_line(t: &str) -> Option<&str> {
-    let (addr, sym) = t.split_once(char::is_whitespace)?;
+    let (addr, sym) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
     let hex = addr.strip_prefix("0x")?;
-    (!hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit())).then(|| sym.trim())
+    if hex.is_empty() || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let sym = sym.trim();
+    Some(if sym.is_empty() { addr } else { sym })
 }
 
 /// `  122      1.01 ms     18.73 us      8.32 us        mutex   pipe_read+0x57`.
-fn parse_row(t: &str, key: &str) -> Option<LockRow> {
+fn parse_row(t: &str, stats: &[Stat], key: &str) -> Option<LockRow> {
     let mut rest = t;
     let mut word = || -> Option<&str> {
         let s = rest.trim_start();
@@ -146,21 +187,22 @@ fn parse_row(t: &str, key: &str) -> Option<LockRow> {
         rest = r;
         (!w.is_empty()).then_some(w)
     };
-    let contended = units::int(word()?)?;
-    let mut waits = [0.0; 3];
-    for w in &mut waits {
+    let mut row = LockRow::default();
+    for stat in stats {
+        if *stat == Stat::Contended {
+            row.contended = units::int(word()?)?;
+            continue;
+        }
         let v = word()?;
         let unit = word()?;
-        *w = units::duration_us(v, unit)?;
+        let us = units::duration_us(v, unit)?;
+        match stat {
+            Stat::Total => row.total_wait_us = us,
+            Stat::Max => row.max_wait_us = Some(us),
+            Stat::Min => row.min_wait_us = Some(us),
+            _ => row.avg_wait_us = Some(us),
+        }
     }
-    let [total_wait_us, max_wait_us, avg_wait_us] = waits;
-    let mut row = LockRow {
-        contended,
-        total_wait_us,
-        max_wait_us,
-        avg_wait_us,
-        ..LockRow::default()
-    };
     match key {
         "caller" => {
             row.lock_type = Some(word()?.to_string());
@@ -224,7 +266,7 @@ mod tests {
         assert_eq!(t.key, "caller");
         assert_eq!(t.rows[0].total_wait_us, 1550.0);
         assert_eq!(t.rows[0].stack, vec!["pipe_read+0x57", "vfs_read+0x332"]);
-        assert_eq!(t.rows[1].avg_wait_us, 0.975);
+        assert_eq!(t.rows[1].avg_wait_us, Some(0.975));
     }
 
     #[test]
