@@ -38,6 +38,20 @@ const STATS: &[&str] = &[
 /// Row names of the duration block.
 const DURATION_ROWS: &[&str] = &["User", "System", "Elapsed"];
 
+/// A duration row as newer compare-kernels prints it (`Duration User`),
+/// or as older ones do (`User`): the row name without the prefix.
+fn duration_row(label: &str) -> Option<&str> {
+    let name = label.strip_prefix("Duration ").unwrap_or(label);
+    DURATION_ROWS.contains(&name).then_some(name)
+}
+
+/// Rows of the sections compare-kernels prints after the statistics: the
+/// duration block and the vmstat `Ops ...` block (`Ops Minor Faults`,
+/// `Ops Kswapd pages scanned`, `Ops NUMA hint local faults %`).
+fn section_row(label: &str) -> bool {
+    duration_row(label).is_some() || label.starts_with("Ops ")
+}
+
 fn is_stat(tok: &str) -> bool {
     let base = match tok.split_once('-') {
         Some((b, n)) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '.') => b,
@@ -155,7 +169,7 @@ fn header(text: &str) -> Option<Vec<&str>> {
         return None;
     }
     let first = words.first()?;
-    if is_stat(first) || DURATION_ROWS.contains(first) {
+    if is_stat(first) || DURATION_ROWS.contains(first) || matches!(*first, "Duration" | "Ops") {
         return None;
     }
     let ok = words.iter().all(|w| {
@@ -213,7 +227,7 @@ pub fn recognize(
             // table unless the rows are the duration block.
             if kind == RowKind::Named {
                 let (label, _) = named_row(same(start + 1)?.text)?;
-                if !DURATION_ROWS.contains(&label.as_str()) {
+                if !section_row(&label) {
                     return None;
                 }
             }
@@ -264,9 +278,11 @@ pub fn recognize(
                 if values.len() != ncols {
                     break;
                 }
+                // `Duration User` and `User` are the same row.
+                let metric = duration_row(&label).map(str::to_string).unwrap_or(label);
                 rows.push(TableRow {
                     stat: None,
-                    metric: label,
+                    metric,
                     values: values.into_iter().map(Some).collect(),
                     ..TableRow::default()
                 });

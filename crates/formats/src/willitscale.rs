@@ -50,9 +50,21 @@ pub fn recognize(
     let mut i = start + 1;
     while let Some(l) = lines.get(i).filter(|l| l.quote == first.quote) {
         let t = l.text.trim();
-        if t.is_empty() || !t.contains(',') {
+        if t == "..." {
+            // Rows left out by the poster.
+            i += 1;
+            continue;
+        }
+        // A blank line, prose, or the header of the next run ends the table.
+        if t.is_empty() || !t.contains(',') || header(t).is_some() {
             break;
         }
+        // `1,729990,95.68,725437,95.66,725437 (Single process)`: a note
+        // after the last cell.
+        let t = match t.split_once(" (") {
+            Some((cells, note)) if note.ends_with(')') => cells.trim_end(),
+            _ => t,
+        };
         let cells: Vec<&str> = t.split(',').map(str::trim).collect();
         let bad = |what: String| Some(Err(ParseError::invalid(FORMAT, l.no, 1, what, l.text)));
         if cells.len() != n + 1 {
