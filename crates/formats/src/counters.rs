@@ -738,4 +738,51 @@ mod tests {
         let lines = split("apples 1\npears 2\nplums 3\n");
         assert!(recognize(&lines, 0).is_none());
     }
+
+    #[test]
+    fn memory_events_and_memory_stat() {
+        let c = one("low 0\nhigh 12\nmax 35\noom 1\noom_kill 1\noom_group_kill 0\n");
+        assert_eq!(c.source, "memory.events");
+        assert_eq!(c.counters[2].values, vec![Some(35.0)]);
+        let c = one("anon 1234\nfile 5678\nkernel 99\npgscan 10\npgsteal 7\n");
+        assert_eq!(c.source, "memory.stat");
+    }
+
+    #[test]
+    fn table_with_spreads_and_percent_changes() {
+        let c = one(
+            "counter              base            patched\nworkingset_refault_file  1,234 ± 2%  2,345 ± 3%  (+90.0%)\npgsteal_kswapd  10 ± 1%  n/a\n",
+        );
+        assert_eq!(c.columns, vec!["base", "patched"]);
+        assert_eq!(c.counters[0].spread_pct, vec![Some(2.0), Some(3.0)]);
+        assert_eq!(c.counters[0].printed_delta_pct, vec![None, Some(90.0)]);
+        assert_eq!(c.counters[1].values, vec![Some(10.0), None]);
+    }
+
+    #[test]
+    fn headerless_table_and_short_dumps() {
+        let c = one("pgscan_kswapd 100 200\npgscan_direct 5 0\n");
+        assert_eq!(c.columns, vec!["", ""]);
+        assert_eq!(c.counters[1].values, vec![Some(5.0), Some(0.0)]);
+        // Two lines of a dump say too little about which file they are.
+        let lines = split("pgscan_kswapd 100\npgscan_direct 5\n");
+        assert!(recognize(&lines, 0).is_none());
+        // A bare upper-case word is not a counter without a colon.
+        assert!(row("KSM 0").is_none());
+        assert!(row("KSM: 0 kB").is_some());
+    }
+
+    #[test]
+    fn psi_resource_from_the_line_above() {
+        let lines = split(
+            "# cat /proc/pressure/io\nsome avg10=1.50 avg60=0.00 avg300=0.00 total=10\nsome avg10=0.00 avg60=0.00 avg300=0.00 total=11\n",
+        );
+        let Some(Ok((n, BlockBody::Counters(c)))) = recognize(&lines, 1) else {
+            panic!()
+        };
+        // A second `some` line starts the next block.
+        assert_eq!(n, 1);
+        assert_eq!(c.resource.as_deref(), Some("io"));
+        assert_eq!(c.counters[0].values, vec![Some(1.5)]);
+    }
 }

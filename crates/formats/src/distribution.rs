@@ -352,4 +352,17 @@ mod tests {
         assert_eq!(unit_of("@lat"), None);
         assert_eq!(unit_of("@read_ms"), Some("ms"));
     }
+
+    #[test]
+    fn bcc_header_without_rows_is_an_error_on_its_line() {
+        let lines = crate::lines::split(
+            "     usecs               : count     distribution\nDetaching...\n",
+        );
+        let e = recognize(&lines, 0).unwrap().unwrap_err();
+        assert_eq!(e.line, 2);
+        // A bpftrace title needs a bucket under it to be a histogram.
+        let lines = crate::lines::split("@count: 5\n@x:\nnot a bucket\n");
+        assert!(recognize(&lines, 0).is_none());
+        assert!(recognize(&lines, 1).is_none());
+    }
 }

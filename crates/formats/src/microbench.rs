@@ -348,4 +348,24 @@ mod tests {
             Some("sched/pipe")
         );
     }
+
+    #[test]
+    fn errors_carry_their_line() {
+        let lines = crate::lines::split(
+            "Running in process mode with 10 groups using 40 file descriptors each (== 400 tasks)\nEach sender will pass 100 messages of 100 bytes\nTime: fast\n",
+        );
+        assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 3);
+        let lines = crate::lines::split(
+            "Wakeup Latencies percentiles (usec) runtime 30 (s) (5 total samples)\nprose\n",
+        );
+        assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 2);
+        let lines =
+            crate::lines::split("# Running 'sched/pipe' benchmark:\n     Total time: ? [sec]\n");
+        assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 2);
+        // A hackbench header without a Time line is not a result.
+        let lines = crate::lines::split(
+            "Running in threaded mode with 2 groups using 40 file descriptors each (== 80 tasks)\n",
+        );
+        assert!(recognize(&lines, 0).is_none());
+    }
 }

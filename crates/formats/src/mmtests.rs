@@ -371,4 +371,22 @@ mod tests {
             )
         );
     }
+
+    #[test]
+    fn duration_and_ops_sections_under_one_header_line() {
+        let text = "                      6.4.0-rc2  6.4.0-rc2-compactfix    6.4.0-rc2-revert\nDuration User        2106.24             2065.61        2047.87\nDuration Elapsed     2693.98             2551.89        2529.83\n\n                  6.4.0-rc2  6.4.0-rc2-compactfix  6.4.0-rc2-revert\nOps Minor Faults  2440289187.00  2356626072.00  2354663705.00\nOps Compact scan efficiency  82.52  62.78  67.35\n";
+        let lines = crate::lines::split(text);
+        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!((n, t.style.as_str()), (3, "duration"));
+        assert_eq!(t.rows[1].metric, "Elapsed");
+        assert_eq!(t.column_kernels[2], "6.4.0-rc2-revert");
+        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 4) else {
+            panic!()
+        };
+        assert_eq!((n, t.style.as_str()), (3, "mmtests"));
+        assert_eq!(t.rows[1].metric, "Ops Compact scan efficiency");
+        assert_eq!(t.rows[1].values[1], Some(62.78));
+    }
 }

@@ -277,4 +277,49 @@ mod tests {
         let e = recognize(&lines, 0).unwrap().unwrap_err();
         assert_eq!(e.line, 3);
     }
+
+    #[test]
+    fn owner_and_cgroup_keys() {
+        let lines = split(
+            "   contended   total wait     max wait     avg wait          pid   owner\n\n         403    565.32 us     26.81 us      1.40 us           -1   Unknown\n",
+        );
+        let Some(Ok((_, BlockBody::LockContention(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!((t.key.as_str(), t.rows[0].pid), ("owner", Some(-1)));
+        let lines = split(
+            "     contended   total wait     max wait     avg wait   cgroup\n\n           835     14.06 ms     41.19 us     16.83 us   /system.slice/led.service\n            44     23.73 us      3.87 us       539 ns   /user.slice/user-657345.slice/session-c4.scope\n",
+        );
+        let Some(Ok((n, BlockBody::LockContention(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 4);
+        assert_eq!(
+            t.rows[1].cgroup.as_deref(),
+            Some("/user.slice/user-657345.slice/session-c4.scope")
+        );
+        assert_eq!(t.rows[1].avg_wait_us, Some(0.539));
+    }
+
+    #[test]
+    fn reordered_fields_and_unknown_headers() {
+        let lines = split(
+            "  total wait  contended         type   caller\n\n     7.16 ms        396     spinlock   exit_to_user_mode_loop+0x51\n",
+        );
+        let Some(Ok((_, BlockBody::LockContention(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(
+            (t.rows[0].contended, t.rows[0].total_wait_us),
+            (396, 7160.0)
+        );
+        assert_eq!(t.rows[0].max_wait_us, None);
+        assert!(recognize(&split(" contended   total wait  foo bar\n"), 0).is_none());
+        assert!(recognize(&split(" contended   max wait  type caller\n"), 0).is_none());
+        // A header with nothing under it is an error on the line after it.
+        let e = recognize(&split(" contended   total wait     max wait     avg wait         type   caller\n\nprose\n"), 0)
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(e.line, 3);
+    }
 }

@@ -357,4 +357,24 @@ mod tests {
         assert_eq!(p.rows[0].symbol, "native_queued_spin_lock_slowpath");
         assert_eq!(p.rows[2].object.as_deref(), Some("[kernel]"));
     }
+
+    #[test]
+    fn children_columns_and_errors() {
+        let text = "# Children      Self  Command          Shared Object      Symbol\n# ........  ........  ...............  .................  ......\n#\n    87.77%     0.00%  sched-messaging  [kernel.kallsyms]  [k] entry_SYSCALL_64_after_hwframe\n            |\n            ---entry_SYSCALL_64_after_hwframe\n               do_syscall_64\n\n    45.10%     1.00%  sched-messaging  [kernel.kallsyms]  [k] ksys_read\n\n\n";
+        let lines = split(text);
+        let Some(Ok((n, BlockBody::Profile(p)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 9);
+        assert_eq!(p.rows.len(), 2);
+        assert_eq!(
+            (p.rows[1].children_pct, p.rows[1].overhead_pct),
+            (Some(45.1), 1.0)
+        );
+        let lines = split("# Overhead  Command  Shared Object  Symbol\n#\nnothing here\n");
+        assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 3);
+        // Two marker rows are not enough without a header.
+        let lines = split("  3.00%  [kernel]  [k] a\n  2.00%  [kernel]  [k] b\n");
+        assert!(recognize(&lines, 0).is_none());
+    }
 }
