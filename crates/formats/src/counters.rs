@@ -250,9 +250,15 @@ struct Cell {
 struct Row {
     name: String,
     colon: bool,
+    /// The label had more than one word (`Time (seconds)`): a table row
+    /// next to the counters, never part of a dump.
+    multiword: bool,
     cells: Vec<Cell>,
     unit: Option<String>,
 }
+
+/// Most words of a table row's label.
+const MAX_LABEL_WORDS: usize = 4;
 
 /// A counter name: `pgscan_kswapd`, `Active(anon)`, `KSM` (with a colon
 /// only: a bare upper-case word is prose more often than a counter).
@@ -283,6 +289,22 @@ fn row(text: &str) -> Option<Row> {
     };
     if !valid_name(name, colon) {
         return None;
+    }
+    let mut name = name.to_string();
+    let mut multiword = false;
+    // `Time (seconds)  10801  10801  0%`: the label runs to the first value.
+    while !colon
+        && let Some(tok) = toks.peek()
+        && units::scaled(tok, 0).is_none()
+        && !matches!(*tok, "-" | "n/a" | "N/A" | "nan")
+    {
+        if tok.ends_with('%') || name.split(' ').count() >= MAX_LABEL_WORDS {
+            return None;
+        }
+        name.push(' ');
+        name.push_str(tok);
+        multiword = true;
+        toks.next();
     }
     let mut cells: Vec<Cell> = Vec::new();
     let mut unit: Option<String> = None;
@@ -340,8 +362,9 @@ fn row(text: &str) -> Option<Row> {
         return None;
     }
     Some(Row {
-        name: name.to_string(),
+        name,
         colon,
+        multiword,
         cells,
         unit,
     })
@@ -390,7 +413,7 @@ fn dump(lines: &[Line<'_>], rows_at: usize, start: usize) -> Option<(usize, Bloc
         .filter(|l| l.quote == quote)
         .and_then(|l| row(l.text))
     {
-        if r.cells.len() != 1 || r.colon != first.colon || rows.len() >= MAX_ROWS {
+        if r.cells.len() != 1 || r.colon != first.colon || r.multiword || rows.len() >= MAX_ROWS {
             break;
         }
         rows.push(r);
@@ -456,7 +479,7 @@ fn table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody), 
     let header = lines.get(start)?;
     let next = lines.get(start + 1).filter(|l| l.quote == header.quote)?;
     let r = row(next.text)?;
-    if r.cells.len() < 2 || !known_counter(&r.name) {
+    if r.cells.len() < 2 {
         return None;
     }
     let words = header_columns(header.text, r.cells.len())?;
@@ -489,7 +512,16 @@ fn header_columns(text: &str, n: usize) -> Option<Vec<String>> {
             return Some(cols);
         }
         if cols.len() == n + 1 {
-            return Some(cols.into_iter().skip(1).collect());
+            // `Before  After  Change` over two values and a percent change,
+            // or `counter  base  patched` over two values.
+            let last_is_change = cols.last().is_some_and(|c| is_delta_header(c));
+            let mut cols = cols;
+            if last_is_change {
+                cols.pop();
+            } else {
+                cols.remove(0);
+            }
+            return Some(cols);
         }
     }
     None
@@ -529,7 +561,7 @@ fn table_rows(
         if r.cells.len() != n || counters.len() >= MAX_ROWS {
             break;
         }
-        if known_counter(&r.name) {
+        if !r.multiword && known_counter(&r.name) {
             known += 1;
         }
         let mut cells = r.cells;
@@ -563,8 +595,8 @@ fn table_rows(
         });
         i += 1;
     }
-    // Two rows at least, and mostly names a kernel prints.
-    if counters.len() < 2 || known * 2 < counters.len() {
+    // Two counters at least, and mostly names a kernel prints.
+    if known < 2 || known * 2 < counters.len() {
         return None;
     }
     let mut columns = header;

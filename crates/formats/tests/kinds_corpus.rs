@@ -23,8 +23,6 @@ const DIRS: &[&str] = &[
     "profile",
     "will_it_scale",
     "microbench",
-    "time",
-    "mmtests",
 ];
 
 fn corpus() -> PathBuf {
