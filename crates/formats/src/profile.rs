@@ -98,6 +98,10 @@ fn pct(tok: &str) -> Option<f64> {
 /// Split a row by the columns; `None` when it is not a row.
 fn row(text: &str, cols: &[Col]) -> Option<ProfileRow> {
     let mut toks: Vec<&str> = text.split_whitespace().collect();
+    // The TUI's fold markers: `+   87.62%  0.01%  fio ...`, `-   12.61% ...`.
+    if matches!(toks.first(), Some(&"+") | Some(&"-")) {
+        toks.remove(0);
+    }
     if toks.is_empty() {
         return None;
     }
@@ -181,7 +185,10 @@ fn set(out: &mut ProfileRow, c: Col, v: String) {
 
 /// Columns of a row printed without a header: `pct [pct] [command] [object] [k] symbol`.
 fn guess_columns(text: &str) -> Option<Vec<Col>> {
-    let toks: Vec<&str> = text.split_whitespace().collect();
+    let mut toks: Vec<&str> = text.split_whitespace().collect();
+    if matches!(toks.first(), Some(&"+") | Some(&"-")) {
+        toks.remove(0);
+    }
     let pcts = toks.iter().take_while(|t| pct(t).is_some()).count();
     let marker = toks
         .iter()
@@ -209,6 +216,8 @@ fn graph_line(text: &str) -> bool {
     !text.starts_with(|c: char| !c.is_whitespace())
         && (t.starts_with('|')
             || t.starts_with("--")
+            || t.starts_with("- ")
+            || t.starts_with("+ ")
             || (t.contains("--") && t.contains('%'))
             || (!t.contains(' ') && !t.is_empty() && pct(t).is_none()))
 }
@@ -376,5 +385,18 @@ mod tests {
         // Two marker rows are not enough without a header.
         let lines = split("  3.00%  [kernel]  [k] a\n  2.00%  [kernel]  [k] b\n");
         assert!(recognize(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn tui_fold_markers() {
+        let text = "+   87.62%     0.01%  fio      [kernel.kallsyms]       [k] iomap_dio_rw\n+   74.85%    74.85%  fio      [kernel.kallsyms]       [k] native_queued_spin_lock_slowpath\n-   72.99%     0.11%  fio      [kernel.kallsyms]       [k] _raw_spin_lock_irq\n   - 72.88% _raw_spin_lock_irq\n        native_queued_spin_lock_slowpath\n+   72.20%     0.01%  fio      [kernel.kallsyms]       [k] __submit_bio\n";
+        let lines = split(text);
+        let Some(Ok((n, BlockBody::Profile(p)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!((n, p.rows.len()), (6, 4));
+        assert_eq!(p.rows[1].overhead_pct, 74.85);
+        assert_eq!(p.rows[1].children_pct, Some(74.85));
+        assert_eq!(p.rows[3].symbol, "__submit_bio");
     }
 }

@@ -303,3 +303,47 @@ fn perf_report_text_agrees_with_its_separated_twin() {
     }
     assert!(compared > 100, "{compared}");
 }
+
+/// The same samples inside a mail (headers, quoting) come out as the same
+/// blocks, tied to the message.
+#[test]
+fn samples_parse_inside_a_mail() {
+    for (file, kind, n) in [
+        ("profile/lore-io_uring-before-after.txt", "profile", 2),
+        (
+            "perf_lock/lore-namhyung-slab-locks.txt",
+            "lock_contention",
+            2,
+        ),
+        (
+            "distribution/repo-bcc-funclatency-functions.txt",
+            "distribution",
+            2,
+        ),
+        ("counters/lore-ridong-vmstat-pgsteal.txt", "counters", 4),
+        (
+            "will_it_scale/lore-jiangbiao-page_fault3-quoted.txt",
+            "table",
+            2,
+        ),
+        (
+            "microbench/lore-sshegde-schbench-wakeup-rps.txt",
+            "metrics",
+            1,
+        ),
+    ] {
+        let body = std::fs::read_to_string(corpus().join(file)).unwrap();
+        let mail = format!(
+            "From: A Developer <dev@example.org>\nTo: linux-mm@kvack.org\nSubject: Re: [PATCH] mm: test\nDate: Tue, 1 Dec 2026 08:00:00 +0000\nMessage-ID: <sample@example.org>\n\n{body}"
+        );
+        let doc = parse(mail.as_bytes(), None).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(doc.source.format, "mail", "{file}");
+        let got: Vec<&Block> = doc.blocks.iter().filter(|b| b.kind() == kind).collect();
+        assert_eq!(got.len(), n, "{file}");
+        assert!(got.iter().all(|b| b.message == Some(0)), "{file}");
+        // Lines count from the top of the mail: six header lines above the body.
+        let standalone = parse(body.as_bytes(), None).unwrap();
+        let first = standalone.blocks.iter().find(|b| b.kind() == kind).unwrap();
+        assert_eq!(got[0].lines[0], first.lines[0] + 6, "{file}");
+    }
+}
