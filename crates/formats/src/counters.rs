@@ -16,6 +16,12 @@ use crate::units;
 /// Most rows one counter block may hold (`/proc/vmstat` has about 200).
 const MAX_ROWS: usize = 4096;
 
+/// Rows that decide whether a run of lines is a counter block and which
+/// file it is; later rows only have to keep the shape. Keeps a failed
+/// attempt at a line bounded, so a long run of look-alike lines stays
+/// linear to scan.
+const WINDOW: usize = 32;
+
 /// Most value columns of a hand-made table.
 const MAX_COLUMNS: usize = 16;
 
@@ -418,9 +424,12 @@ fn dump(lines: &[Line<'_>], rows_at: usize, start: usize) -> Option<(usize, Bloc
         }
         rows.push(r);
         i += 1;
+        if rows.len() == WINDOW {
+            classify(&rows, rows_at > start)?;
+        }
     }
     let rollup = rows_at > start;
-    let source = classify(&rows, rollup)?;
+    let source = classify(rows.get(..WINDOW.min(rows.len()))?, rollup)?;
     let counters = rows
         .into_iter()
         .map(|r| Counter {
@@ -561,8 +570,11 @@ fn table_rows(
         if r.cells.len() != n || counters.len() >= MAX_ROWS {
             break;
         }
-        if !r.multiword && known_counter(&r.name) {
+        if counters.len() < WINDOW && !r.multiword && known_counter(&r.name) {
             known += 1;
+        }
+        if counters.len() + 1 == WINDOW && known * 2 < WINDOW {
+            return None;
         }
         let mut cells = r.cells;
         let mut printed_delta = None;
@@ -596,7 +608,7 @@ fn table_rows(
         i += 1;
     }
     // Two counters at least, and mostly names a kernel prints.
-    if known < 2 || known * 2 < counters.len() {
+    if known < 2 || known * 2 < counters.len().min(WINDOW) {
         return None;
     }
     let mut columns = header;
@@ -816,5 +828,26 @@ mod tests {
         assert_eq!(n, 1);
         assert_eq!(c.resource.as_deref(), Some("io"));
         assert_eq!(c.counters[0].values, vec![Some(1.5)]);
+    }
+
+    #[test]
+    fn long_runs_of_look_alike_lines_stay_linear() {
+        // 20 000 `name value` lines that are not counters: every start gives
+        // up within the window instead of scanning to the end of the run.
+        let text: String = (0..20_000).map(|k| format!("apple_{k} {k}\n")).collect();
+        let lines = split(&text);
+        let t = std::time::Instant::now();
+        for start in 0..lines.len() {
+            assert!(recognize(&lines, start).is_none());
+        }
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(20),
+            "{:?}",
+            t.elapsed()
+        );
+        // The same run of counters is one block, whatever its length.
+        let text: String = (0..5_000).map(|k| format!("nr_thing_{k} {k}\n")).collect();
+        let c = one(&text);
+        assert_eq!((c.source.as_str(), c.counters.len()), ("vmstat", 4096));
     }
 }
