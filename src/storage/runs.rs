@@ -126,6 +126,30 @@ pub struct MetricValue {
     pub unit: Option<String>,
     pub printed_delta_pct: Option<f64>,
     pub spread_pct: Option<f64>,
+    /// The table or test the value belongs to (its identity scope).
+    pub scope: String,
+    pub section: Option<String>,
+    /// "higher" | "lower" | "neutral" when the upload or a printed gain set it.
+    pub direction: Option<String>,
+    pub direction_source: Option<String>,
+    /// "gain" (mmtests, positive = better) or "change" (raw).
+    pub delta_convention: Option<String>,
+}
+
+/// The columns of [`MetricValue`], in order.
+pub const METRIC_COLUMNS: &str = "name, stat, value, unit, printed_delta_pct, spread_pct, scope, \
+     section, direction, direction_source, delta_convention";
+
+/// One thread's histogram footer: overflows and the printed statistics.
+#[derive(Debug, Clone, FromRow, serde::Serialize)]
+pub struct HistThreadRow {
+    pub thread: i32,
+    pub bucket_us: f64,
+    pub overflows: i64,
+    pub total: Option<i64>,
+    pub min_us: Option<f64>,
+    pub avg_us: Option<f64>,
+    pub max_us: Option<f64>,
 }
 
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
@@ -186,10 +210,9 @@ pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
     .bind(id)
     .fetch_optional(pool)
     .await?;
-    let metrics = sqlx::query_as(
-        "SELECT name, stat, value, unit, printed_delta_pct, spread_pct FROM metrics
-         WHERE run_id = $1 ORDER BY id",
-    )
+    let metrics = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {METRIC_COLUMNS} FROM metrics WHERE run_id = $1 ORDER BY id"
+    )))
     .bind(id)
     .fetch_all(pool)
     .await?;

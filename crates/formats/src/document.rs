@@ -470,6 +470,15 @@ pub struct Table {
     /// Unit of the values when the whole table has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
+    /// Headers of columns that hold row labels (`size` with `80GB`,
+    /// `threads`): dimensions of the experiment, joined into each row's
+    /// `metric`, never result columns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub label_columns: Vec<String>,
+    /// Headers of columns that held a printed change (`delta`, `%change`):
+    /// their values are in the rows' `printed_deltas_pct`, never columns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delta_columns: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -481,7 +490,9 @@ pub struct TableRow {
     pub metric: String,
     /// One value per column; `None` where the cell was empty or not a number.
     pub values: Vec<Option<f64>>,
-    /// `( x.xx%)` as printed, one per column (None where absent).
+    /// The change printed for each column, one per column (None where
+    /// absent): mmtests' `( x.xx%)` gain (positive = better), or the raw
+    /// change of a `delta` / `%change` column (LKP, hand-made tables).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub printed_deltas_pct: Vec<Option<f64>>,
     /// `± N%` spreads (LKP `%stddev`), one per column.

@@ -322,6 +322,7 @@ pub fn recognize(
             column_variants: variants.iter().map(|s| s.to_string()).collect(),
             rows,
             unit: None,
+            ..Table::default()
         }),
     )))
 }

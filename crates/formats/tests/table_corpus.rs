@@ -107,15 +107,12 @@ const CASES: &[Case] = &[
         blocks: 1,
         checks: &[
             ("/blocks/0/title", r#""Compaction latency per order""#),
-            (
-                "/blocks/0/columns",
-                r#"["order", "base", "patched", "speedup"]"#,
-            ),
-            (
-                "/blocks/0/rows/2/printed",
-                r#"["9", "2.4s", "1.1s", "2.18x"]"#,
-            ),
-            ("/blocks/0/rows/2/values", "[9.0, 2.4, 1.1, 2.18]"),
+            ("/blocks/0/columns", r#"["base", "patched"]"#),
+            ("/blocks/0/label_columns", r#"["order"]"#),
+            ("/blocks/0/delta_columns", r#"["speedup"]"#),
+            ("/blocks/0/rows/2/metric", r#""order=9""#),
+            ("/blocks/0/rows/2/printed", r#"["2.4s", "1.1s"]"#),
+            ("/blocks/0/rows/2/values", "[2.4, 1.1]"),
             ("/blocks/0/rows/2/unit", r#""s""#),
             ("/blocks/0/rows/0/unit", r#""ms""#),
         ],
@@ -125,8 +122,9 @@ const CASES: &[Case] = &[
         format: "plain",
         blocks: 1,
         checks: &[
-            ("/blocks/0/rows/2/metric", r#""64""#),
-            ("/blocks/0/rows/2/values", "[64.0, 201334.0, 260001.0]"),
+            ("/blocks/0/rows/2/metric", r#""threads=64""#),
+            ("/blocks/0/rows/2/values", "[201334.0, 260001.0]"),
+            ("/blocks/0/columns", r#"["vanilla", "patched"]"#),
         ],
     },
     Case {

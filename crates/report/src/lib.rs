@@ -51,6 +51,8 @@
 //!   free_unref_page_list`; here the % is the raw change of the maximum.
 
 pub mod compare;
+pub mod direction;
+pub mod fmt;
 pub mod stats;
 pub mod svg;
 pub mod text;

@@ -475,6 +475,7 @@ pub(crate) fn build(
                 column_variants: vec![v.name.clone()],
                 rows,
                 unit: None,
+                ..Table::default()
             })));
         }
         if !a.vmstat.is_empty() {
@@ -675,6 +676,7 @@ fn compare(sc: &Scenario, vs: &[VariantReport]) -> Comparison {
             column_variants: vs.iter().map(|v| v.name.clone()).collect(),
             rows,
             unit: None,
+            ..Table::default()
         },
         pct_change,
     }
