@@ -504,11 +504,6 @@ pub struct TableRow {
     /// Unit recognised in this row's cells, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
-    /// Value of the row's dimension when `metric` names a dimension rather
-    /// than a measurement: will-it-scale rows are `metric: "tasks"`,
-    /// `label: "16"`. A dimension is a label, never a variant.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
 }
 
 // --------------------------------------------------------------------- time

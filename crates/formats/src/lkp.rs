@@ -144,7 +144,6 @@ pub fn recognize(
             spread_pct: r.spreads,
             printed: r.printed,
             unit: None,
-            label: None,
         });
         i += 1;
     }

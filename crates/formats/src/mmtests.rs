@@ -268,7 +268,6 @@ pub fn recognize(
                     spread_pct: Vec::new(),
                     printed: cols.iter().map(|c| c.2.clone()).collect(),
                     unit: None,
-                    label: None,
                 });
             }
             RowKind::Named => {

@@ -433,7 +433,6 @@ pub fn row_from_cells(metric: String, cs: &[Cell]) -> TableRow {
         spread_pct: Vec::new(),
         printed: cs.iter().map(|c| c.printed.clone()).collect(),
         unit,
-        label: None,
     }
 }
 

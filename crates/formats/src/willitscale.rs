@@ -7,8 +7,9 @@
 //! ```
 //!
 //! Becomes a `table` with style `will-it-scale`: the columns are the header
-//! after `tasks`, one row per tasks count with `metric: "tasks"` and the
-//! count as the row's `label` (a dimension, never a variant).
+//! after `tasks`, one row per tasks count. `tasks` is a label column (a
+//! dimension of the run, never a result column nor a variant): each row's
+//! `metric` is `tasks=N`, as plain tables name rows by a numeric label cell.
 
 use crate::document::{BlockBody, Table, TableRow};
 use crate::error::ParseError;
@@ -84,8 +85,7 @@ pub fn recognize(
             return bad(format!("at most {MAX_ROWS} rows"));
         }
         rows.push(TableRow {
-            metric: "tasks".into(),
-            label: Some(tasks.to_string()),
+            metric: format!("tasks={tasks}"),
             values,
             ..TableRow::default()
         });
@@ -104,6 +104,8 @@ pub fn recognize(
             column_variants: Vec::new(),
             rows,
             unit: None,
+            label_columns: vec!["tasks".into()],
+            delta_columns: Vec::new(),
         }),
     )))
 }
@@ -123,7 +125,8 @@ mod tests {
         };
         assert_eq!(n, 3);
         assert_eq!(t.columns.len(), 5);
-        assert_eq!(t.rows[1].label.as_deref(), Some("1"));
+        assert_eq!(t.rows[1].metric, "tasks=1");
+        assert_eq!(t.label_columns, vec!["tasks"]);
         assert_eq!(t.rows[1].values[1], Some(97.89));
         let lines = split("tasks,processes,threads\n1,2\n");
         assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 2);
