@@ -348,7 +348,10 @@ fn latency_column(runs: &[RunData]) -> Option<LatencyColumn> {
             e.n_runs += 1;
             *avg_sum.entry(th).or_default() += t.avg_us;
         }
-        for b in &r.histogram {
+        // Only cyclictest histograms are cyclictest latency; a bpftrace or
+        // BCC distribution is its own scope (its percentiles are metrics).
+        let cyclictest = r.block_kind == "cyclictest";
+        for b in r.histogram.iter().filter(|_| cyclictest) {
             any = true;
             let key = b.lower_us.to_bits();
             let e = merged.entry(key).or_insert((b.lower_us, 0));
@@ -357,7 +360,7 @@ fn latency_column(runs: &[RunData]) -> Option<LatencyColumn> {
             let e = pt.0.entry(key).or_insert((b.lower_us, 0));
             e.1 += b.count.max(0) as u64;
         }
-        for h in &r.hist_threads {
+        for h in r.hist_threads.iter().filter(|_| cyclictest) {
             any = true;
             let pt = per_thread_hist.entry(h.thread.max(0) as u32).or_default();
             pt.1 = pt.1.saturating_add(h.overflows.max(0) as u64);

@@ -235,6 +235,8 @@ pub struct RunSpec {
     pub histogram: Option<Histogram>,
     pub trace: Option<FtraceLatency>,
     pub metrics: Vec<MetricRow>,
+    /// `perf lock contention` rows, for the run page's lock table.
+    pub locks: Vec<reclaimlab_formats::LockRow>,
     pub scope: Scope,
     /// What a reader calls the table or test (title, tool, message).
     pub section: String,
@@ -318,6 +320,7 @@ pub fn plan_runs(doc: &Document, meta: &UploadMeta) -> Result<Vec<RunSpec>, AppE
             histogram: None,
             trace: None,
             metrics: Vec::new(),
+            locks: Vec::new(),
             scope,
             section,
         };
@@ -415,6 +418,148 @@ fn plan_block(
             out.push(base);
         }
         BlockBody::Table(t) => plan_table(t, base, forced_variant, out),
+        BlockBody::Counters(c) => plan_counters(c, base, forced_variant, out),
+        BlockBody::LockContention(l) => {
+            // Comparable metrics per lock key, and the typed rows for the
+            // run page's table.
+            let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
+            for r in &l.rows {
+                // Two rows may print the same key (two locks taken from one
+                // caller): each keeps its own identity.
+                let mut key = lock_key(r);
+                let n = seen.entry(key.clone()).or_default();
+                *n += 1;
+                if *n > 1 {
+                    key = format!("{key} #{n}");
+                }
+                let mut push = |what: &str, v: Option<f64>, unit: Option<&str>| {
+                    if let Some(v) = v {
+                        base.metrics
+                            .push(metric(format!("{what} [{key}]"), None, v, unit));
+                    }
+                };
+                push("contended", Some(r.contended as f64), None);
+                push("total_wait", Some(r.total_wait_us), Some("us"));
+                push("max_wait", r.max_wait_us, Some("us"));
+                push("avg_wait", r.avg_wait_us, Some("us"));
+            }
+            base.locks = l.rows.clone();
+            out.push(base);
+        }
+        BlockBody::Distribution(d) => {
+            // A whole distribution: stored as a histogram (bucket lower
+            // bounds in us for time units), summarised as percentiles.
+            let factor = us_factor(d.unit.as_deref());
+            let scale = factor.unwrap_or(1.0);
+            let buckets: Vec<(f64, u64)> = d
+                .buckets
+                .iter()
+                .filter(|b| b.count > 0)
+                .map(|b| (b.low.or(b.high).unwrap_or(0.0) * scale, b.count))
+                .collect();
+            let unit = if factor.is_some() {
+                Some("us".to_string())
+            } else {
+                d.unit.clone()
+            };
+            let tails = reclaimlab_report::stats::histogram_tails(&buckets);
+            if let Some(t) = tails {
+                for (name, v) in [
+                    ("p50", t.p50),
+                    ("p99", t.p99),
+                    ("p99.9", t.p99_9),
+                    ("max", t.max),
+                ] {
+                    base.metrics
+                        .push(metric(name.into(), None, v, unit.as_deref()));
+                }
+                base.metrics
+                    .push(metric("count".into(), None, t.count as f64, None));
+            }
+            if let (Some(avg), Some(f)) = (d.avg, us_factor(d.summary_unit.as_deref())) {
+                base.metrics
+                    .push(metric("avg".into(), None, avg * f, Some("us")));
+            }
+            base.histogram = Some(Histogram {
+                bucket_us: 0.0,
+                per_thread: vec![reclaimlab_formats::HistogramThread {
+                    thread: 0,
+                    buckets,
+                    ..Default::default()
+                }],
+            });
+            out.push(base);
+        }
+        BlockBody::Profile(p) => {
+            for r in p.rows.iter().take(MAX_PROFILE_ROWS) {
+                let name = match &r.command {
+                    Some(c) => format!("{} [{c}]", r.symbol),
+                    None => r.symbol.clone(),
+                };
+                base.metrics
+                    .push(metric(name, None, r.overhead_pct, Some("%")));
+            }
+            out.push(base);
+        }
+    }
+}
+
+/// Rows of a profile kept as metrics: the top of the profile is what a
+/// comparison reads ("native_queued_spin_lock_slowpath 31% -> 4%").
+const MAX_PROFILE_ROWS: usize = 50;
+
+/// Kernel counters: one run for a dump, one run per column for a table of
+/// two or more columns (each column a variant, as for printed tables).
+fn plan_counters(
+    c: &reclaimlab_formats::Counters,
+    base: RunSpec,
+    forced_variant: Option<&String>,
+    out: &mut Vec<RunSpec>,
+) {
+    let counter_metric = |x: &reclaimlab_formats::Counter, col: usize| -> Option<MetricRow> {
+        let value = x.values.get(col).copied().flatten()?;
+        let mut m = metric(x.name.clone(), None, value, x.unit.as_deref());
+        m.printed_delta_pct = x.printed_delta_pct.get(col).copied().flatten();
+        m.spread_pct = x.spread_pct.get(col).copied().flatten();
+        m.delta_convention = m.printed_delta_pct.map(|_| DeltaConvention::Change);
+        Some(m)
+    };
+    if c.columns.len() < 2 || forced_variant.is_some() {
+        let mut run = base;
+        for x in &c.counters {
+            for col in 0..x.values.len().max(1) {
+                if let Some(mut m) = counter_metric(x, col) {
+                    if x.values.len() > 1 {
+                        let label = c.columns.get(col).filter(|s| !s.is_empty());
+                        m.name = match label {
+                            Some(l) => format!("{} [{l}]", x.name),
+                            None => format!("{} [column {}]", x.name, col + 1),
+                        };
+                    }
+                    run.metrics.push(m);
+                }
+            }
+        }
+        out.push(run);
+        return;
+    }
+    let mut prev_variant: Option<String> = None;
+    for (col, name) in c.columns.iter().enumerate() {
+        let mut run = base.clone();
+        run.column_index = col;
+        run.variant = if name.is_empty() {
+            format!("column {}", col + 1)
+        } else {
+            name.clone()
+        };
+        run.parent = prev_variant.clone().filter(|p| *p != run.variant);
+        prev_variant = Some(run.variant.clone());
+        run.metrics = c
+            .counters
+            .iter()
+            .filter_map(|x| counter_metric(x, col))
+            .collect();
+        out.push(run);
     }
 }
 
@@ -471,6 +616,67 @@ fn scope_of(doc: &Document, block: &Block) -> (Scope, String) {
         }
         BlockBody::Cyclictest(_) => (Scope::Tool("cyclictest".into()), "cyclictest".into()),
         BlockBody::FtraceLatency(t) => (Scope::Tool(t.tracer.clone()), t.tracer.clone()),
+        // A dump of counters (a vmstat delta a rig takes after each run) is
+        // a repeated measurement of its source; a hand-made table of them
+        // is its own scope, like any printed table.
+        BlockBody::Counters(c) if c.columns.len() >= 2 => (
+            Scope::Table,
+            posted(format!(
+                "{} counters table at lines {}-{}",
+                c.source, block.lines[0], block.lines[1]
+            )),
+        ),
+        BlockBody::Counters(c) => (Scope::Tool(c.source.clone()), c.source.clone()),
+        BlockBody::LockContention(l) => {
+            let s = format!("{} contention by {}", l.tool, l.key);
+            (Scope::Tool(s.clone()), s)
+        }
+        BlockBody::Distribution(d) => {
+            let s = match &d.key {
+                Some(k) => format!("{} {} [{k}]", d.tool, d.name),
+                None => format!("{} {}", d.tool, d.name),
+            };
+            (Scope::Tool(s.clone()), s)
+        }
+        BlockBody::Profile(p) => {
+            let s = match &p.event {
+                Some(e) => format!("{} {e}", p.tool),
+                None => p.tool.clone(),
+            };
+            (Scope::Tool(s.clone()), s)
+        }
+    }
+}
+
+/// The key a `perf lock contention` row is printed under.
+fn lock_key(r: &reclaimlab_formats::LockRow) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for v in [&r.lock, &r.caller, &r.address, &r.cgroup]
+        .into_iter()
+        .flatten()
+    {
+        parts.push(v.clone());
+    }
+    if let Some(t) = &r.task {
+        parts.push(match r.pid {
+            Some(p) => format!("{t}-{p}"),
+            None => t.clone(),
+        });
+    }
+    if parts.is_empty() {
+        parts.push(r.lock_type.clone().unwrap_or_else(|| "lock".into()));
+    }
+    parts.join(" ")
+}
+
+/// A time-like unit as microseconds: the factor, or `None` for other units.
+fn us_factor(unit: Option<&str>) -> Option<f64> {
+    match unit? {
+        "ns" | "nsecs" => Some(1e-3),
+        "us" | "usecs" => Some(1.0),
+        "ms" | "msecs" => Some(1e3),
+        "s" | "secs" => Some(1e6),
+        _ => None,
     }
 }
 

@@ -26,6 +26,8 @@ pub struct RunData {
     /// (`mmtests`, `lkp`, `plain`), else its kind: an input of the
     /// direction table.
     pub tool: String,
+    /// `cyclictest`, `ftrace_latency`, `distribution`, ...
+    pub block_kind: String,
     pub threads: Vec<ThreadRow>,
     pub histogram: Vec<BucketRow>,
     /// Histogram footers per thread (overflows, printed maximum).
@@ -46,6 +48,7 @@ struct RunHead {
     kind: String,
     title: Option<String>,
     tool: String,
+    block_kind: String,
 }
 
 /// The runs a column selects, oldest first. Explicit run ids may name
@@ -54,7 +57,8 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
     let heads: Vec<RunHead> = sqlx::query_as(
         "SELECT r.id, r.upload_id, r.block_index, r.column_index, b.name AS board, k.version AS kernel,
                 v.name AS variant, r.kind, r.block->>'title' AS title,
-                COALESCE(r.block->>'tool', r.block->>'style', r.block_kind) AS tool
+                COALESCE(r.block->>'tool', r.block->>'style', r.block->>'source', r.block_kind) AS tool,
+                r.block_kind
          FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
          JOIN variants v ON v.id = r.variant_id
          WHERE r.deleted_at IS NULL
@@ -196,6 +200,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
             kind: h.kind,
             title: h.title,
             tool: h.tool,
+            block_kind: h.block_kind,
         })
         .collect())
 }

@@ -300,6 +300,41 @@ async fn insert_results(
         .execute(&mut *conn)
         .await?;
     }
+    if !spec.locks.is_empty() {
+        let l = &spec.locks;
+        sqlx::query(
+            "INSERT INTO lock_rows (run_id, position, lock_type, caller, lock, address, task, pid,
+                                    cgroup, contended, total_wait_us, max_wait_us, min_wait_us,
+                                    avg_wait_us, stack)
+             SELECT $1, p, ty, ca, lo, ad, ta, pi, cg, co, tw, mx, mn, av,
+                    CASE WHEN st = '' THEN '{}'::text[] ELSE string_to_array(st, chr(10)) END
+             FROM UNNEST($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                         $8::bigint[], $9::text[], $10::bigint[], $11::float8[], $12::float8[],
+                         $13::float8[], $14::float8[], $15::text[])
+                  AS x(p, ty, ca, lo, ad, ta, pi, cg, co, tw, mx, mn, av, st)",
+        )
+        .bind(run_id)
+        .bind((0..l.len() as i32).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.lock_type.clone()).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.caller.clone()).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.lock.clone()).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.address.clone()).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.task.clone()).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.pid).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.cgroup.clone()).collect::<Vec<_>>())
+        .bind(
+            l.iter()
+                .map(|r| r.contended.min(i64::MAX as u64) as i64)
+                .collect::<Vec<_>>(),
+        )
+        .bind(l.iter().map(|r| r.total_wait_us).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.max_wait_us).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.min_wait_us).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.avg_wait_us).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.stack.join("\n")).collect::<Vec<_>>())
+        .execute(&mut *conn)
+        .await?;
+    }
     if !spec.metrics.is_empty() {
         let m = &spec.metrics;
         // A printed table is a scope of its own: its rows are compared with

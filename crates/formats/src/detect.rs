@@ -9,6 +9,7 @@ use crate::document::{Block, BlockBody};
 use crate::error::ParseError;
 use crate::lines::Line;
 use crate::{MAX_BLOCKS, time};
+use crate::{counters, distribution, microbench, perf_lock, profile, willitscale};
 use crate::{cyclictest, cyclictest_json, ftrace, histogram, lkp, metrics, mmtests, plain, rtla};
 
 /// Every result format a block can be in.
@@ -24,19 +25,31 @@ pub enum Format {
     Metrics,
     Time,
     Plain,
+    LockContention,
+    Distribution,
+    Profile,
+    WillItScale,
+    Microbench,
+    Counters,
 }
 
 impl Format {
     /// The order recognizers are tried at each line: the formats with the
     /// most distinctive first lines come first, and the ad-hoc table comes
     /// last because almost anything with a header and numbers looks like one.
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 16] = [
         Format::CyclictestJson,
         Format::Ftrace,
         Format::Rtla,
         Format::Histogram,
         Format::Cyclictest,
+        Format::LockContention,
+        Format::Distribution,
+        Format::Profile,
+        Format::WillItScale,
+        Format::Microbench,
         Format::Lkp,
+        Format::Counters,
         Format::Mmtests,
         Format::Metrics,
         Format::Time,
@@ -56,6 +69,12 @@ impl Format {
             Format::Metrics => "metrics",
             Format::Time => "time",
             Format::Plain => "plain",
+            Format::LockContention => "perf_lock",
+            Format::Distribution => "distribution",
+            Format::Profile => "profile",
+            Format::WillItScale => "will_it_scale",
+            Format::Microbench => "microbench",
+            Format::Counters => "counters",
         }
     }
 
@@ -93,6 +112,12 @@ impl Format {
                 })
             }),
             Format::Plain => single(plain::recognize(lines, start)),
+            Format::LockContention => single(perf_lock::recognize(lines, start)),
+            Format::Distribution => single(distribution::recognize(lines, start)),
+            Format::Profile => single(profile::recognize(lines, start)),
+            Format::WillItScale => single(willitscale::recognize(lines, start)),
+            Format::Microbench => single(microbench::recognize(lines, start)),
+            Format::Counters => single(counters::recognize(lines, start)),
         }
     }
 }

@@ -296,6 +296,70 @@ const CASES: &[Case] = &[
             ("/blocks/0/real_s", "12.001"),
         ],
     },
+    // https://lore.kernel.org/r/c633b107-845a-1c70-b8bb-5d4163bfa274@linux.alibaba.com
+    // (quoting Daniel Jordan's thpscale run): newer compare-kernels prints
+    // `Duration User` and the vmstat `Ops ...` section.
+    Case {
+        file: "mmtests/lore-thpscale-duration-ops.txt",
+        format: "mmtests",
+        blocks: 2,
+        checks: &[
+            ("/blocks/0/style", r#""duration""#),
+            ("/blocks/0/rows/0/metric", r#""User""#),
+            ("/blocks/0/rows/0/values", "[93.79, 93.26, 93.61, 97.02]"),
+            ("/blocks/0/rows/2/metric", r#""Elapsed""#),
+            ("/blocks/1/style", r#""mmtests""#),
+            ("/blocks/1/columns/0", r#""thp base1""#),
+            ("/blocks/1/rows/0/metric", r#""Ops Minor Faults""#),
+            ("/blocks/1/rows/0/values/0", "2532126.0"),
+            ("/blocks/1/rows/11/metric", r#""Ops Kswapd pages scanned""#),
+            ("/blocks/1/rows/11/values/1", "3517190.0"),
+            ("/blocks/1/rows/14/metric", r#""Ops Kswapd efficiency %""#),
+            ("/blocks/1/rows/14/values/2", "0.6"),
+        ],
+    },
+    // https://lore.kernel.org/r/20241022192451.38138-13-ryncsn@gmail.com:
+    // GNU time's default two lines, m:ss elapsed, no `swaps`.
+    Case {
+        file: "time/lore-kairui-gnu-default-two-runs.txt",
+        format: "time",
+        blocks: 2,
+        checks: &[
+            ("/blocks/0/style", r#""gnu""#),
+            ("/blocks/0/real_s", "2382.9"),
+            ("/blocks/0/user_s", "114.44"),
+            ("/blocks/0/sys_s", "29.11"),
+            ("/blocks/0/fields/0", r#"["Percent of CPU", 6.0]"#),
+            ("/blocks/0/fields/3", r#"["maxresident", 157284.0]"#),
+            ("/blocks/1/real_s", "2291.77"),
+            ("/blocks/1/fields/7", r#"["minor", 4238110.0]"#),
+        ],
+    },
+    // https://lore.kernel.org/r/20241022192451.38138-1-ryncsn@gmail.com
+    // (the cover letter): the same runs without the avgtext part.
+    Case {
+        file: "time/lore-kairui-gnu-default-short.txt",
+        format: "time",
+        blocks: 2,
+        checks: &[
+            ("/blocks/0/real_s", "2382.9"),
+            ("/blocks/0/fields/0", r#"["Percent of CPU", 6.0]"#),
+            ("/blocks/0/fields/1", r#"["inputs", 2901232.0]"#),
+            ("/blocks/1/real_s", "2291.77"),
+            ("/blocks/1/sys_s", "23.81"),
+        ],
+    },
+    // GNU time 1.9 (Debian): `/usr/bin/time perf bench sched pipe -l 5000`.
+    Case {
+        file: "time/tool-gnu-time-default.txt",
+        format: "time",
+        blocks: 1,
+        checks: &[
+            ("/blocks/0/real_s", "0.02"),
+            ("/blocks/0/user_s", "0.01"),
+            ("/blocks/0/fields/3", r#"["maxresident", 12040.0]"#),
+        ],
+    },
 ];
 
 fn load(file: &str) -> Vec<u8> {
