@@ -79,6 +79,16 @@ pub struct Warning {
     pub message: String,
 }
 
+impl Warning {
+    /// A claim that could not be parsed, as a warning at its line.
+    pub fn from_error(e: &crate::error::ParseError) -> Self {
+        Warning {
+            line: (e.line > 0).then_some(e.line),
+            message: e.to_string(),
+        }
+    }
+}
+
 /// One result block found in the input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "BlockRepr")]

@@ -9,7 +9,7 @@
 //! block spans always point at the original text. Finding blocks is
 //! [`crate::detect`]'s job, guessing labels [`crate::hints`]'s.
 
-use crate::detect::{self, OnError, Scanned};
+use crate::detect::{self, Scanned};
 use crate::document::{Document, MailContext, MailMessage, Source, Warning};
 use crate::error::ParseError;
 use crate::hints;
@@ -508,23 +508,23 @@ pub fn parse(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
     let mut warnings = Vec::new();
     for (k, &(from, to)) in ranges.iter().enumerate() {
         let slice = lines.get(from..to).unwrap_or(&[]);
-        let (found, failures) = detect::scan(slice, OnError::Warn)?;
-        if blocks.len() + found.len() > crate::MAX_BLOCKS {
+        let scan = detect::scan(slice)?;
+        if blocks.len() + scan.blocks.len() > crate::MAX_BLOCKS {
             return Err(crate::too_many_blocks(
                 slice.first().map(|l| l.no).unwrap_or(0),
             ));
         }
-        for mut s in found {
+        for mut s in scan.blocks {
             s.first += from;
             s.last += from;
             s.block.message = Some(k);
             s.block.quote_level = Some(lines.get(s.first).map(|l| l.quote).unwrap_or(0));
             blocks.push(s);
         }
-        warnings.extend(failures.into_iter().map(|e| Warning {
-            line: (e.line > 0).then_some(e.line),
-            message: e.to_string(),
-        }));
+        let mut found: Vec<Warning> = scan.failures.iter().map(Warning::from_error).collect();
+        found.extend(scan.unread);
+        found.sort_by_key(|w| w.line);
+        warnings.extend(found);
     }
     hints::annotate(&mut blocks, &lines, &ranges);
     if blocks.is_empty() {

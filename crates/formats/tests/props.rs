@@ -95,3 +95,47 @@ proptest! {
         parse_ok(&v[..cut]);
     }
 }
+
+/// The bodies of a document's blocks, without spans and hints.
+fn bodies(doc: &Document) -> Vec<serde_json::Value> {
+    doc.blocks
+        .iter()
+        .map(|b| serde_json::to_value(&b.body).unwrap())
+        .collect()
+}
+
+/// Prose is context, never a reason to fail: every corpus file that parses
+/// as plain text gives the same blocks with a greeting and a paragraph in
+/// front of it and a signature after it, at lines shifted by the prose.
+#[test]
+fn prose_around_a_block_changes_nothing_but_line_numbers() {
+    let head = "Hi all,\n\nHere are the numbers from my test box, with the series applied\non top of the current tree (see below for the setup):\n\n";
+    let tail = "\nThanks,\nA. Tester\n";
+    let shift = head.lines().count() as u64;
+    let mut checked = 0;
+    for (path, bytes) in corpus_files() {
+        if path.contains("/mail/") || path.contains("cyclictest_json") {
+            continue;
+        }
+        let Ok(bare) = parse(&bytes, None) else {
+            continue;
+        };
+        if bare.source.format == "mail" {
+            continue;
+        }
+        let mut wrapped = head.as_bytes().to_vec();
+        wrapped.extend_from_slice(&bytes);
+        wrapped.extend_from_slice(tail.as_bytes());
+        let doc = parse(&wrapped, None).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(bodies(&doc), bodies(&bare), "{path}");
+        let spans: Vec<_> = doc.blocks.iter().map(|b| b.lines).collect();
+        let moved: Vec<_> = bare
+            .blocks
+            .iter()
+            .map(|b| [b.lines[0] + shift, b.lines[1] + shift])
+            .collect();
+        assert_eq!(spans, moved, "{path}");
+        checked += 1;
+    }
+    assert!(checked > 30, "{checked}");
+}
