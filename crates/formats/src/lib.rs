@@ -27,6 +27,7 @@ pub mod histogram;
 pub mod lkp;
 pub mod mail;
 pub mod metrics;
+pub mod mime;
 pub mod mmtests;
 pub mod plain;
 pub mod rtla;
