@@ -137,7 +137,7 @@ pub static RECOGNIZERS: &[Recognizer] = &[
     Recognizer::single("cyclictest", "cyclictest `T:` lines", Strength::Specific, cyclictest::recognize),
     Recognizer::single("lkp", "an LKP robot table", Strength::Specific, lkp::recognize),
     Recognizer::single("mmtests", "an mmtests compare table", Strength::Specific, mmtests::recognize),
-    Recognizer::single("metrics", "stress-ng / perf stat / usemem metrics", Strength::Specific, metrics::recognize),
+    Recognizer::many("metrics", "stress-ng / perf stat / usemem metrics", Strength::Specific, metrics::recognize_blocks),
     Recognizer::many("time", "`time` output", Strength::Specific, time_runs),
     Recognizer::single("plain", "a table with a header line", Strength::Generic, plain::recognize),
 ];
