@@ -39,7 +39,11 @@ pub fn recognize(
         && rest.trim_start().starts_with("stressor")
         && rest.contains("bogo ops")
     {
-        return stress_ng(lines, start).map(Ok);
+        return stress_ng(lines, start, stress_ng_payload).map(Ok);
+    }
+    // `--log-brief`: the same table without any prefix.
+    if line.text.starts_with("stressor ") && line.text.contains("bogo ops") {
+        return stress_ng(lines, start, bare).map(Ok);
     }
     if usemem_line(line.text).is_some() {
         return usemem(lines, start).map(Ok);
@@ -80,11 +84,26 @@ pub fn recognize_blocks(
     })
 }
 
+/// A `--log-brief` line is all payload.
+fn bare(text: &str) -> Option<&str> {
+    Some(text)
+}
+
 /// The text after `stress-ng: <level>: [pid] `, wherever the line starts
 /// (journal lines carry a date and `stress-ng[pid]:` prefix).
 fn stress_ng_payload(text: &str) -> Option<&str> {
     let at = text.find("stress-ng: ")?;
-    let rest = text.get(at + "stress-ng: ".len()..)?;
+    let mut rest = text.get(at + "stress-ng: ".len()..)?;
+    // `--timestamp`: `stress-ng: 08:40:54.91 metrc: [23074] ...`.
+    if let Some((ts, after)) = rest.split_once(' ')
+        && ts.len() >= 8
+        && ts
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == ':' || c == '.')
+        && ts.matches(':').count() == 2
+    {
+        rest = after;
+    }
     let (level, rest) = rest.split_once(':')?;
     if !matches!(level, "info" | "metrc" | "debug") {
         return None;
@@ -94,13 +113,17 @@ fn stress_ng_payload(text: &str) -> Option<&str> {
     pid.chars().all(|c| c.is_ascii_digit()).then_some(rest)
 }
 
-fn stress_ng(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+fn stress_ng(
+    lines: &[Line<'_>],
+    start: usize,
+    payload: fn(&str) -> Option<&str>,
+) -> Option<(usize, BlockBody)> {
     let quote = lines.get(start)?.quote;
     let mut metrics = Vec::new();
     let mut misc = false;
     let mut i = start + 1;
     while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
-        let Some(rest) = stress_ng_payload(l.text) else {
+        let Some(rest) = payload(l.text) else {
             break;
         };
         let rest = rest.trim();
