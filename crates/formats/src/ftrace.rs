@@ -354,12 +354,36 @@ pub fn is_start(text: &str) -> bool {
     };
     let rest = rest.trim_start();
     if let Some(t) = rest.strip_prefix("tracer:") {
-        return LATENCY_TRACERS.contains(&t.trim());
+        return latency_tracer(t).is_some();
     }
     match rest.split_once(" latency trace") {
-        Some((t, _)) => LATENCY_TRACERS.contains(&t.trim()),
+        Some((t, _)) => latency_tracer(t).is_some(),
         None => false,
     }
+}
+
+/// The tracer's name when it is a latency tracer: one of
+/// [`LATENCY_TRACERS`] in any capitalisation (lowercased), or a name that
+/// custom trees give their variants (`preemptirqsoff_hist`,
+/// `Wakeup_RT_lazy`), kept as printed.
+pub fn latency_tracer(name: &str) -> Option<String> {
+    let name = name.trim();
+    if name.is_empty()
+        || name.len() > 64
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return None;
+    }
+    let lower = name.to_ascii_lowercase();
+    if LATENCY_TRACERS.contains(&lower.as_str()) {
+        return Some(lower);
+    }
+    ["irqsoff", "preemptoff", "wakeup"]
+        .iter()
+        .any(|t| lower.contains(t))
+        .then(|| name.to_string())
 }
 
 /// A line that belongs to the previous one after mail wrapping.
@@ -560,7 +584,7 @@ impl Parser {
                 // A second report follows without a blank line.
                 return Ok(Step::End);
             }
-            self.out.tracer = t.trim().to_string();
+            self.out.tracer = latency_tracer(t).unwrap_or_else(|| t.trim().to_string());
             return Ok(Step::Consumed);
         }
         if let Some(rest) = h.strip_prefix("latency:") {
@@ -582,9 +606,10 @@ impl Parser {
             return Ok(Step::Consumed);
         }
         if let Some((before, after)) = h.split_once(" latency trace") {
-            let tracer = before.trim();
-            if self.out.tracer.is_empty() && LATENCY_TRACERS.contains(&tracer) {
-                self.out.tracer = tracer.to_string();
+            if self.out.tracer.is_empty()
+                && let Some(tracer) = latency_tracer(before)
+            {
+                self.out.tracer = tracer;
             }
             if let Some((_, kernel)) = after.split_once(" on ") {
                 let k = kernel.trim();
@@ -1065,5 +1090,19 @@ mod tests {
         let lines = crate::lines::split(text);
         let e = recognize(&lines, 0).unwrap().unwrap_err();
         assert_eq!((e.line, e.column), (2, 12));
+    }
+
+    #[test]
+    fn tracer_names_in_any_capitalisation() {
+        assert_eq!(latency_tracer("IRQSOFF").as_deref(), Some("irqsoff"));
+        assert_eq!(latency_tracer(" Wakeup_RT ").as_deref(), Some("wakeup_rt"));
+        assert_eq!(
+            latency_tracer("preemptirqsoff_hist").as_deref(),
+            Some("preemptirqsoff_hist")
+        );
+        assert_eq!(latency_tracer("function"), None);
+        assert_eq!(latency_tracer("nop"), None);
+        assert!(is_start("# tracer: PreemptIrqsOff"));
+        assert!(is_start("# IRQSOFF latency trace v1.1.5 on 6.1.0"));
     }
 }
