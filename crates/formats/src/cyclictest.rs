@@ -154,12 +154,22 @@ fn is_thread_line(t: &str) -> bool {
         .is_some_and(|b| b.is_ascii_digit())
 }
 
-/// The rest of a `T:` line a mailer wrapped onto the next line.
+/// The rest of a `T:` line a mailer wrapped onto the next line: the next
+/// fields, or the value of a key left at the end of the line (`Max:` /
+/// `   4567`).
 fn is_wrapped_tail(text: &str) -> bool {
     let t = text.trim_start();
     ["Min:", "Act:", "Avg:", "Max:", "C:"]
         .iter()
         .any(|k| t.starts_with(k))
+        || (t.starts_with(|c: char| c.is_ascii_digit())
+            && t.split_whitespace().count() <= 8
+            && !t.contains(':'))
+}
+
+/// A `T:` line cut right after a key (`... Avg:    3 Max:`).
+fn ends_with_bare_key(t: &str) -> bool {
+    t.trim_end().ends_with(':')
 }
 
 /// Remove terminal escape sequences (`ESC [ 10 A`) that a non-quiet run
@@ -245,7 +255,7 @@ impl BlockParser {
         }
         self.policy_just_seen = false;
         if is_thread_line(t) {
-            if !t.contains("Max:") {
+            if !t.contains("Max:") || ends_with_bare_key(t) {
                 self.pending = Some((no, text.to_string()));
                 return Ok(true);
             }
@@ -532,6 +542,15 @@ mod tests {
         let doc = crate::parse_str(text, None).unwrap();
         assert_eq!(doc.blocks.len(), 2);
         assert_eq!(doc.blocks[1].lines, [3, 4]);
+    }
+
+    #[test]
+    fn a_value_wrapped_onto_the_next_line() {
+        let text = "> T: 0 ( 1234) P:99 I:1000 C: 100000 Min:      1 Act:    2 Avg:    3 Max:\n> 4567\n> T: 1 ( 1235) P:99 I:1500 C:  66666 Min:      1 Act:    2 Avg:    3\n> Max:     45\n";
+        let (n, c) = parse(text).unwrap();
+        assert_eq!(n, 4);
+        let maxes: Vec<f64> = c.threads.iter().map(|t| t.max_us).collect();
+        assert_eq!(maxes, vec![4567.0, 45.0]);
     }
 
     #[test]
