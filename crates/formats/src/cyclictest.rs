@@ -162,9 +162,11 @@ fn is_wrapped_tail(text: &str) -> bool {
     ["Min:", "Act:", "Avg:", "Max:", "C:"]
         .iter()
         .any(|k| t.starts_with(k))
-        || (t.starts_with(|c: char| c.is_ascii_digit())
-            && t.split_whitespace().count() <= 8
-            && !t.contains(':'))
+        || (t
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.parse::<f64>().is_ok())
+            && t.split_whitespace().count() <= 8)
 }
 
 /// A `T:` line cut right after a key (`... Avg:    3 Max:`).

@@ -386,6 +386,31 @@ pub fn latency_tracer(name: &str) -> Option<String> {
         .then(|| name.to_string())
 }
 
+/// `HP:0`, `SP:0 HP:0`: the middle of a wrapped `# latency:` line.
+fn is_field_fragment(t: &str) -> bool {
+    let mut words = t.split_whitespace().peekable();
+    words.peek().is_some()
+        && words.all(|w| {
+            let w = w.trim_end_matches(',');
+            w.split_once(':').is_some_and(|(k, v)| {
+                !k.is_empty() && k.chars().all(|c| c.is_ascii_uppercase()) && !v.is_empty()
+            })
+        })
+}
+
+/// An event line at least this long may have been wrapped by a mailer.
+const WRAPPED_LINE: usize = 40;
+
+/// The short rest of a wrapped event line: a few words, no `#`, no event.
+fn is_wrapped_fragment(t: &str) -> bool {
+    let t = t.trim();
+    !t.is_empty()
+        && t.len() <= 72
+        && t.split_whitespace().count() <= 6
+        && !t.starts_with(['#', '>', '[', '-', '='])
+        && !t.ends_with([':', '.', ',', '?', '!'])
+}
+
 /// A line that belongs to the previous one after mail wrapping.
 fn is_continuation(text: &str) -> bool {
     text.trim_start().starts_with("<-")
@@ -486,6 +511,8 @@ struct Parser {
     saw_latency: bool,
     saw_body: bool,
     latency_open: bool,
+    /// The `latency trace ... on` line ended before the kernel version.
+    kernel_open: bool,
     prev_valid: bool,
     prev_time: f64,
     /// The previous event line, parsed only when it precedes a new largest gap.
@@ -493,6 +520,8 @@ struct Parser {
     /// `prev_line` is not maintained: the previous line is `tail.back()`.
     prev_in_tail: bool,
     best: Option<GapCandidate>,
+    /// Length of the previous line when it was an event (a wrapped one is long).
+    prev_event_len: Option<usize>,
 }
 
 impl Parser {
@@ -521,17 +550,20 @@ impl Parser {
             saw_latency: false,
             saw_body: false,
             latency_open: false,
+            kernel_open: false,
             prev_valid: false,
             prev_time: 0.0,
             prev_line: Vec::new(),
             prev_in_tail: false,
             best: None,
+            prev_event_len: None,
         }
     }
 
     fn feed(&mut self, no: u64, text: &str) -> Result<Step, ParseError> {
         let text = &*ascii_spaces(text);
         let t = text.trim_start();
+        let after_event = self.prev_event_len.take();
         if t.is_empty() {
             return Ok(Step::End);
         }
@@ -539,12 +571,27 @@ impl Parser {
             return self.header(no, text, h.trim());
         }
         if self.latency_open {
-            // `# latency: ... SP:0` wrapped, the rest (`HP:0 #P:512)`) here.
+            // `# latency: ... SP:0` wrapped, the rest (`HP:0 #P:512)`) here,
+            // maybe over several lines.
             self.latency_open = false;
             if t.contains("#P:") || t.ends_with(')') {
                 self.latency_fields(t);
                 return Ok(Step::Consumed);
             }
+            if is_field_fragment(t) {
+                self.latency_fields(t);
+                self.latency_open = true;
+                return Ok(Step::Consumed);
+            }
+        }
+        if std::mem::take(&mut self.kernel_open) && !t.contains(' ') && t.len() <= 128 {
+            // `# wakeup_rt latency trace v1.1.5 on` / `6.5.0-rt6-...`.
+            self.out.kernel = Some(t.trim_end().to_string());
+            return Ok(Step::Consumed);
+        }
+        if !self.saw_body && t.len() >= 8 && t.trim_end().chars().all(|c| c == '-') {
+            // The header's `# ------` rule, wrapped after its `# `.
+            return Ok(Step::Consumed);
         }
         if let Some(frame) = t.strip_prefix("=>") {
             self.frame(frame);
@@ -567,6 +614,13 @@ impl Parser {
         if is_graph_line(t) {
             self.saw_body = true;
             self.in_stack = false;
+            return Ok(Step::Consumed);
+        }
+        if after_event.is_some_and(|n| n >= WRAPPED_LINE) && is_wrapped_fragment(t) {
+            // A mailer wrapped the event line: `... 250:  ` / `0:R cyclictest`.
+            self.continue_prev(" ", t.trim_end());
+            // A line wrapped twice continues once more.
+            self.prev_event_len = after_event;
             return Ok(Step::Consumed);
         }
         Ok(Step::End)
@@ -616,6 +670,8 @@ impl Parser {
                 if !k.is_empty() {
                     self.out.kernel = Some(k.to_string());
                 }
+            } else if after.trim_end().ends_with(" on") {
+                self.kernel_open = true;
             }
             return Ok(Step::Consumed);
         }
@@ -691,31 +747,39 @@ impl Parser {
         self.in_stack = true;
     }
 
+    /// Append the rest of a wrapped event line to the event it belongs to.
+    fn continue_prev(&mut self, sep: &str, c: &str) {
+        if self.prev_valid && !self.prev_in_tail {
+            self.prev_line.extend_from_slice(sep.as_bytes());
+            self.prev_line.extend_from_slice(c.as_bytes());
+        }
+        if let Some(raw) = self.tail.newest_mut() {
+            raw.extend_from_slice(sep.as_bytes());
+            raw.extend_from_slice(c.as_bytes());
+            return;
+        }
+        if let Some(e) = self.out.events.last_mut() {
+            if sep == " <-" {
+                if e.function.is_none() || e.caller.is_some() {
+                    return;
+                }
+                e.caller = Some(culprit::strip_offset(c).to_string());
+            }
+            e.text.push_str(sep);
+            e.text.push_str(c);
+        }
+    }
+
     fn wrapped_caller(&mut self, c: &str) {
         let c = c.trim();
         if culprit::strip_offset(c).is_empty() {
             return;
         }
-        if self.prev_valid && !self.prev_in_tail {
-            self.prev_line.extend_from_slice(b" <-");
-            self.prev_line.extend_from_slice(c.as_bytes());
-        }
-        if let Some(raw) = self.tail.newest_mut() {
-            raw.extend_from_slice(b" <-");
-            raw.extend_from_slice(c.as_bytes());
-            return;
-        }
-        if let Some(e) = self.out.events.last_mut()
-            && e.function.is_some()
-            && e.caller.is_none()
-        {
-            e.caller = Some(culprit::strip_offset(c).to_string());
-            e.text.push_str(" <-");
-            e.text.push_str(c);
-        }
+        self.continue_prev(" <-", c);
     }
 
     fn event(&mut self, ev: EventRef<'_>, raw: &str) {
+        self.prev_event_len = Some(raw.trim_end().len());
         self.saw_body = true;
         self.in_stack = false;
         if self.out.flag_columns.is_none() && self.legend_cols == 0 {

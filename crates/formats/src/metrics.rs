@@ -309,6 +309,16 @@ fn perf_line(text: &str) -> Option<Vec<Metric>> {
     Some(out)
 }
 
+/// The end of a `# 0.956 CPUs utilized` comment that a mailer wrapped onto
+/// its own line.
+fn is_comment_tail(text: &str, prev: Option<&str>) -> bool {
+    let t = text.trim();
+    prev.is_some_and(|p| p.contains(" # ") && p.len() >= 40)
+        && !t.is_empty()
+        && t.split_whitespace().count() <= 4
+        && !t.chars().any(|c| c.is_ascii_digit())
+}
+
 /// `Performance counter stats for 'cmd' (3 runs):` → 3.
 fn perf_runs(text: &str) -> Option<f64> {
     let t = text
@@ -346,6 +356,7 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
         blanks = 0;
         match perf_line(l.text) {
             Some(m) => metrics.extend(m),
+            None if is_comment_tail(l.text, lines.get(i - 1).map(|p| p.text)) => {}
             None => break,
         }
         i += 1;

@@ -290,8 +290,22 @@ fn gnu_default(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
         return None;
     }
     let mut consumed = 1;
+    if let Some(l) = lines.get(start + 1).filter(|l| {
+        l.quote == first.quote
+            && l.text.contains("maxresident)k")
+            && !first.text.contains("maxresident")
+    }) {
+        // The first line wrapped by a mailer before its `NNNmaxresident)k`.
+        for tok in l
+            .text
+            .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '+'))
+        {
+            gnu_counter(tok, &mut t.fields);
+        }
+        consumed = 2;
+    }
     if let Some(l) = lines
-        .get(start + 1)
+        .get(start + consumed)
         .filter(|l| l.quote == first.quote && l.text.contains("pagefaults"))
     {
         for tok in l
@@ -300,7 +314,7 @@ fn gnu_default(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
         {
             gnu_counter(tok, &mut t.fields);
         }
-        consumed = 2;
+        consumed += 1;
     }
     Some((consumed, vec![(t, None)]))
 }
