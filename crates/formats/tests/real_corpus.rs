@@ -91,6 +91,21 @@ enum Step {
     Filter(Vec<(String, String)>),
 }
 
+/// Index of the `]` that closes a `[` just before `s`; brackets inside a
+/// filter value nest (`[name=usemem[1] time]`).
+fn closing_bracket(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' if depth == 0 => return Some(i),
+            ']' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
 /// `kind[N]` then steps: `.field`, `[N]`, `[k=v]`, `[k=v,k2=v2]`.
 fn parse_path(path: &str) -> Result<(String, usize, Vec<Step>), String> {
     let open = path.find('[').ok_or("a path starts with kind[N]")?;
@@ -110,9 +125,7 @@ fn parse_path(path: &str) -> Result<(String, usize, Vec<Step>), String> {
             steps.push(Step::Field(r[..end].to_string()));
             rest = &r[end..];
         } else if let Some(r) = rest.strip_prefix('[') {
-            let end = r
-                .find(']')
-                .ok_or_else(|| format!("unclosed [ at {rest:?}"))?;
+            let end = closing_bracket(r).ok_or_else(|| format!("unclosed [ at {rest:?}"))?;
             let inner = &r[..end];
             if let Ok(i) = inner.parse::<i64>() {
                 steps.push(Step::Index(i));
@@ -410,6 +423,11 @@ fn path_grammar() {
     assert_eq!(resolve(&v, &s).unwrap(), &serde_json::json!(4096.0));
     let (_, _, s) = parse_path("x[0].rows[-1].values[0]").unwrap();
     assert_eq!(resolve(&v, &s).unwrap(), &serde_json::json!(4.0));
+    let (_, _, s) = parse_path("metrics[0].metrics[name=usemem[1] time].value").unwrap();
+    assert_eq!(
+        s[1],
+        Step::Filter(vec![("name".into(), "usemem[1] time".into())])
+    );
     let (_, _, s) = parse_path("x[0].rows[metric=zz].values").unwrap();
     assert!(resolve(&v, &s).is_err());
     assert!(parse_path("rows.values").is_err());
