@@ -67,6 +67,39 @@ pub fn recognize_blocks(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<crate::detect::Found, ParseError>> {
+    if let Some(line) = lines.get(start)
+        && !line
+            .text
+            .trim_start()
+            .starts_with("Performance counter stats")
+        && let Some((label, mut metrics)) = elapsed_line(line.text)
+    {
+        // The elapsed time alone (`-r N` results cut down to it), and the
+        // `user` / `sys` lines under it.
+        let mut n = 1;
+        while let Some(l) = lines.get(start + n).filter(|l| l.quote == line.quote) {
+            match perf_line(l.text) {
+                Some(m)
+                    if m.first()
+                        .is_some_and(|m| m.name == "user" || m.name == "sys") =>
+                {
+                    metrics.extend(m);
+                    n += 1;
+                }
+                _ => break,
+            }
+        }
+        return Some(Ok(crate::detect::Found {
+            consumed: n,
+            bodies: vec![(
+                BlockBody::Metrics(Metrics {
+                    tool: "perf-stat".into(),
+                    metrics,
+                }),
+                label,
+            )],
+        }));
+    }
     if let Some((consumed, blocks)) = perf_intervals(lines, start) {
         return Some(Ok(crate::detect::Found {
             consumed,
@@ -286,6 +319,9 @@ fn perf_line(text: &str) -> Option<Vec<Metric>> {
         [unit, name] if matches!(*unit, "Joules" | "MiB" | "ns" | "us" | "ms") => {
             (Some(*unit), (*name).to_string())
         }
+        ["msec", name, cgroup] if is_cgroup(cgroup) => (Some("msec"), format!("{name} {cgroup}")),
+        // `--for-each-cgroup`: the cgroup after the event (`cycles  A`).
+        [name, cgroup] if is_cgroup(cgroup) => (None, format!("{name} {cgroup}")),
         _ => return None,
     };
     let mut out = vec![Metric {
@@ -317,6 +353,40 @@ fn is_comment_tail(text: &str, prev: Option<&str>) -> bool {
         && !t.is_empty()
         && t.split_whitespace().count() <= 4
         && !t.chars().any(|c| c.is_ascii_digit())
+}
+
+/// A cgroup name as `perf stat --for-each-cgroup` prints it after an event.
+fn is_cgroup(w: &str) -> bool {
+    w.len() <= 64
+        && !w.starts_with('#')
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/_-.:@".contains(c))
+}
+
+/// A `seconds time elapsed` line printed on its own, maybe after a label
+/// (`ATOMIC_TIMING:   46.50451 +- 0.00134 seconds time elapsed ( +- 0.00% )`):
+/// the label and the metrics of the line.
+fn elapsed_line(text: &str) -> Option<(Option<String>, Vec<Metric>)> {
+    let at = text.find(" seconds time elapsed")?;
+    let head = text.get(..at)?;
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let n = words.len();
+    let value_at = match words.as_slice() {
+        [.., _, "+-", _] => n - 3,
+        [..] if n >= 1 => n - 1,
+        _ => return None,
+    };
+    let value_word = *words.get(value_at)?;
+    parse_number_unit(value_word).filter(|(_, u)| u.is_none())?;
+    let from = head.rfind(value_word)?;
+    let rest = text.get(from..)?;
+    let metrics = perf_line(rest)?;
+    let label = head
+        .get(..from)
+        .map(|l| l.trim().trim_end_matches(':').trim())
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string);
+    Some((label, metrics))
 }
 
 /// `Performance counter stats for 'cmd' (3 runs):` → 3.
