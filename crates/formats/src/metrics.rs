@@ -378,7 +378,8 @@ fn elapsed_line(text: &str) -> Option<(Option<String>, Vec<Metric>)> {
     };
     let value_word = *words.get(value_at)?;
     parse_number_unit(value_word).filter(|(_, u)| u.is_none())?;
-    let from = head.rfind(value_word)?;
+    // Byte offset of that word: words are sub-slices of `head`.
+    let from = (value_word.as_ptr() as usize).checked_sub(head.as_ptr() as usize)?;
     let rest = text.get(from..)?;
     let metrics = perf_line(rest)?;
     let label = head
@@ -606,6 +607,19 @@ mod tests {
             perf_runs(" Performance counter stats for 'sh -c x' (3 runs):"),
             Some(3.0)
         );
+    }
+
+    #[test]
+    fn labelled_elapsed_lines() {
+        let (label, m) = elapsed_line("    REFCOUNT_TIMING (REFCOUNT_FULL, mainline):\t\t1 +- 0.1 seconds time elapsed  ( +-  0.01% )").unwrap();
+        assert_eq!(
+            label.as_deref(),
+            Some("REFCOUNT_TIMING (REFCOUNT_FULL, mainline)")
+        );
+        assert_eq!((m[0].value, m[1].value), (1.0, 0.1));
+        let (label, m) =
+            elapsed_line("  6.5681 +- 0.0225 seconds time elapsed  ( +-  0.34% )").unwrap();
+        assert_eq!((label, m[0].value), (None, 6.5681));
     }
 
     #[test]
