@@ -153,25 +153,36 @@ fn stress_ng(
 ) -> Option<(usize, BlockBody)> {
     let quote = lines.get(start)?.quote;
     let mut metrics = Vec::new();
+    let mut stressors: Vec<String> = Vec::new();
     let mut misc = false;
-    let mut i = start + 1;
-    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
-        let Some(rest) = payload(l.text) else {
-            break;
-        };
-        let rest = rest.trim();
+    let (_, header_lines) = stress_ng_logical(lines, start, payload)?;
+    let mut i = start + header_lines;
+    while let Some((joined, n)) = lines
+        .get(i)
+        .filter(|l| l.quote == quote)
+        .and_then(|_| stress_ng_logical(lines, i, payload))
+    {
+        let rest = joined.trim();
         if rest.starts_with("(secs)") {
-            i += 1;
+            i += n;
             continue;
         }
         if rest.starts_with("miscellaneous metrics") {
             misc = true;
-            i += 1;
+            i += n;
             continue;
         }
         let mut words = rest.split_whitespace();
         let Some(stressor) = words.next() else { break };
-        if misc {
+        // An older layout prints a stressor's own metric under the table
+        // without a `miscellaneous metrics:` heading (`vdso  9.88
+        // nanoseconds per call (...)`).
+        let one_number_then_words = {
+            let mut w = rest.split_whitespace().skip(1);
+            w.next().and_then(parse_number_unit).is_some()
+                && w.next().is_some_and(|x| parse_number_unit(x).is_none())
+        };
+        if misc || (stressors.iter().any(|s| s == stressor) && one_number_then_words) {
             // `close   600923.80 close calls per sec (harmonic mean of 192 instances)`
             let Some((v, _)) = words.next().and_then(parse_number_unit) else {
                 break;
@@ -182,7 +193,7 @@ fn stress_ng(
                 value: v,
                 unit: None,
             });
-            i += 1;
+            i += n;
             continue;
         }
         let values: Vec<f64> = words
@@ -202,7 +213,8 @@ fn stress_ng(
                 unit: Some((*unit).to_string()),
             });
         }
-        i += 1;
+        stressors.push(stressor.to_string());
+        i += n;
     }
     if metrics.is_empty() {
         return None;
@@ -214,6 +226,37 @@ fn stress_ng(
             metrics,
         }),
     ))
+}
+
+/// A stress-ng line with the lines a mailer wrapped it onto: the payload
+/// joined, and how many lines it took. A wrapped line is long and the
+/// rest has no `stress-ng:` prefix of its own (so `--log-brief` lines,
+/// which have none, are never joined).
+fn stress_ng_logical(
+    lines: &[Line<'_>],
+    i: usize,
+    payload: fn(&str) -> Option<&str>,
+) -> Option<(String, usize)> {
+    let first = lines.get(i)?;
+    let mut joined = payload(first.text)?.trim_end().to_string();
+    let mut n = 1;
+    let mut prev_len = first.text.trim_end().len();
+    while let Some(l) = lines.get(i + n).filter(|l| l.quote == first.quote) {
+        let t = l.text.trim();
+        let wrapped = prev_len >= 60
+            && !t.is_empty()
+            && payload(l.text).is_none()
+            && !l.text.contains("stress-ng")
+            && t.len() <= 80;
+        if !wrapped {
+            break;
+        }
+        joined.push(' ');
+        joined.push_str(t);
+        prev_len = l.text.trim_end().len();
+        n += 1;
+    }
+    Some((joined, n))
 }
 
 enum Usemem {
