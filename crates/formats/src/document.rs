@@ -79,6 +79,16 @@ pub struct Warning {
     pub message: String,
 }
 
+impl Warning {
+    /// A claim that could not be parsed, as a warning at its line.
+    pub fn from_error(e: &crate::error::ParseError) -> Self {
+        Warning {
+            line: (e.line > 0).then_some(e.line),
+            message: e.to_string(),
+        }
+    }
+}
+
 /// One result block found in the input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "BlockRepr")]
@@ -525,6 +535,20 @@ pub struct Time {
     /// Command line, when printed (`-v` "Command being timed").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The command's exit status when GNU time printed one: `Command exited
+    /// with non-zero status N` above the report, or `-v`'s `Exit status`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<i32>,
+    /// The signal that ended the command (`Command terminated by signal N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+}
+
+impl Time {
+    /// Whether the timed command failed: a non-zero exit or a signal.
+    pub fn failed(&self) -> bool {
+        self.signal.is_some() || self.exit_status.is_some_and(|s| s != 0)
+    }
 }
 
 // ------------------------------------------------------------------ metrics

@@ -159,7 +159,31 @@ fn named_row(text: &str) -> Option<(String, Vec<f64>)> {
             _ => return None,
         }
     }
-    Some((label.join(" "), values))
+    // Newer compare-kernels prints `Duration User`, `Duration System`.
+    let label = match label {
+        ["Duration", row] if DURATION_ROWS.contains(row) => (*row).to_string(),
+        _ => label.join(" "),
+    };
+    Some((label, values))
+}
+
+/// Lines above a table searched for the column names of a header whose
+/// names ran together.
+const UNGLUE_LOOKBACK: usize = 80;
+
+/// A variant header whose names ran together (`vanillaresetpcpu-v1r1`,
+/// both names too long for their columns): the `n` names, taken from an
+/// earlier header of the same mail whose names, joined, spell it.
+fn unglue<'a>(glued: &[&str], n: usize, lines: &[Line<'a>], start: usize) -> Option<Vec<&'a str>> {
+    let want: String = glued.concat();
+    let quote = lines.get(start)?.quote;
+    (start.saturating_sub(UNGLUE_LOOKBACK)..start)
+        .rev()
+        .find_map(|i| {
+            let l = lines.get(i).filter(|l| l.quote == quote)?;
+            let words: Vec<&'a str> = l.text.split_whitespace().collect();
+            (words.len() == n && words.concat() == want).then_some(words)
+        })
 }
 
 /// A header line: words that are not numbers and not a statistic row.
@@ -211,7 +235,12 @@ pub fn recognize(
 
     // Work out the header lines and where rows begin.
     let (kernels, variants, rows_at, kind, ncols) = if let Some(h1) = header(first.text) {
-        let h2 = same(start + 1).and_then(|l| header(l.text));
+        let h2 = same(start + 1)
+            .and_then(|l| header(l.text))
+            .map(|h2| match h2.len() < h1.len() {
+                true => unglue(&h2, h1.len(), lines, start).unwrap_or(h2),
+                false => h2,
+            });
         let two = h2.as_ref().and_then(|h2| {
             let (kind, n) = row_kind(same(start + 2)?.text)?;
             (n == h1.len() && n == h2.len()).then_some((kind, n))
