@@ -113,3 +113,43 @@ grep -E '^(pgscan|pgsteal|allocstall|pgfault|pgmajfault|workingset)' /proc/vmsta
 
 sar -B -o sar.data 1 3 > sys-sar-B.txt; sadf -j sar.data -- -B > sys-sar-B.json
 sar -r -o sar2.data 1 2 > sys-sar-r.txt; sadf -j sar2.data -- -r > sys-sar-r.json
+
+# ---- second batch (2026-12-01 09:16 UTC), same machine
+ct() { name=$1; shift; echo "== $name: cyclictest $*"; nice -n 10 cyclictest "$@" --json=ct-$name.json > ct-$name.txt 2>&1; echo "cyclictest $* --json=ct-$name.json" > ct-$name.cmd; }
+ct t1-i2000      -q -D 2 -i 2000 -t 1
+ct d500-t3       -q -D 2 -i 1000 -d 500 -t 3
+ct clock-rt      -q -D 2 -i 1000 -t 2 -c 1
+ct D3s           -q -D 3s -i 1500 -t 2
+ct h1000-m       -q -D 2 -i 1000 -t 2 -h 1000 -m
+ct nonquiet-h    -D 2 -i 1000 -t 1 -h 200
+ct default-i     -q -D 2 -t 2
+ct smp-hist      -q -D 2 -i 1000 -S -h 300
+ct priospread    -q -D 2 -i 1000 -t 3 -p 80 --priospread
+ct mainaff       -q -D 2 -i 1000 -t 2 -a 1 --mainaffinity=0
+sn() { name=$1; shift; echo "== $name"; nice -n 10 stress-ng "$@" --yaml sn-$name.yaml > sn-$name.txt 2>&1; echo "stress-ng $* --yaml sn-$name.yaml" > sn-$name.cmd; }
+sn fork-metrics    --fork 1 -t 2 --metrics
+sn memcpy-brief    --memcpy 1 -t 2 --metrics-brief
+sn hdd-metrics     --hdd 1 --hdd-bytes 8M -t 2 --metrics --temp-path /tmp
+sn cache-times     --cache 1 -t 2 --metrics-brief --times
+sn sem-perf        --sem 1 -t 2 --metrics-brief --perf
+sn cpu-fft         --cpu 1 --cpu-method fft -t 2 --metrics
+sn vm-verify       --vm 1 --vm-bytes 16M --verify -t 2 --metrics-brief
+sn three-brief     --cpu 1 --pipe 1 --switch 1 -t 2 --metrics-brief
+sn cpu2-metrics    --cpu 2 -t 2 --metrics
+sn timer-brief     --timer 1 -t 2 --metrics-brief
+sn cpu-ops         --cpu 1 --cpu-ops 3000 --metrics-brief
+sn mq-ts           --mq 1 -t 2 --metrics-brief --timestamp
+# GNU / bash time
+nice -n 10 /usr/bin/time -v -o tm-verbose-sleep.txt sleep 0.5
+nice -n 10 /usr/bin/time -v -o tm-verbose-gzip9.txt sh -c 'gzip -9 -c /usr/bin/perf > /dev/null'
+nice -n 10 /usr/bin/time dd if=/dev/zero of=/dev/null bs=1M count=300 > tm-default-dd.txt 2>&1
+nice -n 10 /usr/bin/time -p -o tm-posix-sort.txt sh -c 'seq 1 300000 | sort -n > /dev/null'
+bash -c 'time -p (seq 1 200000 | sort -n > /dev/null)' > tm-bash-posix.txt 2>&1
+bash -c 'time (head -c 3000000 /dev/urandom | xz -0 > /dev/null)' > tm-bash-xz.txt 2>&1
+# perf stat
+ps() { name=$1; shift; nice -n 10 perf stat "$@" > /dev/null 2> ps-$name.txt; }
+ps e-sw   -e context-switches,cpu-migrations,page-faults,task-clock,cpu-clock -- sh -c 'seq 1 300000 | sort > /dev/null'
+ps r4-sleep -r 4 -- sleep 0.1
+nice -n 10 perf stat -o ps-o-file.txt -- sh -c 'head -c 20000000 /dev/zero | gzip -1 > /dev/null'
+nice -n 10 perf stat -r 3 -o ps-o-r3.txt -- sh -c 'seq 1 200000 | sort > /dev/null'
+nice -n 10 perf stat -j -o ps-json.txt -- sh -c 'seq 1 300000 | sort > /dev/null' || echo nojson
