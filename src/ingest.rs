@@ -227,6 +227,10 @@ pub struct RunSpec {
     pub kernel: String,
     pub variant: String,
     pub parent: Option<String>,
+    /// The parent was guessed (table column order, simulator variant
+    /// order), not named by the client: dropped rather than refused when it
+    /// would make the chain a cycle.
+    pub parent_inferred: bool,
     pub label: Option<String>,
     pub block_kind: &'static str,
     pub lines: [u64; 2],
@@ -312,6 +316,7 @@ pub fn plan_runs(doc: &Document, meta: &UploadMeta) -> Result<Vec<RunSpec>, AppE
             kernel,
             variant,
             parent: meta.parent.clone(),
+            parent_inferred: false,
             label,
             block_kind: block.kind(),
             lines: block.lines,
@@ -732,6 +737,7 @@ fn plan_table(
             run.kernel = k.clone();
         }
         run.parent = prev_variant.clone().filter(|p| *p != run.variant);
+        run.parent_inferred = true;
         prev_variant = Some(run.variant.clone());
         for row in &t.rows {
             if let Some(Some(value)) = row.values.get(c) {

@@ -333,13 +333,17 @@ async fn overview_pages(pool: PgPool) {
 async fn share_form_redirects_to_a_permalink(pool: PgPool) {
     demo(&pool).await;
     let app = app(&pool);
-    let form = "columns=variant%3Avanilla%3Bboard%3Ai7-4790%0Avariant%3Aisolate-writeback-cap-v1&baseline=0";
+    let tok = token(&pool, Scope::Upload).await;
+    let form = format!(
+        "columns=variant%3Avanilla%3Bboard%3Ai7-4790%0Avariant%3Aisolate-writeback-cap-v1&baseline=0&token={tok}"
+    );
+    let form = form.as_str();
     let r = send(
         &app,
         Request::post("/compare/share")
             .header("content-type", "application/x-www-form-urlencoded")
             .header("sec-fetch-site", "same-origin")
-            .body(Body::from(form))
+            .body(Body::from(form.to_owned()))
             .unwrap(),
     )
     .await;
@@ -352,7 +356,7 @@ async fn share_form_redirects_to_a_permalink(pool: PgPool) {
         Request::post("/compare/share")
             .header("content-type", "application/x-www-form-urlencoded")
             .header("sec-fetch-site", "cross-site")
-            .body(Body::from(form))
+            .body(Body::from(form.to_owned()))
             .unwrap(),
     )
     .await;

@@ -24,6 +24,9 @@ pub struct ExecInput {
     pub knobs: BTreeMap<String, f64>,
     pub max_events: u64,
     pub max_sim_ns: u64,
+    /// Nice value the simulator process gives itself before it starts.
+    #[serde(default)]
+    pub nice: u8,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -58,6 +61,10 @@ pub struct Validated {
     pub scenario_toml: String,
     pub variants: Vec<String>,
     pub board_class: String,
+    /// The scenario's own `[run]` replications and duration: what a job
+    /// runs when the request does not override them.
+    pub replications: u32,
+    pub duration_ns: u64,
 }
 
 /// `reclaimlab sim-exec`: read an [`ExecInput`], simulate, print JSON lines.
@@ -65,6 +72,12 @@ pub fn sim_exec_main() -> anyhow::Result<()> {
     let mut buf = Vec::new();
     std::io::stdin().read_to_end(&mut buf)?;
     let input: ExecInput = serde_json::from_slice(&buf)?;
+    if input.nice > 0 {
+        // Batch work: yield the CPU to the service (which runs at nice 0).
+        // Raising one's own nice value needs no privilege.
+        rustix::process::setpriority_process(None, i32::from(input.nice.min(19)))
+            .map_err(|e| anyhow::anyhow!("cannot lower the simulator's CPU priority: {e}"))?;
+    }
     let stdout = std::io::stdout();
     let emit = |line: &ExecLine| {
         let mut out = stdout.lock();
@@ -207,6 +220,10 @@ pub fn set_knob(
         names.sort();
         format!("unknown knob; expected one of: {}", names.join(", "))
     })?;
+    if !value.is_finite() || value < 0.0 {
+        // Every numeric knob is a count, a length of time or a size.
+        return Err(format!("expected a number >= 0, found {value}"));
+    }
     let new = match current {
         serde_json::Value::Bool(_) => serde_json::Value::Bool(value != 0.0),
         serde_json::Value::Number(n) if n.is_u64() || n.is_i64() => {
@@ -254,6 +271,8 @@ pub fn validate(
         scenario_toml: scenario.to_string(),
         variants: variants.to_vec(),
         board_class: sc.machine.board.clone(),
+        replications: sc.replications,
+        duration_ns: sc.duration_ns,
     })
 }
 

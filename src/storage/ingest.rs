@@ -32,18 +32,31 @@ pub struct NewUpload<'a> {
     pub kind: &'a str,
 }
 
+/// Store an upload, or answer a replay of the live upload under the same
+/// idempotency key. A deleted upload does not hold its key: the same
+/// content sent again after a delete is stored again, as a new upload.
 pub async fn store(pool: &PgPool, up: NewUpload<'_>) -> Result<StoredUpload, AppError> {
-    let mut tx = pool.begin().await?;
-    match write_upload(&mut tx, &up, None).await? {
-        Some(stored) => {
-            tx.commit().await?;
-            Ok(stored)
-        }
-        None => {
-            tx.rollback().await?;
-            replay(pool, up.idempotency_key, up.fingerprint).await
+    // Twice at most: the upload a replay points at may be deleted between
+    // the conflicting insert and the lookup; then the key is free again.
+    for _ in 0..2 {
+        let mut tx = pool.begin().await?;
+        match write_upload(&mut tx, &up, None).await? {
+            Some(stored) => {
+                tx.commit().await?;
+                return Ok(stored);
+            }
+            None => {
+                tx.rollback().await?;
+                if let Some(stored) = replay(pool, up.idempotency_key, up.fingerprint).await? {
+                    return Ok(stored);
+                }
+            }
         }
     }
+    Err(AppError::Conflict(format!(
+        "idempotency key '{}' is being used and deleted concurrently; retry",
+        up.idempotency_key
+    )))
 }
 
 /// Write blob, upload, runs and results on `conn` (inside the caller's
@@ -66,7 +79,7 @@ pub async fn write_upload(
         "INSERT INTO uploads (idempotency_key, fingerprint, blob_sha256, content_type, filename,
                               metadata, token_id, parser_version, document, message_id, unlisted)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-         ON CONFLICT (idempotency_key) DO NOTHING RETURNING id",
+         ON CONFLICT (idempotency_key) WHERE deleted_at IS NULL DO NOTHING RETURNING id",
     )
     .bind(up.idempotency_key)
     .bind(up.fingerprint)
@@ -108,12 +121,20 @@ pub async fn write_upload(
     }))
 }
 
-async fn replay(pool: &PgPool, key: &str, fingerprint: &[u8]) -> Result<StoredUpload, AppError> {
-    let (upload_id, existing): (i64, Vec<u8>) =
-        sqlx::query_as("SELECT id, fingerprint FROM uploads WHERE idempotency_key = $1")
-            .bind(key)
-            .fetch_one(pool)
-            .await?;
+async fn replay(
+    pool: &PgPool,
+    key: &str,
+    fingerprint: &[u8],
+) -> Result<Option<StoredUpload>, AppError> {
+    let Some((upload_id, existing)): Option<(i64, Vec<u8>)> = sqlx::query_as(
+        "SELECT id, fingerprint FROM uploads WHERE idempotency_key = $1 AND deleted_at IS NULL",
+    )
+    .bind(key)
+    .fetch_optional(pool)
+    .await?
+    else {
+        return Ok(None);
+    };
     if existing != fingerprint {
         return Err(AppError::Conflict(format!(
             "idempotency key '{key}' was already used for different content or metadata (upload {upload_id})"
@@ -124,11 +145,11 @@ async fn replay(pool: &PgPool, key: &str, fingerprint: &[u8]) -> Result<StoredUp
             .bind(upload_id)
             .fetch_all(pool)
             .await?;
-    Ok(StoredUpload {
+    Ok(Some(StoredUpload {
         upload_id,
         created: false,
         run_ids,
-    })
+    }))
 }
 
 /// What every run of one upload shares.
@@ -160,6 +181,7 @@ async fn insert_run(
         conn,
         &spec.variant,
         spec.parent.as_deref(),
+        !spec.parent_inferred,
         series,
         message_id,
     )

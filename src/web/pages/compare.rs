@@ -544,17 +544,24 @@ pub fn same_origin(headers: &HeaderMap) -> Result<(), AppError> {
     Ok(())
 }
 
+/// A permalink is permanent and costs storage, so making one takes an
+/// upload token (the form's `token` field), which it records as its owner.
 pub async fn share_compare(
     State(state): State<AppState>,
+    peer: crate::auth::ClientAddr,
     headers: HeaderMap,
     body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let p = parse_compare_params(&body)?;
+    let caller = super::form_caller(&state, peer, &super::form_fields(&body)).await?;
+    let rest: String = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(url::form_urlencoded::parse(body.as_bytes()).filter(|(k, _)| k != "token"))
+        .finish();
+    let p = parse_compare_params(&rest)?;
     let req = request_from(&state, &p)
         .await?
         .ok_or_else(|| AppError::BadRequest("no columns to share".into()))?;
-    let slug = create_snapshot(&state, req, None, None).await?;
+    let slug = create_snapshot(&state, req, Some(caller.token.id), None).await?;
     Ok(Redirect::to(&format!("/c/{slug}")).into_response())
 }
 

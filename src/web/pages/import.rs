@@ -233,12 +233,13 @@ pub async fn preview_import(body: String) -> Result<Response, PageError> {
 
 pub async fn commit_import(
     State(state): State<AppState>,
+    peer: crate::auth::ClientAddr,
     headers: HeaderMap,
     body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = super::form_fields(&body);
-    let token = super::form_caller(&state, &f).await?.token;
+    let token = super::form_caller(&state, peer, &f).await?.token;
     let mail = f.get("mail").cloned().unwrap_or_default();
     let get = |k: String| {
         f.get(&k)
