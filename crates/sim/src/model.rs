@@ -2,7 +2,7 @@
 //! from the configuration, runs it, and extracts its raw results.
 
 use crate::config::{Scenario, SwapKind, Variant};
-use crate::engine::{Class, Core, LatRec, LockKind, Sim, Stop, Tracer};
+use crate::engine::{Class, Core, LatRec, LockKind, Place, Sim, St, Stop, Tracer};
 use crate::mem::{Lru, Node, Zone, watermarks};
 use crate::programs::{
     Cyclic, Flusher, Kswapd, Munmap, Pageout, Prog, Reader, Toy, Trickle, Usemem, VmWorker, Writer,
@@ -35,6 +35,8 @@ pub(crate) struct LatOut {
     pub started_at: String,
     pub ended_at: String,
     pub path: Vec<String>,
+    /// The section blamed (see `engine::LatRec::holder`).
+    pub holder: Vec<String>,
     pub at_ns: u64,
     pub woken: Option<(String, u32, u32)>,
 }
@@ -80,6 +82,7 @@ fn lat_out(core: &Core, tr: &Tracer) -> Vec<LatOut> {
                 started_at: r.started_at.to_string(),
                 ended_at: r.ended_at.to_string(),
                 path: r.path.iter().map(|s| s.to_string()).collect(),
+                holder: r.holder.iter().map(|s| s.to_string()).collect(),
                 at_ns: r.at_ns,
                 woken: r.woken.map(|w| {
                     let wt = &core.tasks[w];
@@ -156,16 +159,20 @@ pub(crate) fn run_one(
     if m.swap != SwapKind::None {
         sim.core.mem.swap_info_lock =
             Some(sim.core.add_lock("&(&si->lock)->rlock", LockKind::Spin));
-        let n = if v.knobs.swapcache_trunk_pages.is_some() {
-            32
-        } else {
-            1
-        };
-        for _ in 0..n {
+        // A swap device as large as RAM.
+        let pages: u64 = m
+            .zones
+            .iter()
+            .map(|z| (z.gb * (1u64 << 18) as f64) as u64)
+            .sum();
+        let trunk = v.knobs.swapcache_trunk_pages;
+        sim.core.mem.swap.pages = pages;
+        sim.core.mem.swap.trunk_pages = trunk;
+        for _ in 0..crate::mem::SwapMap::spaces(pages, trunk) {
             let l = sim
                 .core
                 .add_lock("&(&mapping->tree_lock)->rlock [swap]", LockKind::SpinIrq);
-            sim.core.mem.swap_locks.push(l);
+            sim.core.mem.swap.locks.push(l);
         }
     }
 
@@ -174,7 +181,7 @@ pub(crate) fn run_one(
          key: String,
          comm: String,
          class: Class,
-         cpu: Option<usize>,
+         cpu: Place,
          finite: bool,
          prog: Prog,
          at: u64| { sim.spawn(seed, key, comm, class, cpu, finite, prog, at) };
@@ -187,7 +194,7 @@ pub(crate) fn run_one(
                 format!("cyclictest/{i}"),
                 "cyclictest".into(),
                 Class::Rt(c.prio),
-                Some(i as usize % cpus),
+                Place::Pinned(i as usize % cpus),
                 false,
                 Prog::Cyclic(Cyclic::new(interval, c.histogram_us)),
                 0,
@@ -200,7 +207,7 @@ pub(crate) fn run_one(
             format!("hog/{i}"),
             "stress-ng-cpu".into(),
             Class::Fair,
-            Some(i as usize % cpus),
+            Place::Balanced(i as usize % cpus),
             false,
             Prog::Hog,
             0,
@@ -220,7 +227,7 @@ pub(crate) fn run_one(
                 format!("toy/{i}"),
                 "worker".into(),
                 Class::Fair,
-                Some(i as usize % cpus),
+                Place::Balanced(i as usize % cpus),
                 false,
                 p,
                 0,
@@ -235,7 +242,7 @@ pub(crate) fn run_one(
                 format!("kswapd/{n}"),
                 format!("kswapd{n}"),
                 Class::Fair,
-                None,
+                Place::Any,
                 false,
                 Prog::Kswapd(Kswapd::new(n)),
                 0,
@@ -288,7 +295,7 @@ pub(crate) fn run_one(
             "writer".into(),
             "bonnie".into(),
             Class::Fair,
-            None,
+            Place::Any,
             false,
             Prog::Writer(wr),
             1_000_000,
@@ -307,7 +314,7 @@ pub(crate) fn run_one(
             "dma32".into(),
             "dma32-user".into(),
             Class::Fair,
-            None,
+            Place::Any,
             false,
             Prog::Trickle(t),
             7_000_000,
@@ -329,7 +336,7 @@ pub(crate) fn run_one(
             "flusher".into(),
             "kworker/u16:3".into(),
             Class::Fair,
-            None,
+            Place::Any,
             false,
             p,
             at,
@@ -345,7 +352,7 @@ pub(crate) fn run_one(
                 format!("vm/{i}"),
                 "stress-ng-vm".into(),
                 Class::Fair,
-                Some(i as usize % cpus),
+                Place::Balanced(i as usize % cpus),
                 false,
                 p,
                 0,
@@ -361,7 +368,7 @@ pub(crate) fn run_one(
             "munmap".into(),
             "time_unmap".into(),
             Class::Fair,
-            Some(0),
+            Place::Balanced(0),
             true,
             p,
             0,
@@ -373,7 +380,7 @@ pub(crate) fn run_one(
                 "ps".into(),
                 "ps".into(),
                 Class::Fair,
-                None,
+                Place::Any,
                 false,
                 p,
                 0,
@@ -387,7 +394,7 @@ pub(crate) fn run_one(
             "pageout".into(),
             "madvise-pageout".into(),
             Class::Fair,
-            Some(0),
+            Place::Balanced(0),
             true,
             Prog::Pageout(Pageout::new(pmds)),
             0,
@@ -410,7 +417,7 @@ pub(crate) fn run_one(
                 format!("usemem/{i}"),
                 "usemem".into(),
                 Class::Fair,
-                Some(i as usize % cpus),
+                Place::Balanced(i as usize % cpus),
                 true,
                 p,
                 0,
@@ -419,6 +426,14 @@ pub(crate) fn run_one(
     }
 
     sim.run(duration_ns, max_events, check)?;
+    let now = sim.core.now;
+    for (i, p) in sim.progs.iter_mut().enumerate() {
+        if let Prog::Reader(r) = p {
+            let t = &sim.core.tasks[i];
+            let granted = (t.state != St::LockWait).then_some(t.granted_at);
+            r.finish(now, granted);
+        }
+    }
     Ok(extract(&sim, sweep))
 }
 

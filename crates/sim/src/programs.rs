@@ -319,6 +319,7 @@ pub(crate) struct Shrink {
     by_zone: [u64; 4],
     i: u64,
     tree: LockId,
+    slot: u64,
     /// tree_lock was contended during this call (S5 patches 3 and 4).
     pub contended: bool,
 }
@@ -428,7 +429,9 @@ impl Shrink {
                     return Some(Step::Lock(l, Mode::Excl));
                 }
                 11 => {
-                    let per = if cx.core.knobs.swap_rotational {
+                    let rot = cx.core.knobs.swap_rotational;
+                    self.slot = cx.core.mem.swap.alloc(cx.cpu, rot);
+                    let per = if rot {
                         c.swap_slot_rotational
                     } else {
                         c.swap_slot_ssd
@@ -444,8 +447,7 @@ impl Shrink {
                     return Some(Step::Unlock(cx.core.mem.swap_info_lock.expect("swap")));
                 }
                 13 => {
-                    let trunk = cx.core.knobs.swapcache_trunk_pages;
-                    self.tree = cx.core.mem.swap_lock(trunk);
+                    self.tree = cx.core.mem.swap.lock_of(self.slot);
                     self.pc = 14;
                     return Some(Step::Lock(self.tree, Mode::Excl));
                 }
@@ -1099,6 +1101,22 @@ pub(crate) struct Reader {
 }
 
 impl Reader {
+    fn record(&mut self, w: u64) {
+        self.waits += 1;
+        self.wait_sum += w;
+        self.wait_max = self.wait_max.max(w);
+    }
+
+    /// Close a wait still open when the run ends (the munmap task exited,
+    /// or time ran out): granted but not yet run, or still queued.
+    pub(crate) fn finish(&mut self, now: u64, granted_at: Option<u64>) {
+        if self.pc == 1 {
+            let end = granted_at.filter(|&g| g >= self.req).unwrap_or(now);
+            self.record(end - self.req);
+            self.pc = 2;
+        }
+    }
+
     pub(crate) fn new(period: u64, mmap_lock: LockId) -> Self {
         Reader {
             period,
@@ -1124,10 +1142,10 @@ impl Reader {
                 Step::Lock(self.mmap_lock, Mode::Read)
             }
             1 => {
-                let w = cx.now - self.req;
-                self.waits += 1;
-                self.wait_sum += w;
-                self.wait_max = self.wait_max.max(w);
+                // The wait ends when the lock is granted, not when ps next
+                // gets a CPU.
+                let w = cx.core.tasks[cx.tid].granted_at.max(self.req) - self.req;
+                self.record(w);
                 self.pc = 2;
                 Step::Run(Seg::kernel(cx.cost(1.0, cx.core.costs.proc_read), P_PROC))
             }
@@ -1389,8 +1407,9 @@ impl Usemem {
                         return Step::Run(Seg::user(d, P_USER));
                     }
                     self.k -= 1;
-                    let trunk = cx.core.knobs.swapcache_trunk_pages;
-                    self.tree = cx.core.mem.swap_lock(trunk);
+                    // The page comes back from wherever it was swapped to.
+                    let slot = cx.rng.range(0, cx.core.mem.swap.pages.max(1) - 1);
+                    self.tree = cx.core.mem.swap.lock_of(slot);
                     self.pc = 41;
                     return Step::Lock(self.tree, Mode::Excl);
                 }

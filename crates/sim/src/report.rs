@@ -153,6 +153,19 @@ fn culprit(path: &[String]) -> String {
         .unwrap_or_default()
 }
 
+/// The culprit of a record and its call path (culprit first): the section
+/// that held the CPU (`holder`), falling back to the printed stack.
+fn blame(r: &LatOut, stack: &[String]) -> (String, Vec<String>) {
+    let from = if r.holder.is_empty() {
+        stack
+    } else {
+        &r.holder[..]
+    };
+    let cul = culprit(from);
+    let pos = from.iter().position(|f| *f == cul).unwrap_or(0);
+    (cul, from[pos..].to_vec())
+}
+
 fn stack_of(r: &LatOut, tracer: &str) -> Vec<String> {
     let mut s = Vec::new();
     if tracer == "wakeup_rt" {
@@ -378,15 +391,14 @@ pub(crate) fn build(
                     latency_us: us(r.lat_ns),
                     cpu: r.cpu,
                     task: format!("{}-{}", r.comm, r.pid),
-                    culprit: culprit(&st),
+                    culprit: blame(r, &st).0,
                     path: st,
                     at_ms: r.at_ns as f64 / 1e6,
                 });
             }
             let Some(r) = top.first() else { continue };
             let st = stack_of(r, name);
-            let cul = culprit(&st);
-            let pos = st.iter().position(|f| *f == cul).unwrap_or(0);
+            let (cul, cul_path) = blame(r, &st);
             let task = match (&r.woken, *name) {
                 (Some((comm, pid, prio)), "wakeup_rt") => TraceTask {
                     comm: comm.clone(),
@@ -436,7 +448,7 @@ pub(crate) fn build(
                 events: Vec::new(),
                 stacks: vec![st.clone()],
                 culprit: Some(cul),
-                culprit_path: st[pos..].to_vec(),
+                culprit_path: cul_path,
                 ..Default::default()
             })));
         }
@@ -576,6 +588,17 @@ pub(crate) fn build(
     }
 }
 
+/// Signed % change from `base` to `x` (`sign` -1 gives the mmtests gain).
+/// A change away from 0 has no percentage: None, printed as "from 0".
+fn pct(base: Option<f64>, x: Option<f64>, sign: f64) -> Option<f64> {
+    match (base, x) {
+        // `+ 0.0` turns -0.0 into 0.0, so no "-0.00%" is printed.
+        (Some(b), Some(x)) if b != 0.0 => Some(sign * (x - b) / b * 100.0 + 0.0),
+        (Some(_), Some(0.0)) => Some(0.0),
+        _ => None,
+    }
+}
+
 fn compare(sc: &Scenario, vs: &[VariantReport]) -> Comparison {
     let mut names: Vec<(String, String)> = Vec::new();
     let mut push = |stat: &str, metric: &str| {
@@ -637,24 +660,8 @@ fn compare(sc: &Scenario, vs: &[VariantReport]) -> Comparison {
     for (stat, metric) in &names {
         let values: Vec<Option<f64>> = vs.iter().map(|v| value(v, stat, metric)).collect();
         let base = values.first().copied().flatten();
-        let gains: Vec<Option<f64>> = values
-            .iter()
-            .map(|x| match (base, x) {
-                (Some(b), Some(x)) if b != 0.0 => Some((b - x) / b * 100.0),
-                (Some(_), Some(_)) => Some(0.0),
-                _ => None,
-            })
-            .collect();
-        pct_change.push(
-            values
-                .iter()
-                .map(|x| match (base, x) {
-                    (Some(b), Some(x)) if b != 0.0 => Some((x - b) / b * 100.0),
-                    (Some(_), Some(_)) => Some(0.0),
-                    _ => None,
-                })
-                .collect(),
-        );
+        let gains: Vec<Option<f64>> = values.iter().map(|x| pct(base, *x, -1.0)).collect();
+        pct_change.push(values.iter().map(|x| pct(base, *x, 1.0)).collect());
         rows.push(TableRow {
             stat: Some(stat.clone()),
             metric: metric.clone(),
@@ -916,6 +923,9 @@ impl SimReport {
                 match (v, d) {
                     (Some(v), Some(d)) => {
                         let _ = write!(line, " {:>14.2} ({:7.2}%)", v, d);
+                    }
+                    (Some(v), None) if i > 0 && r.values[0] == Some(0.0) => {
+                        let _ = write!(line, " {:>14.2} ( from 0)", v);
                     }
                     (Some(v), None) => {
                         let _ = write!(line, " {:>14.2}           ", v);
