@@ -986,7 +986,8 @@ pub struct StressVmCfg {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MunmapCfg {
-    pub size_gb: f64,
+    /// Sizes unmapped, one simulation each (the rows of S2's table).
+    pub size_gb: Vec<f64>,
     pub start_ms: f64,
 }
 
@@ -1484,8 +1485,26 @@ fn parse_workload(top: &Fields<'_>, machine: &Machine) -> R<Workload> {
         });
     }
     if let Some(c) = wf.sub("munmap", &["size_gb", "start_ms"])? {
+        let sizes = match c.get("size_gb") {
+            None => vec![320.0],
+            Some(Value::Array(a)) if !a.is_empty() && a.len() <= 16 => a
+                .iter()
+                .enumerate()
+                .map(|(i, x)| positive(x, &format!("{}[{i}]", c.p("size_gb"))))
+                .collect::<R<Vec<f64>>>()?,
+            Some(Value::Array(_)) => {
+                return Err(ScenarioError::new(c.p("size_gb"), "expected 1 to 16 sizes"));
+            }
+            Some(v) => vec![positive(v, &c.p("size_gb"))?],
+        };
+        if let Some(i) = sizes.iter().position(|g| *g > 1.0e6) {
+            return Err(ScenarioError::new(
+                format!("{}[{i}]", c.p("size_gb")),
+                "expected at most 1000000",
+            ));
+        }
         w.munmap = Some(MunmapCfg {
-            size_gb: c.pos_or("size_gb", 320.0)?,
+            size_gb: sizes,
             start_ms: c.nonneg_or("start_ms", 100.0)?,
         });
     }

@@ -511,6 +511,8 @@ pub(crate) struct Core {
     sched_rng: Rng,
     /// Tasks moved by the load balancer (periodic and newidle).
     pub migrations: u64,
+    /// CPU of the task doing the current wakeup, if a task does it.
+    waker: Option<usize>,
 }
 
 /// Period of the system-wide load balance (a few ms, as the kernel's
@@ -606,6 +608,7 @@ impl Core {
             wakeup_rt: Tracer::default(),
             sched_rng: Rng::new(crate::rng::derive(seed, "sched")),
             migrations: 0,
+            waker: None,
         }
     }
 
@@ -755,6 +758,13 @@ impl Core {
         if self.tasks[t].pinned {
             return prev;
         }
+        let mut prev = prev;
+        if let Some(w) = self.waker
+            && w < self.cpus.len()
+            && self.nr_running(w) <= self.nr_running(prev)
+        {
+            prev = w;
+        }
         if self.nr_running(prev) == 0 {
             return prev;
         }
@@ -837,6 +847,15 @@ impl Core {
             self.cpus[cpu].need_resched = true;
             self.kicks.push_back(cpu);
         }
+    }
+
+    /// try_to_wake_up from a task running on `waker_cpu` (a kthread woken
+    /// by an allocation): wake_affine may move the wakee next to the waker
+    /// when the waker's CPU is no busier than the wakee's previous one.
+    pub(crate) fn wake_from(&mut self, t: TaskId, waker_cpu: usize) {
+        self.waker = Some(waker_cpu);
+        self.wake(t);
+        self.waker = None;
     }
 
     /// try_to_wake_up.

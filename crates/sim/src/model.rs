@@ -67,6 +67,8 @@ pub(crate) struct RunOut {
     pub vmstat: Vec<(String, f64)>,
     /// (metric, value) in seconds or the unit in the metric name.
     pub durations: Vec<(String, f64)>,
+    /// (GiB unmapped, SyS_munmap time in us): S2's table rows.
+    pub munmap_us: Vec<(f64, f64)>,
 }
 
 fn lat_out(core: &Core, tr: &Tracer) -> Vec<LatOut> {
@@ -97,13 +99,23 @@ fn lat_out(core: &Core, tr: &Tracer) -> Vec<LatOut> {
         .collect()
 }
 
-/// Build and run one simulation. `sweep` is the usemem instance count.
+/// One point of a scenario's built-in sweep.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Point {
+    Single,
+    /// usemem instances (V5's thread counts).
+    Instances(u32),
+    /// GiB unmapped (V2's table rows).
+    MunmapGb(f64),
+}
+
+/// Build and run one simulation at one sweep point.
 pub(crate) fn run_one(
     sc: &Scenario,
     v: &Variant,
     seed: u64,
     duration_ns: u64,
-    sweep: Option<u32>,
+    point: Point,
     max_events: u64,
     check: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<RunOut, Stop> {
@@ -361,7 +373,11 @@ pub(crate) fn run_one(
     }
     if let Some(mu) = &w.munmap {
         let l = sim.core.add_lock("&mm->mmap_lock", LockKind::RwSem);
-        let pages = (mu.size_gb * (1u64 << 18) as f64) as u64;
+        let gb = match point {
+            Point::MunmapGb(g) => g,
+            _ => mu.size_gb.first().copied().unwrap_or(320.0),
+        };
+        let pages = (gb * (1u64 << 18) as f64) as u64;
         let p = Prog::Munmap(Munmap::new(pages, (mu.start_ms * 1e6) as u64, l));
         spawn(
             &mut sim,
@@ -400,7 +416,7 @@ pub(crate) fn run_one(
             0,
         );
     }
-    if let (Some(u), Some(n)) = (&w.usemem, sweep) {
+    if let (Some(u), Point::Instances(n)) = (&w.usemem, point) {
         let ram: i64 = sim
             .core
             .mem
@@ -434,10 +450,10 @@ pub(crate) fn run_one(
             r.finish(now, granted);
         }
     }
-    Ok(extract(&sim, sweep))
+    Ok(extract(&sim, point))
 }
 
-fn extract(sim: &Sim, sweep: Option<u32>) -> RunOut {
+fn extract(sim: &Sim, point: Point) -> RunOut {
     let core = &sim.core;
     let mut out = RunOut {
         events: core.events,
@@ -450,6 +466,11 @@ fn extract(sim: &Sim, sweep: Option<u32>) -> RunOut {
     let mut usemem_t0 = u64::MAX;
     let mut usemem_end = 0u64;
     let mut kswapd_sys = 0u64;
+    // Metrics of a V2 size sweep are named by size ("munmap-syscall-s-320GB").
+    let sfx = match point {
+        Point::MunmapGb(g) => format!("-{g}GB"),
+        _ => String::new(),
+    };
     for (i, p) in sim.progs.iter().enumerate() {
         let t = &core.tasks[i];
         match p {
@@ -476,14 +497,21 @@ fn extract(sim: &Sim, sweep: Option<u32>) -> RunOut {
             Prog::Munmap(mu) => {
                 if let Some(ns) = mu.syscall_ns {
                     out.durations
-                        .push(("munmap-syscall-s".into(), ns as f64 / 1e9));
+                        .push((format!("munmap-syscall-s{sfx}"), ns as f64 / 1e9));
+                    if let Point::MunmapGb(g) = point {
+                        out.munmap_us.push((g, ns as f64 / 1e3));
+                    }
                 }
                 out.durations
-                    .push(("mmap_lock-drops".into(), mu.drops as f64));
+                    .push((format!("mmap_lock-drops{sfx}"), mu.drops as f64));
             }
             Prog::Reader(r) => {
                 out.durations
-                    .push(("ps-max-wait-ms".into(), r.wait_max as f64 / 1e6));
+                    .push((format!("ps-max-wait-ms{sfx}"), r.wait_max as f64 / 1e6));
+                out.durations.push((
+                    format!("ps-mean-wait-ms{sfx}"),
+                    r.wait_sum as f64 / r.waits.max(1) as f64 / 1e6,
+                ));
             }
             Prog::Pageout(po) => {
                 if let Some(ns) = po.real_ns {
@@ -502,7 +530,7 @@ fn extract(sim: &Sim, sweep: Option<u32>) -> RunOut {
             _ => {}
         }
     }
-    if let Some(n) = sweep {
+    if let Point::Instances(n) = point {
         out.durations
             .push((format!("System-{n}"), usemem_sys as f64 / 1e9));
         out.durations.push((

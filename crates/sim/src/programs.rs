@@ -713,7 +713,7 @@ impl Writer {
         if low {
             let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
             if let Some(k) = cx.core.mem.wake_kswapd(0, top) {
-                cx.core.wake(k);
+                cx.core.wake_from(k, cx.cpu);
             }
         }
         Step::SleepUntil(self.next)
@@ -751,7 +751,7 @@ impl Trickle {
         if z.free < z.low
             && let Some(k) = cx.core.mem.wake_kswapd(0, 0)
         {
-            cx.core.wake(k);
+            cx.core.wake_from(k, cx.cpu);
         }
         self.next += self.period;
         Step::SleepUntil(self.next)
@@ -1355,7 +1355,7 @@ impl Usemem {
                                 if z.free < z.low
                                     && let Some(k) = cx.core.mem.wake_kswapd(n, top)
                                 {
-                                    cx.core.wake(k);
+                                    cx.core.wake_from(k, cx.cpu);
                                 }
                             }
                             self.alloc(cx, 0)
