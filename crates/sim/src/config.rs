@@ -963,6 +963,9 @@ pub struct FileLruCfg {
     pub dma32_band_mb: [f64; 2],
     /// Page-cache write rate of the background writer (bonnie), MiB/s.
     pub write_mb_s: f64,
+    /// Share of the file LRU bands that start on the active list (bonnie
+    /// rewriting a RAM-sized file refaults, so kswapd deactivates from it).
+    pub active_fraction: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1450,12 +1453,25 @@ fn parse_workload(top: &Fields<'_>, machine: &Machine) -> R<Workload> {
     }
     if let Some(c) = wf.sub(
         "file_lru",
-        &["normal_band_mb", "dma32_band_mb", "write_mb_s"],
+        &[
+            "normal_band_mb",
+            "dma32_band_mb",
+            "write_mb_s",
+            "active_fraction",
+        ],
     )? {
+        let af = c.nonneg_or("active_fraction", 0.0)?;
+        if af > 1.0 {
+            return Err(ScenarioError::new(
+                c.p("active_fraction"),
+                format!("expected 0..=1, found {af}"),
+            ));
+        }
         w.file_lru = Some(FileLruCfg {
             normal_band_mb: f64_pair(c.req("normal_band_mb")?, &c.p("normal_band_mb"))?,
             dma32_band_mb: f64_pair(c.req("dma32_band_mb")?, &c.p("dma32_band_mb"))?,
             write_mb_s: c.pos_or("write_mb_s", 100.0)?,
+            active_fraction: af,
         });
     }
     if let Some(c) = wf.sub("dma32_trickle", &["period_ms", "pages"])? {

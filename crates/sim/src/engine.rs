@@ -749,7 +749,7 @@ impl Core {
         usize::from(c.curr.is_some()) + c.rt_q.len() + c.fair_q.len()
     }
 
-    /// select_task_rq_fair in outline (spec §2.2 "Scheduler"): the previous
+    /// select_task_rq_fair in outline (spec §2.2a): the previous
     /// CPU if it is idle (cache hot), else a random idle CPU
     /// (select_idle_sibling), else the least loaded CPU, the previous one
     /// on a tie (wake_affine keeps it).

@@ -1,6 +1,6 @@
 //! reclaimlab-sim: a pure discrete-event simulator of Linux memory reclaim
-//! latency and throughput (model: `docs/SIMULATOR.md`, spec:
-//! `shared/design/simulator.md`).
+//! latency and throughput (model and results: `docs/SIMULATOR.md`; the
+//! specification cited as "spec §n": `docs/SIM-MODEL.md`).
 //!
 //! No IO, no async, no wall clock; randomness only from the seed passed in.
 //! The same (scenario, seed) gives byte-identical reports. Every task owns a

@@ -148,7 +148,10 @@ pub(crate) struct Zone {
 #[derive(Debug, Clone)]
 pub(crate) struct Node {
     pub zones: Vec<Zone>,
+    /// Inactive file LRU.
     pub file: Lru,
+    /// Active file LRU (shrink_active_list deactivates from its tail).
+    pub file_active: Lru,
     pub anon: Lru,
     pub lru_lock: LockId,
     pub kswapd: Option<TaskId>,
@@ -165,6 +168,9 @@ pub(crate) struct Vmstat {
     pub pgsteal_kswapd: u64,
     pub pgsteal_direct: u64,
     pub pgskip: u64,
+    /// Folios isolated from the active list (pgrefill) and deactivated.
+    pub pgrefill: u64,
+    pub pgdeactivate: u64,
     pub allocstall: u64,
     pub pswpout: u64,
     pub pswpin: u64,

@@ -161,6 +161,7 @@ pub(crate) fn run_one(
         sim.core.mem.nodes.push(Node {
             zones,
             file: Lru::default(),
+            file_active: Lru::default(),
             anon: Lru::default(),
             lru_lock,
             kswapd: None,
@@ -287,7 +288,11 @@ pub(crate) fn run_one(
             } else {
                 (0, rng.range(db[0], db[1]))
             };
-            node.file.push_head(n, z, 1);
+            if rng.f64() < f.active_fraction {
+                node.file_active.push_head(n, z, 1);
+            } else {
+                node.file.push_head(n, z, 1);
+            }
             filled += n;
             zone_normal = !zone_normal;
         }
@@ -573,6 +578,8 @@ fn extract(sim: &Sim, point: Point) -> RunOut {
             ("pgsteal_kswapd".into(), vm.pgsteal_kswapd as f64),
             ("pgsteal_direct".into(), vm.pgsteal_direct as f64),
             ("pgskip".into(), vm.pgskip as f64),
+            ("pgrefill".into(), vm.pgrefill as f64),
+            ("pgdeactivate".into(), vm.pgdeactivate as f64),
             ("allocstall".into(), vm.allocstall as f64),
             ("pswpout".into(), vm.pswpout as f64),
             ("pswpin".into(), vm.pswpin as f64),

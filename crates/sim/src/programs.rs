@@ -34,6 +34,39 @@ const P_ISO_D: Path = call_path![
     "try_to_free_pages",
     "__alloc_pages_slowpath",
 ];
+const P_ISO_ACT_K: Path = call_path![
+    "isolate_lru_folios",
+    "shrink_active_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "balance_pgdat",
+    "kswapd",
+    "kthread",
+];
+const P_ISO_ACT_D: Path = call_path![
+    "isolate_lru_folios",
+    "shrink_active_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "do_try_to_free_pages",
+    "try_to_free_pages",
+    "__alloc_pages_slowpath",
+];
+const P_ACTIVE_K: Path = call_path![
+    "folio_referenced",
+    "shrink_active_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "balance_pgdat",
+    "kswapd",
+];
+const P_ACTIVE_D: Path = call_path![
+    "folio_referenced",
+    "shrink_active_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "do_try_to_free_pages",
+];
 const P_SHRINK_K: Path = call_path![
     "shrink_folio_list",
     "shrink_inactive_list",
@@ -306,15 +339,68 @@ impl Toy {
 
 // ------------------------------------------------------------ shrink (reclaim)
 
-/// One `shrink_inactive_list()` call (spec §1.4 table), shared by kswapd and
-/// direct reclaim. Drives itself through `step()` until it returns `None`.
+/// Folios in a per-CPU folio batch (PAGEVEC_SIZE / folio_batch, 15).
+const PAGEVEC: f64 = 15.0;
+const P_DRAIN: Path = call_path!["lru_add_drain", "shrink_inactive_list", "shrink_lruvec"];
+const P_DRAIN_ACT: Path = call_path!["lru_add_drain", "shrink_active_list", "shrink_lruvec"];
+
+/// Which LRU list a shrink works on (spec §1.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum LruList {
+    #[default]
+    InactiveFile,
+    /// shrink_active_list: isolate, check references, deactivate.
+    ActiveFile,
+    InactiveAnon,
+}
+
+/// Where a `shrink_inactive_list()` / `shrink_active_list()` call is
+/// (spec §1.4 table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum ShrinkSt {
+    /// lru_add_drain(): this CPU's folio batch onto the LRU, IRQs on
+    /// (between two isolate calls this is where a held-off timer fires).
+    #[default]
+    Drain,
+    LockForIsolate,
+    Isolate,
+    UnlockAfterIsolate,
+    /// Clean file folios: references, __remove_mapping, free.
+    FreeFile,
+    /// shrink_active_list: folio_referenced per folio, cond_resched.
+    Deactivate,
+    /// Anon to swap, one folio at a time (4.8-era swap path).
+    NextAnon,
+    SlotAlloc,
+    SlotUnlock,
+    SwapCacheLock,
+    SwapCacheInsert,
+    SwapCacheUnlock,
+    Pageout,
+    RemoveLock,
+    Remove,
+    RemoveUnlock,
+    /// S5 patch 1: one tree_lock hold for the batch.
+    BatchLock,
+    BatchRemove,
+    BatchUnlock,
+    PutbackLock,
+    Putback,
+    PutbackUnlock,
+    Done,
+}
+
+/// One `shrink_inactive_list()` (or, for the active file list,
+/// `shrink_active_list()`) call, shared by kswapd and direct reclaim
+/// (spec §1.4, §2.2b).
+/// Drives itself through `step()` until it returns `None`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Shrink {
     pub node: usize,
     pub idx: u8,
-    pub anon: bool,
+    pub list: LruList,
     pub direct: bool,
-    pc: u8,
+    st: ShrinkSt,
     pub taken: u64,
     by_zone: [u64; 4],
     i: u64,
@@ -325,26 +411,40 @@ pub(crate) struct Shrink {
 }
 
 impl Shrink {
-    pub(crate) fn new(node: usize, idx: u8, anon: bool, direct: bool) -> Self {
+    pub(crate) fn new(node: usize, idx: u8, list: LruList, direct: bool) -> Self {
         Shrink {
             node,
             idx,
-            anon,
+            list,
             direct,
             ..Default::default()
         }
     }
 
+    fn path(&self, k: Path, d: Path) -> Path {
+        if self.direct { d } else { k }
+    }
+
     pub(crate) fn step(&mut self, cx: &mut Cx<'_>) -> Option<Step> {
+        use ShrinkSt as S;
         let lru_lock = cx.core.mem.nodes[self.node].lru_lock;
         let c = cx.core.costs.clone();
         loop {
-            match self.pc {
-                0 => {
-                    self.pc = 1;
+            match self.st {
+                S::Drain => {
+                    self.st = S::LockForIsolate;
+                    let d = cx.cost(PAGEVEC, c.lru_add_drain);
+                    let path = match self.list {
+                        LruList::ActiveFile => P_DRAIN_ACT,
+                        _ => P_DRAIN,
+                    };
+                    return Some(Step::Run(Seg::kernel(d, path)));
+                }
+                S::LockForIsolate => {
+                    self.st = S::Isolate;
                     return Some(Step::Lock(lru_lock, Mode::Excl));
                 }
-                1 => {
+                S::Isolate => {
                     let k = &cx.core.knobs;
                     let mut max_visit = None;
                     if let Some(cap) = k.isolate_time_cap_us {
@@ -367,16 +467,18 @@ impl Shrink {
                         max_visit,
                     };
                     let node = &mut cx.core.mem.nodes[self.node];
-                    let lru = if self.anon {
-                        &mut node.anon
-                    } else {
-                        &mut node.file
+                    let lru = match self.list {
+                        LruList::InactiveFile => &mut node.file,
+                        LruList::ActiveFile => &mut node.file_active,
+                        LruList::InactiveAnon => &mut node.anon,
                     };
                     let r = lru.isolate(req);
                     let vm = &mut cx.core.mem.vm;
                     vm.pgskip += r.skipped;
                     vm.isolate_max_visited = vm.isolate_max_visited.max(r.visited);
-                    if self.direct {
+                    if self.list == LruList::ActiveFile {
+                        vm.pgrefill += r.taken;
+                    } else if self.direct {
                         vm.pgscan_direct += r.taken;
                     } else {
                         vm.pgscan_kswapd += r.taken;
@@ -386,49 +488,63 @@ impl Shrink {
                     let d = cx.cost(r.visited as f64, c.lru_visit_skip)
                         + cx.cost(r.taken as f64, c.lru_isolate_take)
                         + c.spin_lock as u64;
-                    self.pc = 2;
-                    let path = if self.direct { P_ISO_D } else { P_ISO_K };
+                    self.st = S::UnlockAfterIsolate;
+                    let path = match self.list {
+                        LruList::ActiveFile => self.path(P_ISO_ACT_K, P_ISO_ACT_D),
+                        _ => self.path(P_ISO_K, P_ISO_D),
+                    };
                     let end = unlock_label(cx, true);
                     return Some(Step::Run(Seg::kernel(d, path).ctx(Ctx::SpinIrq, end)));
                 }
-                2 => {
-                    self.pc = if self.taken == 0 {
-                        99
-                    } else if self.anon {
-                        10
+                S::UnlockAfterIsolate => {
+                    self.st = if self.taken == 0 {
+                        S::Done
                     } else {
-                        3
+                        match self.list {
+                            LruList::InactiveFile => S::FreeFile,
+                            LruList::ActiveFile => S::Deactivate,
+                            LruList::InactiveAnon => S::NextAnon,
+                        }
                     };
                     return Some(Step::Unlock(lru_lock));
                 }
-                3 => {
-                    // Clean file folios: references, __remove_mapping, free.
+                S::FreeFile => {
                     let per = c.shrink_folio_fixed
                         + c.folio_referenced * 0.25
                         + c.remove_mapping
                         + c.page_free;
                     let d = cx.cost(self.taken as f64, per);
-                    self.pc = 20;
-                    let path = if self.direct { P_SHRINK_D } else { P_SHRINK_K };
+                    self.st = S::PutbackLock;
+                    let path = self.path(P_SHRINK_K, P_SHRINK_D);
                     return Some(Step::Run(
                         Seg::kernel(d, path).brk(Brk::Points(per as u64, &"__cond_resched")),
                     ));
                 }
-                // Anon to swap, one folio at a time (4.8-era swap path).
-                10 => {
+                S::Deactivate => {
+                    // Unmapped page-cache folios: folio_referenced returns
+                    // early; cond_resched() per folio.
+                    let per = c.folio_referenced * 0.25 + c.cond_resched;
+                    let d = cx.cost(self.taken as f64, per);
+                    self.st = S::PutbackLock;
+                    let path = self.path(P_ACTIVE_K, P_ACTIVE_D);
+                    return Some(Step::Run(
+                        Seg::kernel(d, path).brk(Brk::Points(per as u64, &"__cond_resched")),
+                    ));
+                }
+                S::NextAnon => {
                     if self.i >= self.taken {
-                        self.pc = if cx.core.knobs.remove_mapping_batched {
-                            17
+                        self.st = if cx.core.knobs.remove_mapping_batched {
+                            S::BatchLock
                         } else {
-                            20
+                            S::PutbackLock
                         };
                         continue;
                     }
-                    self.pc = 11;
+                    self.st = S::SlotAlloc;
                     let l = cx.core.mem.swap_info_lock.expect("swap configured");
                     return Some(Step::Lock(l, Mode::Excl));
                 }
-                11 => {
+                S::SlotAlloc => {
                     let rot = cx.core.knobs.swap_rotational;
                     self.slot = cx.core.mem.swap.alloc(cx.cpu, rot);
                     let per = if rot {
@@ -436,105 +552,113 @@ impl Shrink {
                     } else {
                         c.swap_slot_ssd
                     };
-                    self.pc = 12;
+                    self.st = S::SlotUnlock;
                     let end = unlock_label(cx, false);
                     return Some(Step::Run(
                         Seg::kernel(cx.cost(1.0, per), P_SLOT).ctx(Ctx::Spin, end),
                     ));
                 }
-                12 => {
-                    self.pc = 13;
+                S::SlotUnlock => {
+                    self.st = S::SwapCacheLock;
                     return Some(Step::Unlock(cx.core.mem.swap_info_lock.expect("swap")));
                 }
-                13 => {
+                S::SwapCacheLock => {
                     self.tree = cx.core.mem.swap.lock_of(self.slot);
-                    self.pc = 14;
+                    self.st = S::SwapCacheInsert;
                     return Some(Step::Lock(self.tree, Mode::Excl));
                 }
-                14 => {
+                S::SwapCacheInsert => {
                     self.contended |= cx.core.tasks[cx.tid].lock_waited;
-                    self.pc = 15;
+                    self.st = S::SwapCacheUnlock;
                     let end = unlock_label(cx, true);
                     return Some(Step::Run(
                         Seg::kernel(cx.cost(1.0, c.swapcache_insert), P_ADD_SC)
                             .ctx(Ctx::SpinIrq, end),
                     ));
                 }
-                15 => {
-                    self.pc = 16;
+                S::SwapCacheUnlock => {
+                    self.st = S::Pageout;
                     return Some(Step::Unlock(self.tree));
                 }
-                16 => {
+                S::Pageout => {
                     let per = c.shrink_folio_fixed
                         + c.folio_referenced
                         + c.try_to_unmap
                         + c.brd_write
                         + c.page_free;
                     let d = cx.cost(1.0, per);
-                    self.pc = if cx.core.knobs.remove_mapping_batched {
-                        10
+                    self.st = if cx.core.knobs.remove_mapping_batched {
+                        S::NextAnon
                     } else {
-                        30
+                        S::RemoveLock
                     };
                     self.i += 1;
-                    let path = if self.direct { P_SHRINK_D } else { P_SHRINK_K };
+                    let path = self.path(P_SHRINK_K, P_SHRINK_D);
                     return Some(Step::Run(Seg::kernel(d, path).resched()));
                 }
-                30 => {
-                    self.pc = 31;
+                S::RemoveLock => {
+                    self.st = S::Remove;
                     return Some(Step::Lock(self.tree, Mode::Excl));
                 }
-                31 => {
+                S::Remove => {
                     self.contended |= cx.core.tasks[cx.tid].lock_waited;
-                    self.pc = 32;
+                    self.st = S::RemoveUnlock;
                     let end = unlock_label(cx, true);
                     return Some(Step::Run(
                         Seg::kernel(cx.cost(1.0, c.remove_mapping), P_REMOVE)
                             .ctx(Ctx::SpinIrq, end),
                     ));
                 }
-                32 => {
-                    self.pc = 10;
+                S::RemoveUnlock => {
+                    self.st = S::NextAnon;
                     return Some(Step::Unlock(self.tree));
                 }
-                // S5 patch 1: one tree_lock hold for the batch.
-                17 => {
-                    self.pc = 18;
+                S::BatchLock => {
+                    self.st = S::BatchRemove;
                     return Some(Step::Lock(self.tree, Mode::Excl));
                 }
-                18 => {
+                S::BatchRemove => {
                     self.contended |= cx.core.tasks[cx.tid].lock_waited;
-                    self.pc = 19;
+                    self.st = S::BatchUnlock;
                     let end = unlock_label(cx, true);
                     let d = cx.cost(self.taken as f64, c.remove_mapping);
                     return Some(Step::Run(
                         Seg::kernel(d, P_REMOVE_BATCH).ctx(Ctx::SpinIrq, end),
                     ));
                 }
-                19 => {
-                    self.pc = 20;
+                S::BatchUnlock => {
+                    self.st = S::PutbackLock;
                     return Some(Step::Unlock(self.tree));
                 }
-                20 => {
-                    self.pc = 21;
+                S::PutbackLock => {
+                    self.st = S::Putback;
                     return Some(Step::Lock(lru_lock, Mode::Excl));
                 }
-                21 => {
-                    // move_folios_to_lru for the few folios kept, plus the
-                    // counter updates under the lock.
-                    let d = cx.cost(4.0, c.lru_putback) + c.spin_lock as u64;
-                    self.pc = 22;
-                    let path = if self.direct {
-                        P_PUTBACK_D
+                S::Putback => {
+                    // move_folios_to_lru: the few folios kept, or (active
+                    // list) every deactivated folio, plus the counters.
+                    let n = if self.list == LruList::ActiveFile {
+                        self.taken as f64
                     } else {
-                        P_PUTBACK_K
+                        4.0
                     };
+                    let d = cx.cost(n, c.lru_putback) + c.spin_lock as u64;
+                    self.st = S::PutbackUnlock;
+                    let path = self.path(P_PUTBACK_K, P_PUTBACK_D);
                     let end = unlock_label(cx, true);
                     return Some(Step::Run(Seg::kernel(d, path).ctx(Ctx::SpinIrq, end)));
                 }
-                22 => {
-                    self.pc = 99;
+                S::PutbackUnlock => {
+                    self.st = S::Done;
                     let node = &mut cx.core.mem.nodes[self.node];
+                    if self.list == LruList::ActiveFile {
+                        // Deactivated: to the inactive list's head.
+                        for (z, n) in self.by_zone.iter().enumerate() {
+                            node.file.push_head(*n, z as u8, 1);
+                        }
+                        cx.core.mem.vm.pgdeactivate += self.taken;
+                        return Some(Step::Unlock(lru_lock));
+                    }
                     for (z, n) in self.by_zone.iter().enumerate() {
                         if *n > 0 && z < node.zones.len() {
                             node.zones[z].free += *n as i64;
@@ -546,12 +670,12 @@ impl Shrink {
                     } else {
                         vm.pgsteal_kswapd += self.taken;
                     }
-                    if self.anon {
+                    if self.list == LruList::InactiveAnon {
                         vm.pswpout += self.taken;
                     }
                     return Some(Step::Unlock(lru_lock));
                 }
-                _ => return None,
+                S::Done => return None,
             }
         }
     }
@@ -559,71 +683,112 @@ impl Shrink {
 
 // ---------------------------------------------------------------- kswapd
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KswapdSt {
+    /// kswapd_try_to_sleep: wait for a wakeup.
+    Sleep,
+    Woken,
+    /// balance_pgdat: check the watermarks, start a shrink_lruvec round.
+    Balance,
+    /// shrink_lruvec: one shrink_list per evictable list of the round.
+    Shrinking,
+    /// The cond_resched() at the end of each round of shrink_lruvec.
+    RoundEnd,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Kswapd {
     pub node: usize,
-    pc: u8,
+    st: KswapdSt,
     idx: u8,
     fails: u32,
     shrink: Shrink,
-    anon_turn: bool,
+    /// The lists of the current round and the next one to shrink.
+    round: [Option<LruList>; 3],
+    ri: usize,
+    round_taken: u64,
+    round_contended: bool,
 }
 
 impl Kswapd {
     pub(crate) fn new(node: usize) -> Self {
         Kswapd {
             node,
-            pc: 0,
+            st: KswapdSt::Sleep,
             idx: 0,
             fails: 0,
             shrink: Shrink::default(),
-            anon_turn: false,
+            round: [None; 3],
+            ri: 0,
+            round_taken: 0,
+            round_contended: false,
         }
     }
 
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        use KswapdSt as K;
         loop {
-            match self.pc {
-                0 => {
-                    self.pc = 1;
+            match self.st {
+                K::Sleep => {
+                    self.st = K::Woken;
                     return Step::Wait;
                 }
-                1 => {
+                K::Woken => {
                     let Some(idx) = cx.core.mem.nodes[self.node].kswapd_idx.take() else {
-                        self.pc = 0;
+                        self.st = K::Sleep;
                         continue;
                     };
                     self.idx = idx;
                     self.fails = 0;
                     cx.core.mem.vm.kswapd_wakeups += 1;
-                    self.pc = 2;
+                    self.st = K::Balance;
                 }
-                2 => {
+                K::Balance => {
                     if let Some(i) = cx.core.mem.nodes[self.node].kswapd_idx.take() {
                         self.idx = self.idx.max(i);
                     }
                     if cx.core.mem.balanced(self.node, self.idx) {
-                        self.pc = 0;
+                        self.st = K::Sleep;
                         continue;
                     }
+                    // for_each_evictable_lru with nr[lru] > 0: the inactive
+                    // file list, the active one (deactivation), anon.
                     let n = &cx.core.mem.nodes[self.node];
-                    let anon = if n.file.len == 0 {
-                        true
-                    } else if n.anon.len == 0 {
-                        false
-                    } else {
-                        self.anon_turn = !self.anon_turn;
-                        self.anon_turn
-                    };
-                    self.shrink = Shrink::new(self.node, self.idx, anon, false);
-                    self.pc = 3;
+                    self.round = [
+                        (n.file.len > 0).then_some(LruList::InactiveFile),
+                        (n.file_active.len > 0).then_some(LruList::ActiveFile),
+                        (n.anon.len > 0).then_some(LruList::InactiveAnon),
+                    ];
+                    self.ri = 0;
+                    self.round_taken = 0;
+                    self.round_contended = false;
+                    self.st = K::Shrinking;
+                    self.shrink.st = ShrinkSt::Done;
                 }
-                3 => {
-                    if let Some(s) = self.shrink.step(cx) {
+                K::Shrinking => {
+                    if self.shrink.st != ShrinkSt::Done
+                        && let Some(s) = self.shrink.step(cx)
+                    {
                         return s;
                     }
-                    if self.shrink.taken == 0 {
+                    if self.shrink.st == ShrinkSt::Done && self.shrink.list != LruList::ActiveFile {
+                        self.round_taken += self.shrink.taken;
+                    }
+                    self.round_contended |= self.shrink.contended;
+                    self.shrink.taken = 0;
+                    self.shrink.contended = false;
+                    match self.round[self.ri..].iter().position(Option::is_some) {
+                        Some(k) => {
+                            let list = self.round[self.ri + k].expect("is_some");
+                            self.ri += k + 1;
+                            self.shrink = Shrink::new(self.node, self.idx, list, false);
+                        }
+                        None => self.st = K::RoundEnd,
+                    }
+                }
+                K::RoundEnd => {
+                    if self.round_taken == 0 {
                         self.fails += 1;
                     } else {
                         self.fails = 0;
@@ -631,23 +796,22 @@ impl Kswapd {
                     // S5 patch 3: stall when tree_lock is contended, except
                     // on the one node allowed to keep going.
                     if let Some(ms) = cx.core.knobs.kswapd_backoff_on_tree_lock_ms
-                        && self.shrink.contended
+                        && self.round_contended
                         && self.node != 0
                     {
                         cx.core.mem.vm.kswapd_backoffs += 1;
-                        self.pc = 2;
+                        self.st = K::Balance;
                         return Step::SleepUntil(cx.now + (ms * 1e6) as u64);
                     }
                     if self.fails >= 16 {
                         // Nothing reclaimable: nap HZ/10 (kswapd_try_to_sleep).
-                        self.pc = 0;
+                        self.st = K::Sleep;
                         return Step::SleepUntil(cx.now + 100_000_000);
                     }
-                    self.pc = 2;
+                    self.st = K::Balance;
                     let d = cx.core.costs.cond_resched as u64;
                     return Step::Run(Seg::kernel(d, P_KSWAPD_LOOP).resched());
                 }
-                _ => unreachable!(),
             }
         }
     }
@@ -1387,7 +1551,7 @@ impl Usemem {
                                 return Step::SleepUntil(until);
                             }
                             let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
-                            self.shrink = Shrink::new(self.node, top, true, true);
+                            self.shrink = Shrink::new(self.node, top, LruList::InactiveAnon, true);
                             self.pc = 3;
                         }
                     }
