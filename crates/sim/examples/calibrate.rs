@@ -428,13 +428,21 @@ fn v4(fits: &mut Vec<String>) {
     // Fitted and judged on runs as long as the seed's (C:773124 at
     // I:1000 = 773 s): the longest skip walk grows with the run length.
     sc.duration_ns = 773_000_000_000;
+    // The longest walk is a max over random bands: fit the mean of the
+    // three seeds, a smoother target than one seed.
     let k = fit(0.2, 5.0, 77_766.0, &mut |x| {
         let mut s = sc.clone();
         set(&mut s, x);
-        v(&sim(&s, 1, Some(&["baseline"])), "baseline")
-            .summary
-            .irqsoff_max_us
-            .unwrap_or(0.0)
+        SEEDS
+            .iter()
+            .map(|&seed| {
+                v(&sim(&s, seed, Some(&["baseline"])), "baseline")
+                    .summary
+                    .irqsoff_max_us
+                    .unwrap_or(0.0)
+            })
+            .sum::<f64>()
+            / SEEDS.len() as f64
     });
     set(&mut sc, k);
     let b = sc.workload.file_lru.as_ref().unwrap().normal_band_mb;
