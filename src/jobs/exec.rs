@@ -283,3 +283,24 @@ pub fn simulate(
         sim_ns,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knob_overrides_go_through_the_simulator_knob_table() {
+        let bad = BTreeMap::from([("isolate-time-cap.isolate_time_cap_us".to_string(), -3.0)]);
+        let e = prepare("v4-isolate-irq-holdoff", None, None, &bad).unwrap_err();
+        assert!(
+            e.contains("isolate_time_cap_us") && e.contains("found -3"),
+            "{e}"
+        );
+        let choice = BTreeMap::from([("baseline.preempt".to_string(), 1.0)]);
+        let e = prepare("v4-isolate-irq-holdoff", None, None, &choice).unwrap_err();
+        assert!(e.contains("preempt: expected one of"), "{e}");
+        let ok = BTreeMap::from([("baseline.isolate_time_cap_us".to_string(), 500.0)]);
+        let sc = prepare("v4-isolate-irq-holdoff", None, None, &ok).unwrap();
+        assert_eq!(sc.variants[0].knobs.isolate_time_cap_us, Some(500.0));
+    }
+}
