@@ -764,7 +764,12 @@ impl Knobs {
             "kswapd_backoff_on_tree_lock_ms" => self.kswapd_backoff_on_tree_lock_ms = n,
             "direct_congest_on_tree_lock" => self.direct_congest_on_tree_lock = b,
             "writeback_move_expired_cap_us" => self.writeback_move_expired_cap_us = n,
-            other => unreachable!("knob {other} is in KNOBS but not applied"),
+            other => {
+                return Err(ScenarioError::new(
+                    path,
+                    format!("knob {other} has no setter (internal)"),
+                ));
+            }
         }
         Ok(())
     }
