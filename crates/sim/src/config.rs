@@ -373,7 +373,8 @@ pub struct Knobs {
     pub swap_rotational: bool,
     /// 4b3ef9daa4fc (v4.11): one swap address_space per 64 MiB of swap.
     pub swapcache_trunk_pages: Option<u64>,
-    /// S5 patch 3: kswapd stalls this long when tree_lock is contended.
+    /// S5 patch 3: kswapd stalls up to this long when its batched tree_lock
+    /// trylock fails and another node is the exclusive one.
     pub kswapd_backoff_on_tree_lock_ms: Option<f64>,
     /// S5 patch 4: direct reclaim marks the node congested on tree_lock contention.
     pub direct_congest_on_tree_lock: bool,
@@ -571,7 +572,7 @@ pub(crate) const KNOBS: &[KnobSpec] = &[
         name: "kswapd_backoff_on_tree_lock_ms",
         ty: KnobType::OptNumber { max: 1e5 },
         unit: "ms",
-        models: "S5 patch 3: kswapd stalls on tree_lock contention, node 0 exempt (spec §1.6)",
+        models: "S5 patch 3: a kswapd other than the exclusive node's stalls up to this long when its batch trylock of tree_lock fails; woken when the exclusive node is balanced (spec §1.6)",
     },
     KnobSpec {
         name: "direct_congest_on_tree_lock",

@@ -122,10 +122,6 @@ pub(crate) enum Step {
     Run(Seg),
     Lock(LockId, Mode),
     /// Result in `Core::tasks[tid].try_ok`.
-    #[expect(
-        dead_code,
-        reason = "trylock (folio_trylock) is modelled; no built-in program needs it yet"
-    )]
     TryLock(LockId),
     Unlock(LockId),
     Downgrade(LockId),

@@ -188,6 +188,11 @@ pub(crate) struct Mem {
     pub vm: Vmstat,
     pub swap: SwapMap,
     pub swap_info_lock: Option<LockId>,
+    /// S5 patch 3: the node whose kswapd may keep taking tree_lock
+    /// (`kswapd_exclusive`), and the kswapds stalled on
+    /// `kswapd_contended_wait`.
+    pub kswapd_exclusive: Option<usize>,
+    pub contended_wait: Vec<TaskId>,
 }
 
 /// Pages per swap cluster (SWAPFILE_CLUSTER).

@@ -4,7 +4,7 @@
 //! changes or where the kernel has a real break point.
 
 use crate::config::{DropIf, MadviseResched, MunmapMode, Preempt};
-use crate::engine::{Brk, Ctx, Cx, Label, LockId, Mode, Path, Seg, Step, call_path};
+use crate::engine::{Brk, Ctx, Cx, Label, LockId, Mode, Path, Seg, St, Step, call_path};
 use crate::mem::IsolateReq;
 
 // --------------------------------------------------------------- call paths
@@ -382,6 +382,10 @@ enum ShrinkSt {
     RemoveUnlock,
     /// S5 patch 1: one tree_lock hold for the batch.
     BatchLock,
+    /// S5 patch 3: kswapd's spin_trylock_irqsave of the batch failed or not.
+    BatchTried,
+    /// After the stall on kswapd_contended_wait: take the lock.
+    BatchLockAfterStall,
     BatchRemove,
     BatchUnlock,
     PutbackLock,
@@ -614,6 +618,41 @@ impl Shrink {
                     return Some(Step::Unlock(self.tree));
                 }
                 S::BatchLock => {
+                    // remove_mapping_list with S5 patch 3: a kswapd that is
+                    // not the exclusive one only trylocks.
+                    let backoff = cx.core.knobs.kswapd_backoff_on_tree_lock_ms.is_some();
+                    if !self.direct && backoff && cx.core.mem.kswapd_exclusive != Some(self.node) {
+                        self.st = S::BatchTried;
+                        return Some(Step::TryLock(self.tree));
+                    }
+                    self.st = S::BatchRemove;
+                    return Some(Step::Lock(self.tree, Mode::Excl));
+                }
+                S::BatchTried => {
+                    if cx.core.tasks[cx.tid].try_ok {
+                        self.st = S::BatchRemove;
+                        continue;
+                    }
+                    self.contended = true;
+                    if cx.core.mem.kswapd_exclusive.is_none() {
+                        // cmpxchg(&kswapd_exclusive, NUMA_NO_NODE, nid)
+                        // won: this kswapd keeps going.
+                        cx.core.mem.kswapd_exclusive = Some(self.node);
+                        self.st = S::BatchRemove;
+                        return Some(Step::Lock(self.tree, Mode::Excl));
+                    }
+                    // Another node is exclusive: io_schedule_timeout(HZ/100)
+                    // on kswapd_contended_wait, woken early when the
+                    // exclusive node is balanced.
+                    let ms = cx.core.knobs.kswapd_backoff_on_tree_lock_ms.unwrap_or(10.0);
+                    cx.core.mem.vm.kswapd_backoffs += 1;
+                    if !cx.core.mem.contended_wait.contains(&cx.tid) {
+                        cx.core.mem.contended_wait.push(cx.tid);
+                    }
+                    self.st = S::BatchLockAfterStall;
+                    return Some(Step::SleepUntil(cx.now + (ms * 1e6) as u64));
+                }
+                S::BatchLockAfterStall => {
                     self.st = S::BatchRemove;
                     return Some(Step::Lock(self.tree, Mode::Excl));
                 }
@@ -707,7 +746,6 @@ pub(crate) struct Kswapd {
     round: [Option<LruList>; 3],
     ri: usize,
     round_taken: u64,
-    round_contended: bool,
 }
 
 impl Kswapd {
@@ -721,7 +759,6 @@ impl Kswapd {
             round: [None; 3],
             ri: 0,
             round_taken: 0,
-            round_contended: false,
         }
     }
 
@@ -749,6 +786,16 @@ impl Kswapd {
                         self.idx = self.idx.max(i);
                     }
                     if cx.core.mem.balanced(self.node, self.idx) {
+                        // zone_balanced with S5 patch 3: the exclusive node
+                        // gives up exclusivity and wakes the stalled kswapds.
+                        if cx.core.mem.kswapd_exclusive == Some(self.node) {
+                            cx.core.mem.kswapd_exclusive = None;
+                            for t in std::mem::take(&mut cx.core.mem.contended_wait) {
+                                if cx.core.tasks[t].state == St::Sleeping {
+                                    cx.core.wake(t);
+                                }
+                            }
+                        }
                         self.st = K::Sleep;
                         continue;
                     }
@@ -762,7 +809,6 @@ impl Kswapd {
                     ];
                     self.ri = 0;
                     self.round_taken = 0;
-                    self.round_contended = false;
                     self.st = K::Shrinking;
                     self.shrink.st = ShrinkSt::Done;
                 }
@@ -775,7 +821,6 @@ impl Kswapd {
                     if self.shrink.st == ShrinkSt::Done && self.shrink.list != LruList::ActiveFile {
                         self.round_taken += self.shrink.taken;
                     }
-                    self.round_contended |= self.shrink.contended;
                     self.shrink.taken = 0;
                     self.shrink.contended = false;
                     match self.round[self.ri..].iter().position(Option::is_some) {
@@ -792,16 +837,6 @@ impl Kswapd {
                         self.fails += 1;
                     } else {
                         self.fails = 0;
-                    }
-                    // S5 patch 3: stall when tree_lock is contended, except
-                    // on the one node allowed to keep going.
-                    if let Some(ms) = cx.core.knobs.kswapd_backoff_on_tree_lock_ms
-                        && self.round_contended
-                        && self.node != 0
-                    {
-                        cx.core.mem.vm.kswapd_backoffs += 1;
-                        self.st = K::Balance;
-                        return Step::SleepUntil(cx.now + (ms * 1e6) as u64);
                     }
                     if self.fails >= 16 {
                         // Nothing reclaimable: nap HZ/10 (kswapd_try_to_sleep).

@@ -181,7 +181,8 @@ const PROBES: &[Probe] = &[
     Probe {
         knob: "kswapd_backoff_on_tree_lock_ms",
         scenario: V5,
-        base: &[],
+        // The patch changes remove_mapping_list, which S5 patch 1 adds.
+        base: &[("remove_mapping_batched", B(true))],
         from: B(false),
         to: N(10.0),
         duration_s: 600.0,
