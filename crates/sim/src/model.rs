@@ -5,7 +5,8 @@ use crate::config::{Scenario, SwapKind, Variant};
 use crate::engine::{Class, Core, LatRec, LockKind, Place, Sim, St, Stop, Tracer};
 use crate::mem::{Lru, Node, Zone, watermarks};
 use crate::programs::{
-    Cyclic, Flusher, Kswapd, Munmap, Pageout, Prog, Reader, Toy, Trickle, Usemem, VmWorker, Writer,
+    Cyclic, Flusher, FlusherSt, Kswapd, Munmap, Pageout, Prog, Reader, Toy, ToySt, Trickle,
+    TrickleSt, Usemem, VmWorker, Writer, WriterSt,
 };
 use crate::rng::{Rng, derive};
 
@@ -233,7 +234,7 @@ pub(crate) fn run_one(
                 lock: l,
                 hold_ns: t.hold_us * 1000.0,
                 think_ns: t.think_us * 1000.0,
-                pc: 0,
+                pc: ToySt::Think,
             });
             spawn(
                 &mut sim,
@@ -305,7 +306,7 @@ pub(crate) fn run_one(
             band_zone: 1,
             band_left: 0,
             next: 0,
-            pc: 0,
+            pc: WriterSt::Write,
         };
         spawn(
             &mut sim,
@@ -323,7 +324,7 @@ pub(crate) fn run_one(
             period: (d.period_ms * 1e6) as u64,
             pages: d.pages,
             held: 0,
-            pc: 0,
+            pc: TrickleSt::Alloc,
             next: 0,
         };
         spawn(
@@ -343,7 +344,7 @@ pub(crate) fn run_one(
             period: (f.period_ms * 1e6) as u64,
             inodes: f.inodes,
             lock: l,
-            pc: 0,
+            pc: FlusherSt::Lock,
             next: 0,
         });
         // First flush somewhere in the first period (same draw for all variants).

@@ -227,13 +227,21 @@ fn unlock_label(cx: &Cx<'_>, irq: bool) -> Label {
 
 // --------------------------------------------------------------- cyclictest
 
+/// Where a cyclictest thread is in its loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CyclicSt {
+    Start,
+    Woken,
+    Record,
+}
+
 /// cyclictest thread, measured as rt-tests does (spec §1.13): absolute
 /// timer, diff = now - next, skip missed periods.
 #[derive(Debug, Clone)]
 pub(crate) struct Cyclic {
     pub interval: u64,
     pub next: u64,
-    pub pc: u8,
+    pub pc: CyclicSt,
     pub cycles: u64,
     pub min: u64,
     pub max: u64,
@@ -249,7 +257,7 @@ impl Cyclic {
         Cyclic {
             interval,
             next: 0,
-            pc: 0,
+            pc: CyclicSt::Start,
             cycles: 0,
             min: u64::MAX,
             max: 0,
@@ -264,21 +272,21 @@ impl Cyclic {
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         match self.pc {
-            0 => {
+            CyclicSt::Start => {
                 self.next = cx.now + self.interval;
-                self.pc = 1;
+                self.pc = CyclicSt::Woken;
                 Step::SleepUntil(self.next)
             }
-            1 => {
+            CyclicSt::Woken => {
                 // IRQ entry + hrtimer + ttwu, context switch, return to
                 // user and clock_gettime (spec §4.2).
                 let c = cx.core.costs.irq_wakeup + cx.core.costs.ctx_switch_user;
                 // A short fixed path: a third of the usual dispersion.
                 let d = cx.rng.cost(1.0, c, cx.core.cv / 3.0);
-                self.pc = 2;
+                self.pc = CyclicSt::Record;
                 Step::Run(Seg::kernel(d, P_CYCLIC))
             }
-            _ => {
+            CyclicSt::Record => {
                 let diff = cx.now.saturating_sub(self.next);
                 self.cycles += 1;
                 self.sum += diff;
@@ -300,7 +308,7 @@ impl Cyclic {
                 while cx.now > self.next {
                     self.next += self.interval;
                 }
-                self.pc = 1;
+                self.pc = CyclicSt::Woken;
                 Step::SleepUntil(self.next)
             }
         }
@@ -309,27 +317,41 @@ impl Cyclic {
 
 // ------------------------------------------------------------------ toy lock
 
+/// The toy worker's cycle: think, lock, hold, unlock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ToySt {
+    Think,
+    Lock,
+    Hold,
+    Unlock,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Toy {
     pub lock: LockId,
     pub hold_ns: f64,
     pub think_ns: f64,
-    pub pc: u8,
+    pub pc: ToySt,
 }
 
 impl Toy {
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
-        self.pc = (self.pc + 1) % 4;
+        self.pc = match self.pc {
+            ToySt::Think => ToySt::Lock,
+            ToySt::Lock => ToySt::Hold,
+            ToySt::Hold => ToySt::Unlock,
+            ToySt::Unlock => ToySt::Think,
+        };
         match self.pc {
-            1 => Step::Lock(self.lock, Mode::Excl),
-            2 => {
+            ToySt::Lock => Step::Lock(self.lock, Mode::Excl),
+            ToySt::Hold => {
                 let d = cx.rng.exp(self.hold_ns) as u64;
                 let end = unlock_label(cx, false);
                 Step::Run(Seg::kernel(d, P_TOY).ctx(Ctx::Spin, end))
             }
-            3 => Step::Unlock(self.lock),
-            _ => {
+            ToySt::Unlock => Step::Unlock(self.lock),
+            ToySt::Think => {
                 let d = cx.rng.exp(self.think_ns) as u64;
                 Step::Run(Seg::user(d, P_USER))
             }
@@ -854,6 +876,13 @@ impl Kswapd {
 
 // ------------------------------------------------------------ V4 background
 
+/// The page-cache writer: write a tick's pages, then account and sleep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WriterSt {
+    Write,
+    Account,
+}
+
 /// Page-cache writer (bonnie-like): dirties pages at a rate; new folios go
 /// to the file LRU head in zone bands (see `FileLruCfg`).
 #[derive(Debug, Clone)]
@@ -865,14 +894,14 @@ pub(crate) struct Writer {
     pub band_zone: u8,
     pub band_left: u64,
     pub next: u64,
-    pub pc: u8,
+    pub pc: WriterSt,
 }
 
 impl Writer {
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
-        if self.pc == 0 {
-            self.pc = 1;
+        if self.pc == WriterSt::Write {
+            self.pc = WriterSt::Account;
             self.next = cx.now;
             let per = cx.core.costs.file_write_page;
             let d = cx.cost(self.pages_per_tick as f64, per);
@@ -880,7 +909,7 @@ impl Writer {
                 Seg::kernel(d, P_WRITE).brk(Brk::Points(per as u64, &"__cond_resched")),
             );
         }
-        self.pc = 0;
+        self.pc = WriterSt::Write;
         let mut left = self.pages_per_tick;
         while left > 0 {
             if self.band_left == 0 {
@@ -919,6 +948,13 @@ impl Writer {
     }
 }
 
+/// The DMA32 allocator: allocate, then account and sleep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TrickleSt {
+    Alloc,
+    Account,
+}
+
 /// A driver allocating DMA32 pages (highest_zoneidx = DMA32) every period
 /// and freeing the previous batch: the source of kswapd wakeups with
 /// reclaim_idx = DMA32 in S4 (spec V4).
@@ -927,21 +963,21 @@ pub(crate) struct Trickle {
     pub period: u64,
     pub pages: u64,
     pub held: u64,
-    pub pc: u8,
+    pub pc: TrickleSt,
     pub next: u64,
 }
 
 impl Trickle {
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
-        if self.pc == 0 {
-            self.pc = 1;
+        if self.pc == TrickleSt::Alloc {
+            self.pc = TrickleSt::Account;
             if self.next == 0 {
                 self.next = cx.now;
             }
             return Step::Run(Seg::kernel(cx.cost(1.0, 2000.0), P_DMA32));
         }
-        self.pc = 0;
+        self.pc = TrickleSt::Alloc;
         let z = &mut cx.core.mem.nodes[0].zones[0];
         z.free += self.held as i64;
         z.free -= self.pages as i64;
@@ -957,6 +993,16 @@ impl Trickle {
     }
 }
 
+/// Where the writeback flusher is in wb_writeback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FlusherSt {
+    Lock,
+    MoveExpired,
+    Unlock,
+    Submit,
+    Sleep,
+}
+
 /// Writeback flusher: move_expired_inodes() under wb->list_lock (a plain
 /// spin_lock, so preempt-off on !RT), S4 patch 2.
 #[derive(Debug, Clone)]
@@ -964,7 +1010,7 @@ pub(crate) struct Flusher {
     pub period: u64,
     pub inodes: [u64; 2],
     pub lock: LockId,
-    pub pc: u8,
+    pub pc: FlusherSt,
     pub next: u64,
 }
 
@@ -972,15 +1018,15 @@ impl Flusher {
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         match self.pc {
-            0 => {
-                self.pc = 1;
+            FlusherSt::Lock => {
+                self.pc = FlusherSt::MoveExpired;
                 if self.next == 0 {
                     self.next = cx.now;
                 }
                 Step::Lock(self.lock, Mode::Excl)
             }
-            1 => {
-                self.pc = 2;
+            FlusherSt::MoveExpired => {
+                self.pc = FlusherSt::Unlock;
                 let n = cx.rng.range(self.inodes[0], self.inodes[1]);
                 let per = cx.core.costs.inode_move;
                 let d = cx.cost(n as f64, per);
@@ -997,17 +1043,17 @@ impl Flusher {
                 }
                 Step::Run(seg)
             }
-            2 => {
-                self.pc = 3;
+            FlusherSt::Unlock => {
+                self.pc = FlusherSt::Submit;
                 Step::Unlock(self.lock)
             }
-            3 => {
-                self.pc = 4;
+            FlusherSt::Submit => {
+                self.pc = FlusherSt::Sleep;
                 let d = cx.cost(1.0, 200_000.0);
                 Step::Run(Seg::kernel(d, P_WB_SUBMIT).brk(Brk::Points(20_000, &"__cond_resched")))
             }
-            _ => {
-                self.pc = 0;
+            FlusherSt::Sleep => {
+                self.pc = FlusherSt::Lock;
                 self.next += self.period;
                 Step::SleepUntil(self.next)
             }
@@ -1177,12 +1223,27 @@ impl VmWorker {
 
 // ------------------------------------------------------------ V2 munmap
 
+/// Where the munmap caller is in do_munmap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MunmapSt {
+    Start,
+    LockWrite,
+    Detach,
+    MaybeDowngrade,
+    Zap,
+    SectionEnd,
+    Resched,
+    Relock,
+    Unlock,
+    Exit,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Munmap {
     pub pages: u64,
     pub start: u64,
     pub mmap_lock: LockId,
-    pc: u8,
+    pc: MunmapSt,
     done: u64,
     pub t0: u64,
     pub syscall_ns: Option<u64>,
@@ -1195,7 +1256,7 @@ impl Munmap {
             pages,
             start,
             mmap_lock,
-            pc: 0,
+            pc: MunmapSt::Start,
             done: 0,
             t0: 0,
             syscall_ns: None,
@@ -1211,29 +1272,29 @@ impl Munmap {
         let section = ((k.munmap_section_gb * (1u64 << 30) as f64) / 4096.0) as u64;
         loop {
             match self.pc {
-                0 => {
-                    self.pc = 1;
+                MunmapSt::Start => {
+                    self.pc = MunmapSt::LockWrite;
                     return Step::SleepUntil(self.start);
                 }
-                1 => {
+                MunmapSt::LockWrite => {
                     self.t0 = cx.now;
-                    self.pc = 2;
+                    self.pc = MunmapSt::Detach;
                     return Step::Lock(self.mmap_lock, Mode::Excl);
                 }
-                2 => {
-                    self.pc = 3;
+                MunmapSt::Detach => {
+                    self.pc = MunmapSt::MaybeDowngrade;
                     return Step::Run(Seg::kernel(cx.cost(1.0, c.munmap_detach), P_DETACH));
                 }
-                3 => {
-                    self.pc = 4;
+                MunmapSt::MaybeDowngrade => {
+                    self.pc = MunmapSt::Zap;
                     if k.munmap_mode == MunmapMode::Downgrade {
                         // dd2283f2605e: zap under the read lock.
                         return Step::Downgrade(self.mmap_lock);
                     }
                 }
-                4 => {
+                MunmapSt::Zap => {
                     if self.done >= self.pages {
-                        self.pc = 9;
+                        self.pc = MunmapSt::Unlock;
                         continue;
                     }
                     let n = if k.munmap_mode == MunmapMode::Section {
@@ -1242,42 +1303,42 @@ impl Munmap {
                         self.pages - self.done
                     };
                     self.done += n;
-                    self.pc = 5;
+                    self.pc = MunmapSt::SectionEnd;
                     let d = cx.cost(n as f64, c.zap_page);
                     // zap_pmd_range: cond_resched() once per PMD.
                     return Step::Run(
                         Seg::kernel(d, P_UNMAP_WHOLE).brk(Brk::Points(pmd_ns, &"__cond_resched")),
                     );
                 }
-                5 => {
+                MunmapSt::SectionEnd => {
                     if k.munmap_mode != MunmapMode::Section || self.done >= self.pages {
-                        self.pc = 4;
+                        self.pc = MunmapSt::Zap;
                         continue;
                     }
                     let contended = cx.core.locks[self.mmap_lock].contended();
                     let nr = cx.core.cpus[cx.cpu].need_resched;
                     let drop = contended && (k.munmap_drop_if == DropIf::Contended || nr);
                     if !drop {
-                        self.pc = 4;
+                        self.pc = MunmapSt::Zap;
                         continue;
                     }
                     self.drops += 1;
-                    self.pc = 6;
+                    self.pc = MunmapSt::Resched;
                     return Step::Unlock(self.mmap_lock);
                 }
-                6 => {
-                    self.pc = 7;
+                MunmapSt::Resched => {
+                    self.pc = MunmapSt::Relock;
                     return Step::Run(Seg::kernel(c.cond_resched as u64, P_UNMAP_WHOLE).resched());
                 }
-                7 => {
-                    self.pc = 4;
+                MunmapSt::Relock => {
+                    self.pc = MunmapSt::Zap;
                     return Step::Lock(self.mmap_lock, Mode::Excl);
                 }
-                9 => {
-                    self.pc = 10;
+                MunmapSt::Unlock => {
+                    self.pc = MunmapSt::Exit;
                     return Step::Unlock(self.mmap_lock);
                 }
-                _ => {
+                MunmapSt::Exit => {
                     self.syscall_ns = Some(cx.now - self.t0);
                     return Step::Exit;
                 }
@@ -1286,12 +1347,21 @@ impl Munmap {
     }
 }
 
+/// Where `ps` is: down_read, read cmdline, up_read, sleep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReaderSt {
+    Lock,
+    Read,
+    Unlock,
+    Sleep,
+}
+
 /// `ps` reading /proc/<pid>/cmdline: mmap_lock for read (spec V2).
 #[derive(Debug, Clone)]
 pub(crate) struct Reader {
     pub period: u64,
     pub mmap_lock: LockId,
-    pc: u8,
+    pc: ReaderSt,
     next: u64,
     req: u64,
     pub waits: u64,
@@ -1309,10 +1379,10 @@ impl Reader {
     /// Close a wait still open when the run ends (the munmap task exited,
     /// or time ran out): granted but not yet run, or still queued.
     pub(crate) fn finish(&mut self, now: u64, granted_at: Option<u64>) {
-        if self.pc == 1 {
+        if self.pc == ReaderSt::Read {
             let end = granted_at.filter(|&g| g >= self.req).unwrap_or(now);
             self.record(end - self.req);
-            self.pc = 2;
+            self.pc = ReaderSt::Unlock;
         }
     }
 
@@ -1320,7 +1390,7 @@ impl Reader {
         Reader {
             period,
             mmap_lock,
-            pc: 0,
+            pc: ReaderSt::Lock,
             next: 0,
             req: 0,
             waits: 0,
@@ -1332,28 +1402,28 @@ impl Reader {
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         match self.pc {
-            0 => {
-                self.pc = 1;
+            ReaderSt::Lock => {
+                self.pc = ReaderSt::Read;
                 self.req = cx.now;
                 if self.next == 0 {
                     self.next = cx.now;
                 }
                 Step::Lock(self.mmap_lock, Mode::Read)
             }
-            1 => {
+            ReaderSt::Read => {
                 // The wait ends when the lock is granted, not when ps next
                 // gets a CPU.
                 let w = cx.core.tasks[cx.tid].granted_at.max(self.req) - self.req;
                 self.record(w);
-                self.pc = 2;
+                self.pc = ReaderSt::Unlock;
                 Step::Run(Seg::kernel(cx.cost(1.0, cx.core.costs.proc_read), P_PROC))
             }
-            2 => {
-                self.pc = 3;
+            ReaderSt::Unlock => {
+                self.pc = ReaderSt::Sleep;
                 Step::Unlock(self.mmap_lock)
             }
-            _ => {
-                self.pc = 0;
+            ReaderSt::Sleep => {
+                self.pc = ReaderSt::Lock;
                 self.next += self.period;
                 Step::SleepUntil(self.next)
             }
@@ -1363,11 +1433,21 @@ impl Reader {
 
 // ------------------------------------------------------------ V3 pageout
 
+/// Where the MADV_PAGEOUT microbenchmark is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PageoutSt {
+    Touch,
+    Fault,
+    Walk,
+    Reclaim,
+    Done,
+}
+
 /// S3 microbenchmark: touch N pages, then MADV_PAGEOUT the range.
 #[derive(Debug, Clone)]
 pub(crate) struct Pageout {
     pub pmds: u64,
-    pc: u8,
+    pc: PageoutSt,
     i: u64,
     pub t0: u64,
     pub real_ns: Option<u64>,
@@ -1377,7 +1457,7 @@ impl Pageout {
     pub(crate) fn new(pmds: u64) -> Self {
         Pageout {
             pmds,
-            pc: 0,
+            pc: PageoutSt::Touch,
             i: 0,
             t0: 0,
             real_ns: None,
@@ -1390,25 +1470,25 @@ impl Pageout {
         let ignore = cx.core.knobs.madvise_ignore_references;
         loop {
             match self.pc {
-                0 => {
+                PageoutSt::Touch => {
                     self.t0 = cx.now;
-                    self.pc = 1;
+                    self.pc = PageoutSt::Fault;
                     let n = (self.pmds * 512) as f64;
                     return Step::Run(Seg::user(cx.cost(n, c.user_touch_page), P_USER));
                 }
-                1 => {
-                    self.pc = 2;
+                PageoutSt::Fault => {
+                    self.pc = PageoutSt::Walk;
                     let n = (self.pmds * 512) as f64;
                     return Step::Run(Seg::kernel(cx.cost(n, c.page_fault), P_FAULT).brk(
                         Brk::Points(c.page_fault as u64, &"irqentry_exit_to_user_mode"),
                     ));
                 }
-                2 => {
+                PageoutSt::Walk => {
                     if self.i >= self.pmds {
-                        self.pc = 9;
+                        self.pc = PageoutSt::Done;
                         continue;
                     }
-                    self.pc = 3;
+                    self.pc = PageoutSt::Reclaim;
                     // The walk: young clear + PTE rewrite + batched TLB flush
                     // unless the S3 patch ignores references.
                     let per = c.madvise_pte + if ignore { 0.0 } else { c.madvise_young_clear };
@@ -1420,8 +1500,8 @@ impl Pageout {
                     let end = unlock_label(cx, false);
                     return Step::Run(Seg::kernel(d, P_MADV).ctx(Ctx::Spin, end));
                 }
-                3 => {
-                    self.pc = 2;
+                PageoutSt::Reclaim => {
+                    self.pc = PageoutSt::Walk;
                     self.i += 1;
                     let refs = if ignore { 0.0 } else { c.folio_referenced };
                     let per = c.shrink_folio_fixed
@@ -1439,7 +1519,7 @@ impl Pageout {
                             .resched(),
                     );
                 }
-                _ => {
+                PageoutSt::Done => {
                     self.real_ns = Some(cx.now - self.t0);
                     return Step::Exit;
                 }
@@ -1449,6 +1529,19 @@ impl Pageout {
 }
 
 // ------------------------------------------------------------ V5 usemem
+
+/// Where a usemem instance is: allocate and touch, direct reclaim, swap-in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UsememSt {
+    Start,
+    Alloc,
+    Touched,
+    DirectReclaim,
+    SwapIn,
+    SwapInInsert,
+    SwapInUnlock,
+    SwapInRead,
+}
 
 /// mmtests usemem instance: allocate and touch anonymous memory in chunks;
 /// allocations follow the fast/slow path of spec §1.6 and may enter direct
@@ -1463,7 +1556,7 @@ pub(crate) struct Usemem {
     want: u64,
     k: u64,
     tree: LockId,
-    pc: u8,
+    pc: UsememSt,
     chunk_node: usize,
     shrink: Shrink,
     pub t0: u64,
@@ -1481,7 +1574,7 @@ impl Usemem {
             want: 0,
             k: 0,
             tree: 0,
-            pc: 0,
+            pc: UsememSt::Start,
             chunk_node: 0,
             shrink: Shrink::default(),
             t0: 0,
@@ -1513,11 +1606,11 @@ impl Usemem {
         let c = cx.core.costs.clone();
         loop {
             match self.pc {
-                0 => {
+                UsememSt::Start => {
                     self.t0 = cx.now;
-                    self.pc = 1;
+                    self.pc = UsememSt::Alloc;
                 }
-                1 => {
+                UsememSt::Alloc => {
                     if self.done >= self.pages {
                         // Second pass: read everything back. Pages reclaimed
                         // meanwhile come back through swap-in.
@@ -1567,10 +1660,10 @@ impl Usemem {
                             cx.core.mem.vm.pgalloc += self.want;
                             if self.done >= self.pages {
                                 self.k = self.want;
-                                self.pc = 40;
+                                self.pc = UsememSt::SwapIn;
                                 continue;
                             }
-                            self.pc = 2;
+                            self.pc = UsememSt::Touched;
                             let d = cx.cost(Self::CHUNK as f64, c.page_fault);
                             return Step::Run(Seg::kernel(d, P_USEMEM).resched());
                         }
@@ -1587,13 +1680,13 @@ impl Usemem {
                             }
                             let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
                             self.shrink = Shrink::new(self.node, top, LruList::InactiveAnon, true);
-                            self.pc = 3;
+                            self.pc = UsememSt::DirectReclaim;
                         }
                     }
                 }
                 // swap-in of one page: swap-cache insert under the tree_lock,
                 // read from the device, map it.
-                40 => {
+                UsememSt::SwapIn => {
                     if self.k == 0 {
                         let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
                         cx.core.mem.nodes[self.chunk_node]
@@ -1601,7 +1694,7 @@ impl Usemem {
                             .push_head(self.want, top, 0);
                         cx.core.mem.vm.pswpin += self.want;
                         self.want = 0;
-                        self.pc = 1;
+                        self.pc = UsememSt::Alloc;
                         let d = cx.cost(Self::CHUNK as f64, c.user_touch_page);
                         return Step::Run(Seg::user(d, P_USER));
                     }
@@ -1609,38 +1702,38 @@ impl Usemem {
                     // The page comes back from wherever it was swapped to.
                     let slot = cx.rng.range(0, cx.core.mem.swap.pages.max(1) - 1);
                     self.tree = cx.core.mem.swap.lock_of(slot);
-                    self.pc = 41;
+                    self.pc = UsememSt::SwapInInsert;
                     return Step::Lock(self.tree, Mode::Excl);
                 }
-                41 => {
-                    self.pc = 42;
+                UsememSt::SwapInInsert => {
+                    self.pc = UsememSt::SwapInUnlock;
                     let end = unlock_label(cx, true);
                     return Step::Run(
                         Seg::kernel(cx.cost(1.0, c.swapcache_insert), P_SWAPIN_SC)
                             .ctx(Ctx::SpinIrq, end),
                     );
                 }
-                42 => {
-                    self.pc = 43;
+                UsememSt::SwapInUnlock => {
+                    self.pc = UsememSt::SwapInRead;
                     return Step::Unlock(self.tree);
                 }
-                43 => {
-                    self.pc = 40;
+                UsememSt::SwapInRead => {
+                    self.pc = UsememSt::SwapIn;
                     let d = cx.cost(1.0, c.brd_write + c.page_fault);
                     return Step::Run(Seg::kernel(d, P_SWAPIN).resched());
                 }
-                2 => {
+                UsememSt::Touched => {
                     let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
                     cx.core.mem.nodes[self.chunk_node]
                         .anon
                         .push_head(Self::CHUNK, top, 0);
                     self.done += Self::CHUNK;
                     self.want = 0;
-                    self.pc = 1;
+                    self.pc = UsememSt::Alloc;
                     let d = cx.cost(Self::CHUNK as f64, c.user_touch_page);
                     return Step::Run(Seg::user(d, P_USER));
                 }
-                3 => {
+                UsememSt::DirectReclaim => {
                     if let Some(s) = self.shrink.step(cx) {
                         return s;
                     }
@@ -1649,7 +1742,7 @@ impl Usemem {
                         let j = 1_000_000_000 / u64::from(cx.core.hz);
                         cx.core.mem.nodes[self.node].congested_until = cx.now + j;
                     }
-                    self.pc = 1;
+                    self.pc = UsememSt::Alloc;
                     if self.shrink.taken == 0 {
                         self.stalls += 1;
                         // reclaim_throttle(NOPROGRESS): one jiffy.
@@ -1657,7 +1750,6 @@ impl Usemem {
                         return Step::SleepUntil(cx.now + j * u64::from(self.stalls.min(25)));
                     }
                 }
-                _ => unreachable!(),
             }
         }
     }
