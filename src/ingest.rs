@@ -255,6 +255,11 @@ impl RunSpec {
         if let Some(t) = self.trace.as_ref().filter(|t| t.latency_us.is_finite()) {
             return Some((t.latency_us, t.tracer.clone()));
         }
+        // Only cyclictest's latency is cyclictest latency: a bpftrace or
+        // BCC distribution stored as a histogram is not.
+        if self.block_kind != "cyclictest" {
+            return None;
+        }
         let threads = self.threads.iter().map(|t| t.max_us);
         let hist = self.histogram.iter().flat_map(|h| {
             h.per_thread.iter().flat_map(|p| {
@@ -467,19 +472,46 @@ fn plan_block(
             } else {
                 d.unit.clone()
             };
-            let tails = reclaimlab_report::stats::histogram_tails(&buckets);
-            if let Some(t) = tails {
-                for (name, v) in [
-                    ("p50", t.p50),
-                    ("p99", t.p99),
-                    ("p99.9", t.p99_9),
-                    ("max", t.max),
+            // Percentiles of a log2 histogram are known only to their
+            // bucket: each is stored as the upper bound of the bucket that
+            // holds it ("p99 <= 16384 us"), never as its lower bound, which
+            // would understate it by up to 2x. An open-ended top bucket has
+            // no upper bound: that percentile is not stored.
+            let uppers: Vec<(Option<f64>, u64)> = d
+                .buckets
+                .iter()
+                .filter(|b| b.count > 0)
+                .map(|b| {
+                    let hi = b.high.map(|h| if d.high_inclusive { h + 1.0 } else { h });
+                    (hi.map(|h| h * scale), b.count)
+                })
+                .collect();
+            let total: u64 = uppers.iter().map(|u| u.1).sum();
+            let at = |q: f64| -> Option<f64> {
+                let rank = ((total as f64) * q).ceil().max(1.0) as u64;
+                let mut seen = 0;
+                for (hi, c) in &uppers {
+                    seen += c;
+                    if seen >= rank {
+                        return *hi;
+                    }
+                }
+                None
+            };
+            if total > 0 {
+                for (name, q) in [
+                    ("p50 <=", 0.5),
+                    ("p99 <=", 0.99),
+                    ("p99.9 <=", 0.999),
+                    ("max <=", 1.0),
                 ] {
-                    base.metrics
-                        .push(metric(name.into(), None, v, unit.as_deref()));
+                    if let Some(v) = at(q) {
+                        base.metrics
+                            .push(metric(name.into(), None, v, unit.as_deref()));
+                    }
                 }
                 base.metrics
-                    .push(metric("count".into(), None, t.count as f64, None));
+                    .push(metric("count".into(), None, total as f64, None));
             }
             if let (Some(avg), Some(f)) = (d.avg, us_factor(d.summary_unit.as_deref())) {
                 base.metrics
@@ -627,7 +659,7 @@ fn scope_of(doc: &Document, block: &Block) -> (Scope, String) {
         BlockBody::Counters(c) if c.columns.len() >= 2 => (
             Scope::Table,
             posted(format!(
-                "{} counters table at lines {}-{}",
+                "{} counters at lines {}-{}",
                 c.source, block.lines[0], block.lines[1]
             )),
         ),
@@ -864,4 +896,103 @@ pub async fn ingest(
     )
     .await?;
     Ok((stored, doc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc_of(text: &str) -> Document {
+        reclaimlab_formats::parse(text.as_bytes(), None).expect("parses")
+    }
+
+    fn identities(runs: &[RunSpec]) -> Vec<(String, String, Option<String>)> {
+        runs.iter()
+            .flat_map(|r| {
+                r.metrics.iter().map(|m| {
+                    (
+                        r.scope.resolve(1, r.block_index),
+                        m.name.clone(),
+                        m.unit.clone(),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_measured_vmstat_dump_and_the_simulators_counters_share_identities() {
+        let measured =
+            doc_of("pgscan_kswapd 1200\npgscan_direct 30\nallocstall 4\npgsteal_kswapd 1100\n");
+        let meta = UploadMeta::default();
+        let m = identities(&plan_runs(&measured, &meta).unwrap());
+        let simulated = Document {
+            source: reclaimlab_formats::Source {
+                format: "simulated".into(),
+                ..Default::default()
+            },
+            context: None,
+            blocks: vec![Block::new(
+                [0, 0],
+                BlockBody::Metrics(reclaimlab_formats::Metrics {
+                    tool: "vmstat".into(),
+                    metrics: vec![reclaimlab_formats::Metric {
+                        name: "pgscan_kswapd".into(),
+                        value: 900.0,
+                        unit: None,
+                    }],
+                }),
+            )],
+            warnings: vec![],
+        };
+        let s = identities(&plan_runs(&simulated, &meta).unwrap());
+        assert_eq!(s[0], ("vmstat".into(), "pgscan_kswapd".into(), None));
+        assert!(m.contains(&s[0]), "{m:?}");
+    }
+
+    #[test]
+    fn printed_tables_are_scoped_to_themselves_and_label_columns_are_not_variants() {
+        let text = "Measurement of SyS_munmap() execution time:\n  size        pristine        patched        delta\n  80GB       5008377 us      4905841 us       -2%\n";
+        let runs = plan_runs(&doc_of(text), &UploadMeta::default()).unwrap();
+        let variants: Vec<&str> = runs.iter().map(|r| r.variant.as_str()).collect();
+        assert_eq!(variants, ["pristine", "patched"]);
+        assert_eq!(runs[1].parent.as_deref(), Some("pristine"));
+        assert!(runs.iter().all(|r| r.scope == Scope::Table));
+        assert_eq!(
+            runs[0].scope.resolve(7, runs[0].block_index),
+            format!("upload 7 block {}", runs[0].block_index)
+        );
+        let m = &runs[1].metrics[0];
+        assert_eq!(m.name, "size=80GB");
+        assert_eq!(m.unit.as_deref(), Some("us"));
+        assert_eq!(m.printed_delta_pct, Some(-2.0));
+        assert_eq!(m.delta_convention, Some(DeltaConvention::Change));
+    }
+
+    #[test]
+    fn mmtests_gains_give_the_direction_and_uploads_override_it() {
+        let text = "                              4.8.0-rc5             4.8.0-rc5\n                                vanilla              batch-v1\nAmean    System-1      260.53 (  0.00%)      192.98 ( 25.93%)\n";
+        let runs = plan_runs(&doc_of(text), &UploadMeta::default()).unwrap();
+        let m = &runs[1].metrics[0];
+        assert_eq!(m.direction, Some(Better::Lower));
+        assert_eq!(m.direction_source.as_deref(), Some("printed"));
+        assert_eq!(m.delta_convention, Some(DeltaConvention::Gain));
+        let meta = UploadMeta {
+            direction: Some("System-1:higher".into()),
+            ..UploadMeta::default()
+        }
+        .normalize()
+        .unwrap();
+        let runs = plan_runs(&doc_of(text), &meta).unwrap();
+        assert_eq!(runs[1].metrics[0].direction, Some(Better::Higher));
+        assert_eq!(
+            runs[1].metrics[0].direction_source.as_deref(),
+            Some("upload")
+        );
+        let bad = UploadMeta {
+            direction: Some("sideways".into()),
+            ..UploadMeta::default()
+        };
+        assert!(bad.normalize().is_err());
+    }
 }

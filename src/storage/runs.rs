@@ -227,7 +227,7 @@ pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
     };
     let (tool_args, first, last, block, sha, message_id): DetailRow = sqlx::query_as(
         "SELECT r.tool_args, r.first_line, r.last_line, r.block, u.blob_sha256,
-                COALESCE(u.message_id, v.message_id)
+                u.message_id
          FROM runs r LEFT JOIN uploads u ON u.id = r.upload_id JOIN variants v ON v.id = r.variant_id
          WHERE r.id = $1",
     )

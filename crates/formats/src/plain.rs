@@ -348,9 +348,13 @@ pub fn recognize(
         for (j, c) in values.into_iter().enumerate() {
             if delta_at.get(j).copied().unwrap_or(false) {
                 // The change of the last result column so far, when it is a
-                // change in percent (a `1.09x` speedup is not).
+                // change in percent: a `1.09x` speedup or an absolute `+100`
+                // is not (only a `%` cell, or a bare number under a header
+                // that says `%`).
                 if let Some(slot) = deltas.last_mut()
-                    && !matches!(c.unit.as_deref(), Some("x" | "X"))
+                    && (c.unit.as_deref() == Some("%")
+                        || (c.unit.is_none()
+                            && value_headers.get(j).is_some_and(|h| h.contains('%'))))
                 {
                     *slot = c.value;
                 }

@@ -830,10 +830,14 @@ fn compare_metric(
         better,
         direction_source,
         mean_kind: kind,
-        stat: key
-            .printed_stat
-            .clone()
-            .unwrap_or_else(|| kind.label().to_string()),
+        // A mean of single values is no mean: such rows have no statistic.
+        stat: key.printed_stat.clone().unwrap_or_else(|| {
+            if cells.iter().any(|c| c.n >= 2) {
+                kind.label().to_string()
+            } else {
+                String::new()
+            }
+        }),
         cells,
         noise_floor_pct,
     }
@@ -1037,7 +1041,17 @@ fn adjust_family(metrics: &mut [MetricComparison]) -> FamilyWise {
         }
     }
     let tests = ps.len();
-    let sentence = if tests == 0 {
+    let exact = metrics
+        .iter()
+        .flat_map(|m| &m.cells)
+        .flat_map(|c| [&c.vs_baseline, &c.vs_previous])
+        .flatten()
+        .any(|d| d.significance == Significance::NoVariance);
+    let sentence = if tests == 0 && exact {
+        "No p-value applies: runs are identical within each side (the change is exact), \
+         or a side has fewer than 3 runs or only a printed summary."
+            .to_string()
+    } else if tests == 0 {
         "No change could be tested (fewer than 3 runs on a side, or printed summaries).".to_string()
     } else {
         format!(

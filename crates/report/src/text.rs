@@ -151,9 +151,17 @@ fn fmt_val(v: f64) -> String {
     fmt::value(v)
 }
 
-/// `(-2.05%)`, the raw change, padded so columns stay aligned.
-fn fmt_pct(p: Option<f64>) -> String {
-    format!("({:>7})", fmt::pct(p))
+/// `-2.05% better`: the raw change and, when the metric has a direction,
+/// whether that is better or worse. Not mmtests' `( x.xx%)`, whose sign is
+/// a gain: a reader must never read a raw change in mmtests' convention.
+fn fmt_change(p: Option<f64>, better: Better) -> String {
+    let word = crate::compare::Judgement::of(p, better).word();
+    // Fixed widths, so the columns of numbers stay aligned.
+    match (p, word) {
+        (None, _) => format!("{:>8} {:<6}", "n/a", ""),
+        (Some(_), "" | "no change") => format!("{:>8} {:<6}", fmt::pct(p), ""),
+        (Some(_), w) => format!("{:>8} {w:<6}", fmt::pct(p)),
+    }
 }
 
 /// A significance mark padded to two characters so columns stay aligned.
@@ -518,8 +526,11 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
                     .map(|&j| match get(&m.cells[j]) {
                         None => "-".to_string(),
                         Some(v) => {
+                            if j == reference {
+                                return format!("{}{}", fmt_val(v), mark(None));
+                            }
                             let pct = get(&m.cells[reference]).and_then(|r| pct_change(r, v));
-                            format!("{} {}{}", fmt_val(v), fmt_pct(pct), mark(None))
+                            format!("{} {}{}", fmt_val(v), fmt_change(pct, m.better), mark(None))
                         }
                     })
                     .collect()
@@ -533,7 +544,10 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
                         if sig.is_some_and(|s| s != Significance::NotAssessed) {
                             any_assessed = true;
                         }
-                        format!("{} {}{}", fmt_val(v), fmt_pct(pct), mark(sig))
+                        if j == reference {
+                            return format!("{}{}", fmt_val(v), mark(None));
+                        }
+                        format!("{} {}{}", fmt_val(v), fmt_change(pct, m.better), mark(sig))
                     }
                 })
                 .collect();
@@ -545,7 +559,7 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
                     cols.iter()
                         .map(|&j| match get(&m.cells[j]) {
                             Some(0.0) => "none".to_string(),
-                            Some(v) => format!("{}{}", fmt_val(v), mark(None)),
+                            Some(v) => format!("{}{}", fmt::compact(v), mark(None)),
                             None => "-".to_string(),
                         })
                         .collect()
@@ -580,7 +594,11 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
                                 if d.significance != Significance::NotAssessed {
                                     any_assessed = true;
                                 }
-                                format!("{}{}", fmt_pct(d.pct), mark(Some(d.significance)))
+                                format!(
+                                    "{}{}",
+                                    fmt_change(d.pct, m.better),
+                                    mark(Some(d.significance))
+                                )
                             }
                         })
                         .collect();
@@ -635,7 +653,7 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
         .iter()
         .filter_map(|m| {
             m.noise_floor_pct
-                .map(|f| format!("{} {:.2}%", clean(&m.name), f))
+                .map(|f| format!("{} {}%", clean(&m.name), fmt::compact(f)))
         })
         .collect();
     if !floors.is_empty() {

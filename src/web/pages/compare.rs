@@ -161,8 +161,10 @@ impl ComparisonView {
                     .map(|cell| {
                         let d = cell.vs_baseline.as_ref().filter(|d| d.pct.is_some());
                         let prev = cell.vs_previous.as_ref().filter(|p| p.pct.is_some());
+                        // Shown beside the baseline delta only: when there is
+                        // none, the previous column's delta is the main one.
                         let delta_prev = prev
-                            .filter(|p| Some(p.against) != d.map(|b| b.against))
+                            .filter(|p| d.is_some_and(|b| b.against != p.against))
                             .map(|p| format!("{} vs prev", delta_text(p)))
                             .unwrap_or_default();
                         // The delta shown first: against the baseline when the
@@ -207,7 +209,7 @@ impl ComparisonView {
                             value: cell.mean.map(fmt::value).unwrap_or_else(|| "-".into()),
                             spread: match cell.stddev.filter(|_| cell.n > 1) {
                                 Some(0.0) => "no spread".into(),
-                                Some(s) => format!("±{}", fmt::value(s)),
+                                Some(s) => format!("±{}", fmt::compact(s)),
                                 None => String::new(),
                             },
                             n: if cell.single_summary {
@@ -602,6 +604,21 @@ pub async fn create_snapshot(
     message_id: Option<&str>,
 ) -> Result<String, AppError> {
     let resolved = compare::resolve(&state.pool, req).await?;
+    // A permalink of nothing would be a permanent claim about nothing.
+    if let Some(i) = resolved
+        .comparison
+        .columns
+        .iter()
+        .position(|c| c.runs.is_empty())
+    {
+        return Err(AppError::Unprocessable {
+            message: format!(
+                "column {i} ({}) selects no runs: nothing to freeze",
+                resolved.comparison.columns[i].label
+            ),
+            line: None,
+        });
+    }
     let c = &resolved.comparison;
     let created = chrono::Utc::now();
     let svg = compare::chart(c);
