@@ -735,7 +735,24 @@ fn plan_table(
                 .unwrap_or_else(|| format!("column {}", c + 1))
         })
         .collect();
-    let per_column = ncols > 1 && forced_variant.is_none();
+    // will-it-scale's columns are its measurements (processes, threads,
+    // their idle share, the linear ideal), not variants: one run, a metric
+    // per column and tasks count.
+    let measurement_columns = t.style == "will-it-scale";
+    let per_column = ncols > 1 && forced_variant.is_none() && !measurement_columns;
+    if measurement_columns {
+        let mut run = base;
+        for row in &t.rows {
+            for (c, v) in row.values.iter().enumerate() {
+                if let Some(value) = v {
+                    let name = format!("{} [{}]", names[c], row.metric);
+                    run.metrics.push(table_metric(t, row, c, name, *value));
+                }
+            }
+        }
+        out.push(run);
+        return;
+    }
     if !per_column {
         let mut run = base;
         for row in &t.rows {

@@ -180,3 +180,91 @@ async fn profiles_and_microbenchmarks_compare(pool: PgPool) {
     assert_eq!(t["better"], "lower");
     assert_eq!(t["unit"], "s");
 }
+
+#[sqlx::test]
+async fn will_it_scale_columns_are_measurements_not_variants(pool: PgPool) {
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let a = put(
+        &app,
+        &tok,
+        "wis-before",
+        "will_it_scale/lore-peterx-pin_fast-before.txt",
+    )
+    .await;
+    put(
+        &app,
+        &tok,
+        "wis-after",
+        "will_it_scale/lore-peterx-pin_fast-after.txt",
+    )
+    .await;
+    // One run per printed table (this mail prints several), never one per
+    // column.
+    assert!(!a.is_empty());
+    let variants = get(&app, "/variants").await.text();
+    assert!(!variants.contains("/variants/processes\""), "{variants}");
+    let c = compare(&app, &tok, "wis-before", "wis-after").await;
+    let rows = c["metrics"].as_array().unwrap();
+    let m = rows
+        .iter()
+        .find(|m| m["name"].as_str().unwrap().starts_with("processes [tasks="))
+        .unwrap_or_else(|| panic!("{c}"));
+    assert_eq!(m["better"], "higher");
+    let idle = rows
+        .iter()
+        .find(|m| {
+            m["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("processes_idle [tasks=")
+        })
+        .unwrap();
+    assert_eq!(idle["better"], "neutral");
+}
+
+#[sqlx::test]
+async fn schbench_latency_is_lower_and_rps_higher(pool: PgPool) {
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let body = sample("microbench/lore-sshegde-schbench-wakeup-rps.txt");
+    let r = send(
+        &app,
+        axum::http::Request::post("/api/v1/parse")
+            .header("content-type", "text/plain")
+            .body(axum::body::Body::from(body))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let doc = r.json();
+    let blocks = doc["blocks"].as_array().unwrap();
+    assert!(blocks.iter().any(|b| b["tool"] == "schbench"), "{doc}");
+    put(
+        &app,
+        &tok,
+        "sch-a",
+        "microbench/lore-sshegde-schbench-wakeup-rps.txt",
+    )
+    .await;
+    put(
+        &app,
+        &tok,
+        "sch-b",
+        "microbench/lore-madadi-schbench-old-and-new.txt",
+    )
+    .await;
+    let c = compare(&app, &tok, "sch-a", "sch-b").await;
+    let rows = c["metrics"].as_array().unwrap();
+    let lat = rows
+        .iter()
+        .find(|m| m["name"].as_str().unwrap().starts_with("wakeup_latency."))
+        .unwrap_or_else(|| panic!("{c}"));
+    assert_eq!(lat["better"], "lower");
+    if let Some(rps) = rows
+        .iter()
+        .find(|m| m["name"].as_str().unwrap().starts_with("rps."))
+    {
+        assert_eq!(rps["better"], "higher");
+    }
+}

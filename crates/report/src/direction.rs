@@ -251,6 +251,34 @@ mod tests {
     }
 
     #[test]
+    fn every_rule_line_has_three_fields() {
+        for (n, line) in RULES_TSV.lines().enumerate() {
+            let t = line.trim();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            let f: Vec<&str> = t.split_whitespace().collect();
+            assert_eq!(f.len(), 3, "data/directions.tsv line {}: {line}", n + 1);
+            assert!(
+                matches!(f[0], "higher" | "lower" | "neutral"),
+                "line {}",
+                n + 1
+            );
+            assert!(
+                matches!(f[1], "name" | "unit" | "stat" | "tool"),
+                "line {}",
+                n + 1
+            );
+        }
+        assert_eq!(
+            dir("processes [tasks=16]", ""),
+            Better::Higher,
+            "will-it-scale"
+        );
+        assert_eq!(dir("threads_idle [tasks=16]", ""), Better::Neutral);
+    }
+
+    #[test]
     fn glob_anchors() {
         let r = parse_rules("lower name *_fail\nhigher name rps*\nlower name real");
         assert!(r[0].matches("pgmigrate_fail"));
