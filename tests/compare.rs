@@ -72,10 +72,16 @@ async fn seed_004_chain_is_one_table_with_both_baselines(pool: PgPool) {
     let txt = get(&app, &format!("/c/{slug}.txt")).await.text();
     assert!(txt.lines().all(|l| l.chars().count() <= 72), "{txt}");
     assert!(txt.contains(&format!("http://reclaimlab.test/c/{slug}")));
+    // The reply text states each link's verdict within 40 lines; the
+    // whole tables are in the full text.
+    assert!(txt.lines().count() <= 40, "{txt}");
     assert!(
-        txt.contains("260.53") && txt.contains("directcongest"),
+        txt.contains("vanilla -> batch-v1") && txt.contains("directcongest"),
         "{txt}"
     );
+    let full = get(&app, &format!("/c/{slug}.full.txt")).await.text();
+    assert!(full.contains("260.53") && full.contains("192.98"), "{full}");
+    assert!(full.lines().all(|l| l.len() <= 72), "{full}");
 }
 
 #[sqlx::test]

@@ -66,6 +66,259 @@ pub fn layout(c: &Comparison, permalink: &str) -> Vec<String> {
     out.into_iter().map(|l| l.trim_end().to_string()).collect()
 }
 
+/// Line budget of the reply text ([`render_reply`]).
+pub const REPLY_LINES: usize = 40;
+
+/// The text for a reply on the list: the verdict first (per latency kind,
+/// then per table or test: what changed, which way, and whether it could
+/// be assessed), then as many of the full text's tables as fit in
+/// [`REPLY_LINES`] lines, whole tables only, and the links to the
+/// permalink and the full text. At most [`WIDTH`] columns, ASCII.
+pub fn render_reply(c: &Comparison, permalink: &str, full_text_url: &str) -> String {
+    let mut s = String::new();
+    for line in reply_layout(c, permalink, full_text_url, REPLY_LINES) {
+        s.push_str(&line.chars().take(WIDTH).collect::<String>());
+        s.push('\n');
+    }
+    s
+}
+
+/// The lines of [`render_reply`] for a budget of `max_lines`.
+#[doc(hidden)]
+pub fn reply_layout(
+    c: &Comparison,
+    permalink: &str,
+    full_text_url: &str,
+    max_lines: usize,
+) -> Vec<String> {
+    let mut head: Vec<String> = Vec::new();
+    let title = clean(&c.title);
+    if !title.trim().is_empty() {
+        wrap_into(&mut head, title.trim(), "", "");
+        head.truncate(2);
+        head.push(String::new());
+    }
+    let mut verdict: Vec<String> = Vec::new();
+    verdict_lines(&mut verdict, c);
+    if !verdict.is_empty() {
+        head.push("Verdict:".to_string());
+        head.extend(verdict);
+        head.push(String::new());
+    }
+    let mut footer: Vec<String> = Vec::new();
+    let url = clean(permalink);
+    let full = clean(full_text_url);
+    for (label, u) in [("Permalink: ", &url), ("Full text: ", &full)] {
+        if u.is_empty() {
+            continue;
+        }
+        let line = format!("{label}{u}");
+        if line.len() <= WIDTH {
+            footer.push(line);
+        } else {
+            footer.push(label.trim().to_string());
+            hard_split_into(&mut footer, u);
+        }
+    }
+    // The full text's paragraphs (tables with their headings, legends), in
+    // order, whole ones only, while they fit.
+    let mut body: Vec<String> = Vec::new();
+    columns_legend(&mut body, c);
+    metric_tables(&mut body, c);
+    if let Some(lat) = &c.latency {
+        latency_section(&mut body, c, lat);
+    }
+    let mut paragraphs: Vec<Vec<String>> = Vec::new();
+    let mut cur: Vec<String> = Vec::new();
+    for l in body {
+        if l.trim().is_empty() {
+            if !cur.is_empty() {
+                paragraphs.push(std::mem::take(&mut cur));
+            }
+        } else {
+            cur.push(l);
+        }
+    }
+    if !cur.is_empty() {
+        paragraphs.push(cur);
+    }
+    let room = max_lines.saturating_sub(head.len() + footer.len() + 2);
+    let mut used = 0usize;
+    let mut left_out = 0usize;
+    let mut out = head;
+    for p in paragraphs {
+        if used + p.len() < room {
+            used += p.len() + 1;
+            out.extend(p);
+            out.push(String::new());
+        } else {
+            left_out += 1;
+        }
+    }
+    if left_out > 0 {
+        out.push(format!(
+            "{left_out} more table{} and notes in the full text.",
+            if left_out == 1 { "" } else { "s" }
+        ));
+    }
+    out.extend(footer);
+    out.into_iter().map(|l| l.trim_end().to_string()).collect()
+}
+
+/// One line (wrapped) per latency kind and per table or test with two or
+/// more columns: the headline of the comparison.
+fn verdict_lines(out: &mut Vec<String>, c: &Comparison) {
+    use crate::compare::Judgement;
+    let label = |i: usize| c.columns.get(i).map_or(String::new(), |x| clean(&x.label));
+    if let Some(lat) = &c.latency {
+        for d in &lat.culprit_diffs {
+            wrap_into(
+                out,
+                &format!(
+                    "- {} vs {}: {}",
+                    label(d.column),
+                    label(d.against),
+                    clean(&d.sentence)
+                ),
+                "",
+                "  ",
+            );
+        }
+    }
+    let mut scopes: Vec<&str> = Vec::new();
+    for m in &c.metrics {
+        if !scopes.contains(&m.scope.as_str()) {
+            scopes.push(m.scope.as_str());
+        }
+    }
+    for scope in scopes {
+        let rows: Vec<&MetricComparison> = c.metrics.iter().filter(|m| m.scope == scope).collect();
+        // The pairs this table compares: each cell with a delta, against
+        // the baseline or (in a chain) the previous column.
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for m in &rows {
+            for (j, cell) in m.cells.iter().enumerate() {
+                for d in [&cell.vs_baseline, &cell.vs_previous].into_iter().flatten() {
+                    if d.pct.is_some() && !pairs.contains(&(d.against, j)) {
+                        pairs.push((d.against, j));
+                    }
+                }
+            }
+        }
+        // A chain's link is said once: vs previous wins over vs baseline
+        // when both exist for different columns.
+        pairs.sort_unstable();
+        for (from, to) in pairs {
+            let deltas: Vec<(&MetricComparison, &crate::compare::Delta)> = rows
+                .iter()
+                .filter_map(|m| {
+                    let cell = m.cells.get(to)?;
+                    [&cell.vs_baseline, &cell.vs_previous]
+                        .into_iter()
+                        .flatten()
+                        .find(|d| d.against == from && d.pct.is_some())
+                        .map(|d| (*m, d))
+                })
+                .collect();
+            if deltas.is_empty() {
+                continue;
+            }
+            let better = deltas
+                .iter()
+                .filter(|(_, d)| d.judgement == Judgement::Better)
+                .count();
+            let worse = deltas
+                .iter()
+                .filter(|(_, d)| d.judgement == Judgement::Worse)
+                .count();
+            let unjudged = deltas
+                .iter()
+                .filter(|(_, d)| d.judgement == Judgement::NotJudged)
+                .count();
+            let significant = deltas
+                .iter()
+                .filter(|(_, d)| {
+                    matches!(
+                        d.significance,
+                        Significance::Significant | Significance::HighlySignificant
+                    )
+                })
+                .count();
+            let exact = deltas
+                .iter()
+                .filter(|(_, d)| d.significance == Significance::NoVariance)
+                .count();
+            let tested = deltas.iter().any(|(_, d)| d.welch_p.is_some());
+            let largest = deltas
+                .iter()
+                .max_by(|a, b| {
+                    a.1.pct
+                        .unwrap_or(0.0)
+                        .abs()
+                        .total_cmp(&b.1.pct.unwrap_or(0.0).abs())
+                })
+                .map(|(m, d)| {
+                    let w = d.judgement.word();
+                    format!(
+                        "{} {}{}",
+                        clean(&m.name),
+                        fmt::pct(d.pct),
+                        if w.is_empty() || w == "no change" {
+                            String::new()
+                        } else {
+                            format!(" {w}")
+                        }
+                    )
+                })
+                .unwrap_or_default();
+            let mut counts: Vec<String> = Vec::new();
+            if better > 0 {
+                counts.push(format!("{better} better"));
+            }
+            if worse > 0 {
+                counts.push(format!("{worse} worse"));
+            }
+            if unjudged > 0 {
+                counts.push(format!("{unjudged} not judged"));
+            }
+            let n_min = deltas
+                .iter()
+                .map(|(_, d)| d.n.min(d.n_against))
+                .min()
+                .unwrap_or(0);
+            let assessed = if significant > 0 {
+                format!("{significant} significant (adjusted p<0.05)")
+            } else if exact > 0 {
+                format!("{exact} exact (identical runs within each side)")
+            } else if tested {
+                "none significant".to_string()
+            } else if deltas.iter().any(|(_, d)| d.summary_only) {
+                "printed summaries, not assessed".to_string()
+            } else {
+                format!("n={n_min}, not assessed")
+            };
+            let section = rows
+                .first()
+                .map(|m| clean(&m.section))
+                .filter(|s| !s.trim().is_empty())
+                .unwrap_or_else(|| "metrics".to_string());
+            let rows_word = if deltas.len() == 1 { "row" } else { "rows" };
+            wrap_into(
+                out,
+                &format!(
+                    "- {section}, {} -> {}: {} {rows_word}, {}; largest {largest}; {assessed}",
+                    label(from),
+                    label(to),
+                    deltas.len(),
+                    counts.join(", "),
+                ),
+                "",
+                "  ",
+            );
+        }
+    }
+}
+
 // ------------------------------------------------------------- helpers
 
 /// ASCII only: control characters and non-ASCII become '?', except a few
@@ -394,6 +647,36 @@ fn columns_legend(out: &mut Vec<String>, c: &Comparison) {
     out.push(String::new());
 }
 
+/// The longest prefix all `names` share that ends at a separator (`-`,
+/// `_`, `.`, `/`, space), when some name would not fit the label column
+/// without it and every name keeps something after it.
+fn shared_prefix(names: &[String]) -> Option<String> {
+    if names.is_empty() || names.iter().all(|n| n.len() + 9 <= LEFT_MAX) {
+        return None;
+    }
+    if names.len() == 1 {
+        // One long name: its head goes above the table, its last word stays.
+        let n = &names[0];
+        let cut = n
+            .as_bytes()
+            .iter()
+            .rposition(|c| matches!(c, b'-' | b'_' | b'.' | b'/' | b' '))?
+            + 1;
+        return (cut >= 6 && n.len() > cut).then(|| n[..cut].to_string());
+    }
+    let first = names[0].as_bytes();
+    let mut len = first.len();
+    for n in &names[1..] {
+        let b = n.as_bytes();
+        len = len.min(first.iter().zip(b).take_while(|(x, y)| x == y).count());
+    }
+    let cut = first[..len]
+        .iter()
+        .rposition(|c| matches!(c, b'-' | b'_' | b'.' | b'/' | b' '))?
+        + 1;
+    (cut >= 6 && names.iter().all(|n| n.len() > cut)).then(|| names[0][..cut].to_string())
+}
+
 /// Where a row goes in the mmtests order: Min, mean, Stddev, CoeffVar, Max.
 fn stat_group(stat: &str) -> u8 {
     match stat {
@@ -484,6 +767,15 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
             better_words(*better),
             labels.get(reference).map_or("", String::as_str)
         );
+        // Names are never cut in the middle of a word: when they would be
+        // too long for the label column, a prefix they share is said once
+        // above the table and left out of each row.
+        let names: Vec<String> = metrics.iter().map(|m| clean(&m.name)).collect();
+        let prefix = shared_prefix(&names);
+        let head = match &prefix {
+            Some(p) => format!("{head}; rows are {p}..."),
+            None => head,
+        };
         if section.trim().is_empty() {
             wrap_into(out, &head, "", "  ");
         } else {
@@ -516,7 +808,11 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
         };
         let mut rows: Vec<(u8, usize, String, Vec<String>)> = Vec::new();
         for (mi, m) in metrics.iter().enumerate() {
-            let name = clean(&m.name);
+            let full = clean(&m.name);
+            let name = match &prefix {
+                Some(p) => full.strip_prefix(p.as_str()).unwrap_or(&full).to_string(),
+                None => full,
+            };
             let label = |stat: &str| format!("{:<8} {}", clean(stat), name);
             let has_spread = cols
                 .iter()

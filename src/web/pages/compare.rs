@@ -627,7 +627,9 @@ pub async fn create_snapshot(
     for _ in 0..5 {
         let slug = new_slug();
         let url = state.url(&format!("/c/{slug}"));
-        let text = reclaimlab_report::text::render_text(c, &url);
+        let full_url = state.url(&format!("/c/{slug}.full.txt"));
+        let full_text = reclaimlab_report::text::render_text(c, &url);
+        let text = reclaimlab_report::text::render_reply(c, &url, &full_url);
         let json = serde_json::to_string_pretty(&serde_json::json!({
             "slug": slug,
             "url": url,
@@ -659,6 +661,7 @@ pub async fn create_snapshot(
                 comparison: &comparison_json,
                 body_html: &html,
                 body_txt: &text,
+                body_full_txt: &full_text,
                 body_json: &json,
                 body_svg: svg.as_deref(),
                 token_id,
@@ -682,9 +685,12 @@ pub async fn show_snapshot(
     Path(name): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, PageError> {
-    let (slug, ext) = match name.rsplit_once('.') {
-        Some((s, e)) => (s, e),
-        None => (name.as_str(), "html"),
+    let (slug, ext) = match name.strip_suffix(".full.txt") {
+        Some(s) => (s, "full.txt"),
+        None => match name.rsplit_once('.') {
+            Some((s, e)) => (s, e),
+            None => (name.as_str(), "html"),
+        },
     };
     let snap = match state.snapshots.get(slug) {
         Some(s) => s,
@@ -703,6 +709,12 @@ pub async fn show_snapshot(
     let (ctype, body) = match ext {
         "html" => ("text/html; charset=utf-8", snap.body_html.clone()),
         "txt" => ("text/plain; charset=utf-8", snap.body_txt.clone()),
+        "full.txt" => (
+            "text/plain; charset=utf-8",
+            snap.body_full_txt
+                .clone()
+                .unwrap_or_else(|| snap.body_txt.clone()),
+        ),
         "json" => ("application/json", snap.body_json.clone()),
         "svg" => (
             "image/svg+xml",
@@ -712,7 +724,7 @@ pub async fn show_snapshot(
         ),
         other => {
             return Err(AppError::NotFound(format!(
-                "no '.{other}' rendering; try .txt, .json or .svg"
+                "no '.{other}' rendering; try .txt, .full.txt, .json or .svg"
             ))
             .into());
         }
