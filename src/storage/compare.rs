@@ -354,32 +354,40 @@ pub async fn culprits(
 pub struct HistoryPoint {
     pub run_id: i64,
     pub kernel: String,
+    pub variant: String,
     pub value: f64,
     pub created_at: chrono::DateTime<chrono::Utc>,
 }
 
-/// A metric (or the worst latency, for `metric = None`) over time on a board.
+/// A metric (or, for `metric = None`, the worst latency of one `kind`:
+/// cyclictest or a tracer, never mixed) over time on a board.
 pub async fn history(
     pool: &PgPool,
     board: &str,
     metric: Option<&str>,
+    kind: &str,
 ) -> sqlx::Result<Vec<HistoryPoint>> {
     match metric {
         None => sqlx::query_as(
-            "SELECT r.id AS run_id, k.version AS kernel, r.worst_us AS value, r.created_at
+            "SELECT r.id AS run_id, k.version AS kernel, v.name AS variant, r.worst_us AS value,
+                    r.created_at
              FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
+             JOIN variants v ON v.id = r.variant_id
              WHERE b.name = $1 AND r.deleted_at IS NULL AND NOT r.unlisted AND r.worst_us IS NOT NULL
+               AND r.worst_kind = $2
              ORDER BY r.created_at, r.id LIMIT 5000",
         )
         .bind(board)
+        .bind(kind)
         .fetch_all(pool)
         .await,
         Some(m) => sqlx::query_as(
-            "SELECT r.id AS run_id, k.version AS kernel, avg(x.value) AS value, r.created_at
+            "SELECT r.id AS run_id, k.version AS kernel, v.name AS variant, avg(x.value) AS value,
+                    r.created_at
              FROM metrics x JOIN runs r ON r.id = x.run_id JOIN boards b ON b.id = r.board_id
-             JOIN kernels k ON k.id = r.kernel_id
+             JOIN kernels k ON k.id = r.kernel_id JOIN variants v ON v.id = r.variant_id
              WHERE b.name = $1 AND x.name = $2 AND r.deleted_at IS NULL AND NOT r.unlisted
-             GROUP BY r.id, k.version ORDER BY r.created_at, r.id LIMIT 5000",
+             GROUP BY r.id, k.version, v.name ORDER BY r.created_at, r.id LIMIT 5000",
         )
         .bind(board)
         .bind(m)

@@ -1001,6 +1001,8 @@ pub async fn show_culprits(
 pub struct HistoryParams {
     pub board: Option<String>,
     pub metric: Option<String>,
+    /// Latency kind of the worst-latency history: cyclictest or a tracer.
+    pub kind: Option<String>,
 }
 
 #[derive(Template, WebTemplate)]
@@ -1008,9 +1010,18 @@ pub struct HistoryParams {
 pub struct HistoryPage {
     pub board: String,
     pub metric: String,
+    pub kind: String,
     pub boards: Vec<String>,
     pub svg_url: Option<String>,
-    pub points: Vec<(i64, String, String, String)>,
+    pub points: Vec<HistoryRow>,
+}
+
+pub struct HistoryRow {
+    pub run_id: i64,
+    pub kernel: String,
+    pub variant: String,
+    pub value: String,
+    pub uploaded: String,
 }
 
 pub async fn show_history(
@@ -1027,31 +1038,38 @@ pub async fn show_history(
         .metric
         .clone()
         .filter(|m| !m.is_empty() && m != "worst_latency");
+    let kind = p
+        .kind
+        .clone()
+        .filter(|k| !k.is_empty())
+        .unwrap_or_else(|| "cyclictest".into());
     let mut page = HistoryPage {
         board: board.clone().unwrap_or_default(),
         metric: metric.clone().unwrap_or_else(|| "worst_latency".into()),
+        kind: kind.clone(),
         boards,
         svg_url: None,
         points: Vec::new(),
     };
     if let Some(b) = &board {
-        let pts = crate::storage::compare::history(&state.pool, b, metric.as_deref()).await?;
+        let pts =
+            crate::storage::compare::history(&state.pool, b, metric.as_deref(), &kind).await?;
         page.points = pts
             .iter()
-            .map(|p| {
-                (
-                    p.run_id,
-                    p.kernel.clone(),
-                    fmt_us(p.value),
-                    p.created_at.format("%Y-%m-%d %H:%M").to_string(),
-                )
+            .map(|p| HistoryRow {
+                run_id: p.run_id,
+                kernel: p.kernel.clone(),
+                variant: p.variant.clone(),
+                value: fmt_us(p.value),
+                uploaded: p.created_at.format("%Y-%m-%d %H:%M").to_string(),
             })
             .collect();
         if !pts.is_empty() {
             page.svg_url = Some(format!(
-                "/history.svg?board={}&metric={}",
+                "/history.svg?board={}&metric={}&kind={}",
                 urlencode(b),
-                urlencode(metric.as_deref().unwrap_or("worst_latency"))
+                urlencode(metric.as_deref().unwrap_or("worst_latency")),
+                urlencode(&kind)
             ));
         }
     }
@@ -1071,7 +1089,13 @@ pub async fn show_history_svg(
         .metric
         .clone()
         .filter(|m| !m.is_empty() && m != "worst_latency");
-    let pts = crate::storage::compare::history(&state.pool, &board, metric.as_deref()).await?;
+    let kind = p
+        .kind
+        .clone()
+        .filter(|k| !k.is_empty())
+        .unwrap_or_else(|| "cyclictest".into());
+    let pts =
+        crate::storage::compare::history(&state.pool, &board, metric.as_deref(), &kind).await?;
     // One line per kernel, x = upload order.
     let mut series: Vec<reclaimlab_report::svg::Series> = Vec::new();
     for (i, p) in pts.iter().enumerate() {
@@ -1085,7 +1109,7 @@ pub async fn show_history_svg(
     }
     let y = metric
         .clone()
-        .unwrap_or_else(|| "worst latency (us)".into());
+        .unwrap_or_else(|| format!("worst {kind} latency (us)"));
     Ok(svg_response(
         reclaimlab_report::svg::line_plot(
             &format!("{y} on {board}"),
