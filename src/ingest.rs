@@ -47,6 +47,11 @@ pub struct UploadMeta {
     pub direction: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filename: Option<String>,
+    /// Put in front of every variant name the document gives (labels,
+    /// table columns), so that one thread's "before" / "vanilla" never
+    /// merge with another's: `mm-vmscan-limit-isolate/` + `before`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant_prefix: Option<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unlisted: bool,
     /// Corrections per block (mail import page).
@@ -94,6 +99,7 @@ impl UploadMeta {
         clean("variant", &mut self.variant)?;
         clean("parent", &mut self.parent)?;
         clean("filename", &mut self.filename)?;
+        clean("variant_prefix", &mut self.variant_prefix)?;
         if let Some(m) = self.message_id.as_mut() {
             *m = m
                 .trim()
@@ -341,6 +347,23 @@ pub fn plan_runs(doc: &Document, meta: &UploadMeta) -> Result<Vec<RunSpec>, AppE
                 .or(meta.variant.as_ref()),
             &mut specs,
         );
+    }
+    if let Some(prefix) = meta
+        .variant_prefix
+        .as_deref()
+        .filter(|_| meta.variant.is_none())
+    {
+        let named = |v: &str| {
+            if v.starts_with(prefix) {
+                v.to_string()
+            } else {
+                format!("{prefix}{v}")
+            }
+        };
+        for spec in &mut specs {
+            spec.variant = named(&spec.variant);
+            spec.parent = spec.parent.as_deref().map(named);
+        }
     }
     if let Some(d) = &meta.direction {
         let (all, per) = direction::parse_overrides(d).map_err(AppError::BadRequest)?;

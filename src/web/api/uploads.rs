@@ -32,6 +32,7 @@ pub struct UploadParams {
     pub message_id: Option<String>,
     pub tool_args: Option<String>,
     pub direction: Option<String>,
+    pub variant_prefix: Option<String>,
     pub filename: Option<String>,
     pub unlisted: Option<bool>,
 }
@@ -46,6 +47,7 @@ impl UploadParams {
             message_id: self.message_id,
             tool_args: self.tool_args,
             direction: self.direction,
+            variant_prefix: self.variant_prefix,
             filename: self.filename,
             unlisted: self.unlisted.unwrap_or(false),
             blocks: Vec::new(),
@@ -190,6 +192,7 @@ async fn read_upload(
                 "message_id" => meta.message_id = Some(text),
                 "tool_args" => meta.tool_args = Some(text),
                 "direction" => meta.direction = Some(text),
+                "variant_prefix" => meta.variant_prefix = Some(text),
                 "filename" => meta.filename = Some(text),
                 "unlisted" => meta.unlisted = matches!(text.trim(), "true" | "1" | "on" | "yes"),
                 "blocks" => {
