@@ -1078,12 +1078,7 @@ pub fn latency_tails(
     printed_max_us: Option<f64>,
     bucket_us: f64,
 ) -> Option<LatencyTails> {
-    let mut v: Vec<(f64, u64)> = buckets
-        .iter()
-        .copied()
-        .filter(|(lo, c)| lo.is_finite() && *c > 0)
-        .collect();
-    v.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let v = stats::clean_buckets(buckets);
     let in_buckets: u128 = v.iter().map(|&(_, c)| u128::from(c)).sum();
     let total = in_buckets + u128::from(overflows);
     if total == 0 {

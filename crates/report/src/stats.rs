@@ -562,7 +562,7 @@ pub struct Tails {
 }
 
 /// Valid buckets (finite bound, non-zero count) sorted by lower bound.
-fn clean_buckets(buckets: &[(f64, u64)]) -> Vec<(f64, u64)> {
+pub(crate) fn clean_buckets(buckets: &[(f64, u64)]) -> Vec<(f64, u64)> {
     let mut v: Vec<(f64, u64)> = buckets
         .iter()
         .copied()

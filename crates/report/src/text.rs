@@ -966,6 +966,18 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
     out.push(String::new());
 }
 
+/// A grid of label rows under the column headers, and a blank line.
+fn plain_grid(out: &mut Vec<String>, headers: &[String], rows: Vec<(String, Vec<String>)>) {
+    Grid {
+        headers: headers.to_vec(),
+        subheaders: Vec::new(),
+        rows,
+        min_cell: 8,
+    }
+    .render(out);
+    out.push(String::new());
+}
+
 fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyComparison) {
     let headers: Vec<String> = c.columns.iter().map(|col| clean(&col.label)).collect();
     let base = c.baseline;
@@ -1081,14 +1093,7 @@ fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyCompariso
         if lat.tails.iter().flatten().any(|t| t.overflows > 0) {
             rows.push(row("overflows", &|t| t.overflows.to_string()));
         }
-        Grid {
-            headers: headers.clone(),
-            subheaders: Vec::new(),
-            rows,
-            min_cell: 8,
-        }
-        .render(out);
-        out.push(String::new());
+        plain_grid(out, &headers, rows);
     }
     if !lat.thread_tails.is_empty() {
         out.push("Latency tails per thread, p99/p99.9/max us".to_string());
@@ -1108,14 +1113,7 @@ fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyCompariso
                 (format!("T{}", r.thread), cells)
             })
             .collect();
-        Grid {
-            headers: headers.clone(),
-            subheaders: Vec::new(),
-            rows,
-            min_cell: 8,
-        }
-        .render(out);
-        out.push(String::new());
+        plain_grid(out, &headers, rows);
     }
     if !lat.worst.is_empty() {
         out.push("Worst latency per tool, us (each kind compared only with itself)".to_string());
@@ -1131,14 +1129,7 @@ fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyCompariso
                 (w.label.clone(), cells)
             })
             .collect();
-        Grid {
-            headers: headers.clone(),
-            subheaders: Vec::new(),
-            rows,
-            min_cell: 8,
-        }
-        .render(out);
-        out.push(String::new());
+        plain_grid(out, &headers, rows);
     }
     let diffs = &lat.culprit_diffs;
     if !diffs.is_empty() {
