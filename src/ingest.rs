@@ -710,8 +710,11 @@ fn scope_of(doc: &Document, block: &Block) -> (Scope, String) {
 
 /// The key a `perf lock contention` row is printed under.
 fn lock_key(r: &reclaimlab_formats::LockRow) -> String {
+    // A lock's address changes from boot to boot: with its symbol printed,
+    // the symbol alone names it.
+    let address = if r.lock.is_some() { &None } else { &r.address };
     let mut parts: Vec<String> = Vec::new();
-    for v in [&r.lock, &r.caller, &r.address, &r.cgroup]
+    for v in [&r.lock, &r.caller, address, &r.cgroup]
         .into_iter()
         .flatten()
     {
@@ -988,6 +991,36 @@ mod tests {
         let s = identities(&plan_runs(&simulated, &meta).unwrap());
         assert_eq!(s[0], ("vmstat".into(), "pgscan_kswapd".into(), None));
         assert!(m.contains(&s[0]), "{m:?}");
+    }
+
+    #[test]
+    fn simulated_lock_contention_meets_perf_lock_by_lock() {
+        let measured = doc_of(
+            " contended   total wait     max wait     avg wait            address   symbol\n\n         5     10.00 us      4.00 us      2.00 us   ffff8881234 &lruvec->lru_lock\n         2      3.00 us      2.00 us      1.50 us   ffff8881999 &zone->lock\n",
+        );
+        let m = identities(&plan_runs(&measured, &UploadMeta::default()).unwrap());
+        let want = (
+            "perf-lock contention by lock".to_string(),
+            "total_wait [&lruvec->lru_lock]".to_string(),
+            Some("us".to_string()),
+        );
+        assert!(m.contains(&want), "{m:?}");
+        let sc = reclaimlab_sim::load_scenario("toy-lock").expect("toy-lock");
+        let opts = reclaimlab_sim::RunOptions {
+            replications: 1,
+            duration_ns: Some(200_000_000),
+            ..Default::default()
+        };
+        let sim = reclaimlab_sim::run(&sc, &opts, &mut |_| reclaimlab_sim::Control::Continue)
+            .expect("toy-lock runs");
+        let doc = &sim.variants[0].document;
+        let s = identities(&plan_runs(doc, &UploadMeta::default()).unwrap());
+        assert!(
+            s.iter()
+                .any(|(scope, name, _)| scope == "perf-lock contention by lock"
+                    && name.starts_with("total_wait [")),
+            "{s:?}"
+        );
     }
 
     #[test]

@@ -645,6 +645,26 @@ fn render(sc: &Scenario, v: &crate::config::Variant, a: &Agg, label: &str) -> Re
             tool: "lockstat".into(),
             metrics: ms,
         })));
+        // The same contention as `perf lock contention -l` prints it (keyed
+        // by lock), so a prediction and a measured table meet row by row.
+        blocks.push(label(BlockBody::LockContention(
+            reclaimlab_formats::LockContention {
+                tool: "perf-lock".into(),
+                key: "lock".into(),
+                rows: locks
+                    .iter()
+                    .filter(|l| l.contentions > 0)
+                    .map(|l| reclaimlab_formats::LockRow {
+                        contended: l.contentions,
+                        total_wait_us: l.waittime_total_us,
+                        max_wait_us: Some(l.waittime_max_us),
+                        avg_wait_us: Some(l.waittime_total_us / l.contentions as f64),
+                        lock: Some(l.class.clone()),
+                        ..Default::default()
+                    })
+                    .collect(),
+            },
+        )));
     }
     Rendered {
         blocks,
