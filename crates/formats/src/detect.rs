@@ -133,6 +133,7 @@ pub static RECOGNIZERS: &[Recognizer] = &[
     Recognizer::single("cyclictest_json", "cyclictest --json", Strength::Specific, cyclictest_json::recognize),
     Recognizer::single("ftrace", "an ftrace latency report", Strength::Specific, ftrace::recognize),
     Recognizer::single("rtla", "rtla timerlat / osnoise", Strength::Specific, rtla::recognize),
+    Recognizer::single("latency_footer_table", "cyclictest footers in a hand-made table", Strength::Specific, plain::footer_table),
     Recognizer::single("cyclictest_histogram", "a cyclictest histogram", Strength::Specific, histogram::recognize),
     Recognizer::single("cyclictest", "cyclictest `T:` lines", Strength::Specific, cyclictest::recognize),
     Recognizer::single("lkp", "an LKP robot table", Strength::Specific, lkp::recognize),

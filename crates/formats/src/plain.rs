@@ -149,23 +149,161 @@ fn is_header(text: &str) -> Option<Vec<&str>> {
     ok.then_some(words)
 }
 
+/// A cell printed for "no value": `-`, `-------`, `n/a`, `nan`.
+fn is_placeholder(c: &Cell) -> bool {
+    let p = c.printed.as_str();
+    (!p.is_empty() && p.chars().all(|ch| ch == '-'))
+        || p.eq_ignore_ascii_case("n/a")
+        || p.eq_ignore_ascii_case("nan")
+        || p.eq_ignore_ascii_case("-nan")
+}
+
+/// A value slot: a number, or a placeholder for a missing one.
+fn is_value(c: &Cell) -> bool {
+    c.value.is_some() || is_placeholder(c)
+}
+
 /// A data row under a header of `k` columns: `k` cells, or `k + 1` with a
-/// leading label. Every cell after the first must be a number.
+/// leading label. Every cell after the first must be a number (or a
+/// placeholder such as `-------`), and at least one a number.
 fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
     let cs = cells(text);
     if cs.len() == k + 1 {
         let mut it = cs.into_iter();
         let label = it.next()?;
         let rest: Vec<Cell> = it.collect();
-        if rest.iter().all(|c| c.value.is_some()) && label.value.is_none() {
+        if rest.iter().all(is_value)
+            && rest.iter().any(|c| c.value.is_some())
+            && label.value.is_none()
+        {
             return Some((Some(label.printed), rest));
         }
         return None;
     }
-    if cs.len() == k && cs.iter().skip(1).all(|c| c.value.is_some()) {
+    if cs.len() == k
+        && cs.iter().skip(1).all(is_value)
+        && cs.iter().skip(1).any(|c| c.value.is_some())
+    {
         return Some((None, cs));
     }
     None
+}
+
+/// Names of cyclictest histogram footer rows.
+const FOOTER_ROWS: &[&str] = &[
+    "Min Latencies",
+    "Avg Latencies",
+    "Max Latencies",
+    "Histogram Overflows",
+    "Total",
+];
+
+/// `  LNICE(-19)    # Avg Latencies: 00191  00122  00089  00066`: a
+/// cyclictest footer row, maybe with a row label in front of its `#`.
+fn footer_row(text: &str) -> Option<(Option<String>, &str, Vec<f64>)> {
+    let (before, after) = text.split_once('#')?;
+    let (name, vals) = after.trim_start().split_once(':')?;
+    let name = FOOTER_ROWS.iter().find(|n| **n == name.trim())?;
+    let values: Vec<f64> = vals
+        .split_whitespace()
+        .map(|w| {
+            parse_number_unit(w)
+                .filter(|(_, u)| u.is_none())
+                .map(|(v, _)| v)
+        })
+        .collect::<Option<_>>()?;
+    if values.is_empty() {
+        return None;
+    }
+    let label = before.trim();
+    let label = (!label.is_empty()).then(|| label.to_string());
+    Some((label, name, values))
+}
+
+/// cyclictest histogram footers rearranged into a hand-made table: a
+/// header of names (one per run or kernel), then footer rows with one value
+/// per name, maybe labelled in front of the `#` and separated by blank
+/// lines. A label names its group of Min / Avg / Max rows.
+pub fn footer_table(
+    lines: &[Line<'_>],
+    start: usize,
+) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let head = lines.get(start)?;
+    let columns = is_header(head.text)?;
+    let k = columns.len();
+    let mut found: Vec<(Option<String>, &str, Vec<f64>)> = Vec::new();
+    let mut i = start + 1;
+    let mut end = i;
+    let mut blanks = 0;
+    while let Some(line) = lines.get(i).filter(|l| l.quote == head.quote) {
+        if line.text.trim().is_empty() {
+            blanks += 1;
+            if blanks > 1 {
+                break;
+            }
+            i += 1;
+            continue;
+        }
+        blanks = 0;
+        match footer_row(line.text) {
+            Some(r) if r.2.len() == k => found.push(r),
+            _ => break,
+        }
+        i += 1;
+        end = i;
+    }
+    if found.is_empty() {
+        return None;
+    }
+    // Groups: a row whose name was seen in the current group starts a new one.
+    let mut group_of = Vec::with_capacity(found.len());
+    let mut group = 0;
+    let mut seen: Vec<&str> = Vec::new();
+    for (_, name, _) in &found {
+        if seen.contains(name) {
+            group += 1;
+            seen.clear();
+        }
+        seen.push(name);
+        group_of.push(group);
+    }
+    let labels: Vec<Option<String>> = (0..=group)
+        .map(|g| {
+            found
+                .iter()
+                .zip(&group_of)
+                .find(|((l, _, _), gg)| **gg == g && l.is_some())
+                .and_then(|((l, _, _), _)| l.clone())
+        })
+        .collect();
+    let rows = found
+        .iter()
+        .zip(&group_of)
+        .map(|((_, name, values), g)| {
+            let metric = match labels.get(*g).cloned().flatten() {
+                Some(l) => format!("{l} {name}"),
+                None => (*name).to_string(),
+            };
+            TableRow {
+                metric,
+                values: values.iter().map(|v| Some(*v)).collect(),
+                ..TableRow::default()
+            }
+        })
+        .collect();
+    Some(Ok((
+        end - start,
+        BlockBody::Table(Table {
+            style: "plain".into(),
+            title: title_above(lines, start),
+            columns: columns.iter().map(|s| s.to_string()).collect(),
+            column_kernels: Vec::new(),
+            column_variants: Vec::new(),
+            rows,
+            // us unless the run used -N, which the table does not say.
+            unit: None,
+        }),
+    )))
 }
 
 /// Recognise a header line followed by at least one row of numbers.
