@@ -306,11 +306,114 @@ pub fn footer_table(
     )))
 }
 
+/// Column names separated by runs of two or more spaces or by tabs, when
+/// some name has several words (`w/o patch       w/ patch`).
+fn spaced_header(text: &str) -> Option<Vec<String>> {
+    let t = text.trim();
+    let names: Vec<String> = t
+        .split('\t')
+        .flat_map(|part| part.split("  "))
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+        .collect();
+    let words = t.split_whitespace().count();
+    let ok = names.len() >= 2
+        && names.len() < words
+        && names.len() <= MAX_COLUMNS
+        && names.iter().all(|n| n.split_whitespace().count() <= 4);
+    ok.then_some(names)
+}
+
+/// A row under a spaced header of `k` columns: the last `k` cells are
+/// values, whatever precedes them is the row's label.
+fn spaced_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
+    let mut cs = cells(text);
+    if cs.len() < k {
+        return None;
+    }
+    let values = cs.split_off(cs.len() - k);
+    if !values.iter().all(is_value) || !values.iter().any(|c| c.value.is_some()) {
+        return None;
+    }
+    if cs.len() > 6 {
+        // A label of more than six cells is prose with numbers at its end.
+        return None;
+    }
+    let label: Vec<String> = cs.into_iter().map(|c| c.printed).collect();
+    Some(((!label.is_empty()).then(|| label.join(" ")), values))
+}
+
+/// A line holding only the first part of a row label (`RocksDB-readseq
+/// (ops/sec)` above `(32-threads)   1.2M   2.4M`).
+fn label_line(text: &str) -> bool {
+    let t = text.trim();
+    !t.is_empty()
+        && t.split_whitespace().count() <= 6
+        && !t.ends_with(['.', ':', ',', ';'])
+        && cells(t).iter().all(|c| c.value.is_none())
+}
+
+/// A table under a header whose column names have several words.
+fn spaced_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+    let head = lines.get(start)?;
+    let columns = spaced_header(head.text)?;
+    let k = columns.len();
+    let mut rows = Vec::new();
+    let mut pending: Option<String> = None;
+    let mut i = start + 1;
+    let mut end = i;
+    while let Some(line) = lines.get(i).filter(|l| l.quote == head.quote) {
+        if let Some((label, cs)) = spaced_row(line.text, k) {
+            let label = match (pending.take(), label) {
+                (Some(p), Some(l)) => Some(format!("{p} {l}")),
+                (p, l) => l.or(p),
+            };
+            let metric =
+                label.unwrap_or_else(|| cs.first().map(|c| c.printed.clone()).unwrap_or_default());
+            rows.push(row_from_cells(metric, &cs));
+            i += 1;
+            end = i;
+            continue;
+        }
+        let next_is_row = lines
+            .get(i + 1)
+            .filter(|l| l.quote == head.quote)
+            .is_some_and(|l| spaced_row(l.text, k).is_some());
+        if pending.is_none() && label_line(line.text) && next_is_row {
+            pending = Some(line.text.trim().to_string());
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    Some((
+        end - start,
+        BlockBody::Table(Table {
+            style: "plain".into(),
+            title: title_above(lines, start),
+            columns,
+            column_kernels: Vec::new(),
+            column_variants: Vec::new(),
+            rows,
+            unit: None,
+        }),
+    ))
+}
+
 /// Recognise a header line followed by at least one row of numbers.
 pub fn recognize(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
+    word_table(lines, start).or_else(|| spaced_table(lines, start).map(Ok))
+}
+
+/// A table whose header has one word per column.
+fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody), ParseError>> {
     let head = lines.get(start)?;
     let columns = is_header(head.text)?;
     let k = columns.len();
