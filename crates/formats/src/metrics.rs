@@ -58,7 +58,69 @@ pub fn recognize(
     if perf_csv_line(line.text).is_some() {
         return perf_csv(lines, start).map(Ok);
     }
+    if perf_json_line(line.text).is_some() {
+        return perf_json(lines, start).map(Ok);
+    }
     None
+}
+
+/// One `perf stat -j` line: `{"counter-value" : "81.667138", "unit" :
+/// "msec", "event" : "task-clock", ...}`. `Some(vec![])` for an event that
+/// was not counted.
+fn perf_json_line(text: &str) -> Option<Vec<Metric>> {
+    let t = text.trim();
+    if !t.starts_with('{') || !t.contains("\"counter-value\"") || t.len() > 4096 {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_str(t).ok()?;
+    let event = v.get("event")?.as_str()?.to_string();
+    let raw = v.get("counter-value")?;
+    let value = match raw {
+        serde_json::Value::String(s) if s.starts_with("<not ") => return Some(Vec::new()),
+        serde_json::Value::String(s) => s.trim().parse::<f64>().ok()?,
+        other => other.as_f64()?,
+    };
+    let unit = v
+        .get("unit")
+        .and_then(|u| u.as_str())
+        .filter(|u| !u.is_empty())
+        .map(str::to_string);
+    let mut out = vec![Metric {
+        name: event.clone(),
+        value,
+        unit: unit.clone(),
+    }];
+    if let Some(var) = v.get("variance").and_then(|x| x.as_f64()) {
+        out.push(Metric {
+            name: format!("{event} +-"),
+            value: var,
+            unit: Some("%".into()),
+        });
+    }
+    Some(out)
+}
+
+/// A run of `perf stat -j` lines.
+fn perf_json(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+    let quote = lines.get(start)?.quote;
+    let mut metrics = Vec::new();
+    let mut n = 0;
+    while let Some(l) = lines.get(start + n).filter(|l| l.quote == quote) {
+        match perf_json_line(l.text) {
+            Some(m) => metrics.extend(m),
+            None => break,
+        }
+        n += 1;
+    }
+    (!metrics.is_empty()).then(|| {
+        (
+            n,
+            BlockBody::Metrics(Metrics {
+                tool: "perf-stat".into(),
+                metrics,
+            }),
+        )
+    })
 }
 
 /// [`recognize`], and `perf stat -I` output, whose intervals are one block
@@ -362,6 +424,8 @@ fn perf_line(text: &str) -> Option<Vec<Metric>> {
         [unit, name] if matches!(*unit, "Joules" | "MiB" | "ns" | "us" | "ms") => {
             (Some(*unit), (*name).to_string())
         }
+        // Older perf prints the unit after the event: `task-clock:u (msec)`.
+        [name, "(msec)"] => (Some("msec"), (*name).to_string()),
         ["msec", name, cgroup] if is_cgroup(cgroup) => (Some("msec"), format!("{name} {cgroup}")),
         // `--for-each-cgroup`: the cgroup after the event (`cycles  A`).
         [name, cgroup] if is_cgroup(cgroup) => (None, format!("{name} {cgroup}")),
