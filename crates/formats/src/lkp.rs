@@ -55,9 +55,10 @@ struct LkpRow {
 }
 
 fn parse_row(text: &str) -> Option<LkpRow> {
-    // `Â±` and `A+-` are `±` after an archive's charset conversion.
+    // `Â±`, `A+-` and `ą` (U+0105) are `±` after a charset conversion.
     let norm = text
         .replace("Â±", " ± ")
+        .replace('ą', " ± ")
         .replace("A+-", " ± ")
         .replace('±', " ± ")
         .replace("+-", " ± ");
