@@ -148,9 +148,30 @@ fn named_row(text: &str) -> Option<(String, Vec<f64>)> {
     // Newer compare-kernels prints `Duration User`, `Duration System`.
     let label = match label {
         ["Duration", row] if DURATION_ROWS.contains(row) => (*row).to_string(),
+        // The vmstat section of compare-kernels: `Ops NUMA PTE updates`.
+        ["Ops", rest @ ..] if !rest.is_empty() => rest.join(" "),
         _ => label.join(" "),
     };
     Some((label, values))
+}
+
+/// Which section of compare-kernels a headerless named row belongs to:
+/// `Duration User ...` or `Ops NUMA hint faults ...`.
+fn section_of(text: &str) -> Option<&'static str> {
+    match text.split_whitespace().next()? {
+        "Duration" => Some("Duration"),
+        "Ops" => Some("Ops"),
+        _ => None,
+    }
+}
+
+/// A header line printed after a `==========` rule: `==========\t\tbase  patched`.
+fn without_rule(text: &str) -> &str {
+    let t = text.trim_start();
+    match t.split_once(char::is_whitespace) {
+        Some((rule, rest)) if rule.len() >= 3 && rule.chars().all(|c| c == '=') => rest,
+        _ => text,
+    }
 }
 
 /// Lines above a table searched for the column names of a header whose
@@ -220,7 +241,10 @@ pub fn recognize(
     let same = |i: usize| lines.get(i).filter(|l| l.quote == quote);
 
     // Work out the header lines and where rows begin.
-    let (kernels, variants, rows_at, kind, ncols) = if let Some(h1) = header(first.text) {
+    let section = section_of(first.text);
+    let (kernels, variants, rows_at, kind, ncols) = if let Some(h1) =
+        header(without_rule(first.text))
+    {
         let h2 = same(start + 1)
             .and_then(|l| header(l.text))
             .map(|h2| match h2.len() < h1.len() {
@@ -232,7 +256,16 @@ pub fn recognize(
             (n == h1.len() && n == h2.len()).then_some((kind, n))
         });
         if let (Some((kind, n)), Some(h2)) = (two, h2) {
-            (h1, h2, start + 2, kind, n)
+            if h1.iter().all(|w| looks_like_kernel(w))
+                || h1.len() != h2.len()
+                || h2.iter().any(|w| looks_like_kernel(w))
+            {
+                (h1, h2, start + 2, kind, n)
+            } else {
+                // `autonumabench NUMA01` above `base  patched`: a title
+                // line, then the variants; the table starts at the latter.
+                return None;
+            }
         } else {
             let (kind, n) = row_kind(same(start + 1)?.text)?;
             if n != h1.len() {
@@ -252,10 +285,14 @@ pub fn recognize(
                 (Vec::new(), h1, start + 1, kind, n)
             }
         }
-    } else {
-        // Headerless: only statistic rows are distinctive enough.
-        let (_, _, cols) = stat_row(first.text)?;
+    } else if let Some((_, _, cols)) = stat_row(first.text) {
+        // Headerless statistic rows are distinctive enough.
         (Vec::new(), Vec::new(), start, RowKind::Stat, cols.len())
+    } else {
+        // So are `Duration ...` and `Ops ...` sections, headerless.
+        section?;
+        let (_, values) = named_row(first.text)?;
+        (Vec::new(), Vec::new(), start, RowKind::Named, values.len())
     };
 
     let mut rows = Vec::new();
@@ -286,6 +323,9 @@ pub fn recognize(
                 });
             }
             RowKind::Named => {
+                if section.is_some() && section_of(line.text) != section {
+                    break;
+                }
                 let Some((label, values)) = named_row(line.text) else {
                     break;
                 };
@@ -309,7 +349,8 @@ pub fn recognize(
         && rows
             .iter()
             .all(|r| DURATION_ROWS.contains(&r.metric.as_str()));
-    if kind == RowKind::Named && !duration && kernels.is_empty() {
+    let ops = section == Some("Ops") && rows_at == start;
+    if kind == RowKind::Named && !duration && !ops && kernels.is_empty() {
         return None;
     }
     let columns = (0..ncols)
@@ -322,7 +363,7 @@ pub fn recognize(
     let title = if rows_at > start {
         title_above(lines, start)
     } else {
-        None
+        underlined_title(lines, start)
     };
     Some(Ok((
         i - start,
@@ -336,6 +377,44 @@ pub fn recognize(
             unit: None,
         }),
     )))
+}
+
+/// The title of a headerless section: an underlined name (`NUMA01` /
+/// `=====`), or a short heading line right above it or above a blank line
+/// above it (`autonumabench NUMA02`).
+fn underlined_title(lines: &[Line<'_>], start: usize) -> Option<String> {
+    underlined(lines, start).or_else(|| {
+        let above = lines.get(start.checked_sub(1)?)?;
+        let at = if above.text.trim().is_empty() {
+            start.checked_sub(2)?
+        } else {
+            start - 1
+        };
+        let l = lines.get(at)?;
+        let t = l.text.trim();
+        let standalone = at == 0 || lines.get(at - 1).is_some_and(|p| p.text.trim().is_empty());
+        let ok = standalone
+            && l.quote == lines.get(start)?.quote
+            && !t.is_empty()
+            && t.split_whitespace().count() <= 4
+            && !t.ends_with(['.', ',', ';', ':', ')'])
+            && row_kind(t).is_none()
+            && header(t).is_some();
+        ok.then(|| t.to_string())
+    })
+}
+
+fn underlined(lines: &[Line<'_>], start: usize) -> Option<String> {
+    let rule = lines.get(start.checked_sub(1)?)?;
+    let name = lines.get(start.checked_sub(2)?)?;
+    let r = rule.text.trim();
+    let n = name.text.trim();
+    let ok = r.len() >= 3
+        && r.chars().all(|c| c == '=' || c == '-')
+        && !n.is_empty()
+        && n.split_whitespace().count() <= 4
+        && rule.quote == name.quote;
+    ok.then(|| n.to_string())
 }
 
 /// A short line right above the headers names the table (`xfsio Time`).
