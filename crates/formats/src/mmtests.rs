@@ -256,10 +256,12 @@ pub fn recognize(
             (n == h1.len() && n == h2.len()).then_some((kind, n))
         });
         if let (Some((kind, n)), Some(h2)) = (two, h2) {
-            if h1.iter().all(|w| looks_like_kernel(w))
-                || h1.len() != h2.len()
-                || h2.iter().any(|w| looks_like_kernel(w))
-            {
+            let indent = |t: &str| t.len() - t.trim_start().len();
+            let h2_text = same(start + 1).map(|l| l.text).unwrap_or("");
+            // Header lines are right-aligned over their columns; a title
+            // line starts at the left margin.
+            let title_line = indent(without_rule(first.text)) < 4 && indent(h2_text) >= 8;
+            if !title_line || h1.iter().all(|w| looks_like_kernel(w)) {
                 (h1, h2, start + 2, kind, n)
             } else {
                 // `autonumabench NUMA01` above `base  patched`: a title
