@@ -395,6 +395,12 @@ fn perf_spread_pct(text: &str) -> Option<f64> {
 /// then its spread over the runs when `-r N` printed one: `<name> +-` in
 /// `%`, for the elapsed time in seconds as printed.
 fn perf_line(text: &str) -> Option<Vec<Metric>> {
+    perf_line_in(text, false)
+}
+
+/// [`perf_line`] with the block's locale: under `european`, `306.500` is
+/// three hundred thousand.
+fn perf_line_in(text: &str, european: bool) -> Option<Vec<Metric>> {
     let t = text.trim();
     let spread_pct = perf_spread_pct(t);
     let body = t.split(" # ").next().unwrap_or(t).trim();
@@ -409,8 +415,17 @@ fn perf_line(text: &str) -> Option<Vec<Metric>> {
         // Printed but not measured: recognised, no value.
         return rest.split_whitespace().next().map(|_| Vec::new());
     }
+    // `(99.30%)` at the end: the share of time the event was counted.
+    let body = match body.rsplit_once(char::is_whitespace) {
+        Some((head, last)) if is_multiplex_share(last) => head.trim_end(),
+        _ => body,
+    };
     let mut words = body.split_whitespace().peekable();
-    let (value, _) = parse_number_unit(words.next()?).filter(|(_, u)| u.is_none())?;
+    let first = words.next()?;
+    let value = match european && is_thousands_dot(first) {
+        true => first.replace('.', "").parse().ok()?,
+        false => perf_number(first)?,
+    };
     let mut abs_spread = None;
     if words.peek() == Some(&"+-") {
         words.next();
@@ -497,6 +512,72 @@ fn elapsed_line(text: &str) -> Option<(Option<String>, Vec<Metric>)> {
     Some((label, metrics))
 }
 
+/// `(99.30%)` / `(99,30%)`: how long a multiplexed event was counted.
+fn is_multiplex_share(w: &str) -> bool {
+    w.strip_prefix('(')
+        .and_then(|w| w.strip_suffix("%)"))
+        .is_some_and(|n| {
+            !n.is_empty()
+                && n.chars()
+                    .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+        })
+}
+
+/// The rest of a counter line a narrow terminal or a mailer wrapped: the
+/// metric's name and the multiplexing share (`tma_l3_bound  (99,30%)`).
+fn is_perf_continuation(t: &str) -> bool {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    match words.as_slice() {
+        [share] => is_multiplex_share(share),
+        [name, share] => is_multiplex_share(share) && !name.chars().all(|c| c.is_ascii_digit()),
+        _ => false,
+    }
+}
+
+/// A perf counter value in any locale: `1,234,567` and `2.058.892`
+/// (thousands), `1.001989022` and `1,001989022` (decimals). A single
+/// separator followed by exactly three digits is read as thousands only
+/// when it is a comma (perf's English output).
+fn perf_number(tok: &str) -> Option<f64> {
+    let dots = tok.matches('.').count();
+    let commas = tok.matches(',').count();
+    let groups_of_three = |sep: char| {
+        let mut parts = tok.split(sep);
+        let first = parts.next().unwrap_or("");
+        !first.is_empty()
+            && first.len() <= 3
+            && parts.all(|p| p.len() == 3 && p.chars().all(|c| c.is_ascii_digit()))
+    };
+    let normalized = if dots >= 2 && commas == 0 && groups_of_three('.') {
+        tok.replace('.', "")
+    } else if dots >= 1 && commas == 1 && tok.rfind(',') > tok.rfind('.') {
+        // `2.058,5`: German thousands and decimals.
+        tok.replace('.', "").replace(',', ".")
+    } else if commas == 1 && dots == 0 && !groups_of_three(',') {
+        tok.replace(',', ".")
+    } else {
+        return parse_number_unit(tok)
+            .filter(|(_, u)| u.is_none())
+            .map(|(v, _)| v);
+    };
+    normalized.parse().ok().filter(|v: &f64| v.is_finite())
+}
+
+/// `306.500`: one dot and three digits after it.
+fn is_thousands_dot(w: &str) -> bool {
+    matches!(w.split_once('.'), Some((a, b)) if !a.is_empty() && a.len() <= 3
+        && a.chars().all(|c| c.is_ascii_digit()) && b.len() == 3 && b.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Whether a counter value is printed the German way (`2.058.892`,
+/// `1,001989022`).
+fn is_european(w: &str) -> bool {
+    let dots = w.matches('.').count();
+    let commas = w.matches(',').count();
+    (dots >= 2 && commas == 0)
+        || (commas == 1 && dots == 0 && w.split(',').nth(1).is_some_and(|d| d.len() != 3))
+}
+
 /// `Performance counter stats for 'cmd' (3 runs):` → 3.
 fn perf_runs(text: &str) -> Option<f64> {
     let t = text
@@ -519,6 +600,13 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
         });
     }
     let header = metrics.len();
+    let european = lines
+        .iter()
+        .skip(start + 1)
+        .take(64)
+        .take_while(|l| l.quote == quote)
+        .filter_map(|l| l.text.split_whitespace().next())
+        .any(is_european);
     let mut i = start + 1;
     let mut end = i;
     let mut blanks = 0;
@@ -532,9 +620,10 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             continue;
         }
         blanks = 0;
-        match perf_line(l.text) {
+        match perf_line_in(l.text, european) {
             Some(m) => metrics.extend(m),
             None if is_comment_tail(l.text, lines.get(i - 1).map(|p| p.text)) => {}
+            None if is_perf_continuation(l.text) => {}
             None => break,
         }
         i += 1;
@@ -727,6 +816,19 @@ mod tests {
         let (label, m) =
             elapsed_line("  6.5681 +- 0.0225 seconds time elapsed  ( +-  0.34% )").unwrap();
         assert_eq!((label, m[0].value), (None, 6.5681));
+    }
+
+    #[test]
+    fn perf_numbers_in_any_locale() {
+        assert_eq!(perf_number("2.058.892"), Some(2058892.0));
+        assert_eq!(perf_number("1,001989022"), Some(1.001989022));
+        assert_eq!(perf_number("1,234,567"), Some(1234567.0));
+        assert_eq!(perf_number("83723.452481"), Some(83723.452481));
+        assert_eq!(perf_number("1,5"), Some(1.5));
+        assert_eq!(perf_number("abc"), None);
+        assert!(is_perf_continuation("tma_l3_bound             (99,30%)"));
+        assert!(is_perf_continuation("                        (99,10%)"));
+        assert!(!is_perf_continuation("Some prose (here)"));
     }
 
     #[test]
