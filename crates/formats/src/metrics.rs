@@ -41,6 +41,11 @@ pub fn recognize(
     {
         return stress_ng(lines, start, stress_ng_payload).map(Ok);
     }
+    if let Some(rest) = stress_ng_payload(line.text)
+        && perf_counter(rest).is_some()
+    {
+        return stress_ng_perf(lines, start).map(Ok);
+    }
     // `--log-brief`: the same table without any prefix.
     if line.text.starts_with("stressor ") && line.text.contains("bogo ops") {
         return stress_ng(lines, start, bare).map(Ok);
@@ -319,6 +324,96 @@ fn stress_ng_logical(
         n += 1;
     }
     Some((joined, n))
+}
+
+/// A `stress-ng --perf` counter: `  3,993,235,331,584 CPU Cycles   59.767 B/sec`
+/// (the rate may be missing: wrapped onto the next line).
+fn perf_counter(rest: &str) -> Option<Vec<Metric>> {
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let first = words.first()?;
+    if !first.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let value = perf_number(first)?;
+    let name_end = words
+        .iter()
+        .skip(1)
+        .position(|w| w.starts_with(|c: char| c.is_ascii_digit()) || w.starts_with('('))
+        .map_or(words.len(), |p| p + 1);
+    let name = words.get(1..name_end)?;
+    let named = !name.is_empty()
+        && name.len() <= 6
+        && name.iter().all(|w| {
+            w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_/.".contains(c))
+        })
+        && name
+            .first()
+            .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_uppercase()));
+    if !named {
+        return None;
+    }
+    let name = name.join(" ");
+    let mut out = vec![Metric {
+        name: name.clone(),
+        value,
+        unit: None,
+    }];
+    if let Some(rate) = perf_rate(&words[name_end..].join(" ")) {
+        out.push(Metric {
+            name: format!("{name} rate"),
+            value: rate.0,
+            unit: Some(rate.1),
+        });
+    }
+    Some(out)
+}
+
+/// `59.767 B/sec (0.369 instr. per cycle)` → (59.767, "B/sec").
+fn perf_rate(text: &str) -> Option<(f64, String)> {
+    let mut w = text.split_whitespace();
+    let v = perf_number(w.next()?)?;
+    let unit = w.next().filter(|u| u.ends_with("/sec"))?;
+    Some((v, unit.to_string()))
+}
+
+/// A run of `stress-ng --perf` counter lines, with rates a mailer wrapped
+/// onto the next line.
+fn stress_ng_perf(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+    let quote = lines.get(start)?.quote;
+    let mut metrics: Vec<Metric> = Vec::new();
+    let mut i = start;
+    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
+        if let Some(m) = stress_ng_payload(l.text).and_then(perf_counter) {
+            metrics.extend(m);
+            i += 1;
+            continue;
+        }
+        let wrapped_rate = stress_ng_payload(l.text).is_none()
+            && metrics.last().is_some_and(|m| !m.name.ends_with(" rate"))
+            && perf_rate(l.text).is_some();
+        if let (true, Some((v, unit)), Some(last)) =
+            (wrapped_rate, perf_rate(l.text), metrics.last().cloned())
+        {
+            metrics.push(Metric {
+                name: format!("{} rate", last.name),
+                value: v,
+                unit: Some(unit),
+            });
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    (metrics.len() >= 2).then(|| {
+        (
+            i - start,
+            BlockBody::Metrics(Metrics {
+                tool: "stress-ng".into(),
+                metrics,
+            }),
+        )
+    })
 }
 
 enum Usemem {

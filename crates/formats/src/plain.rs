@@ -144,7 +144,9 @@ fn is_header(text: &str) -> Option<Vec<&str>> {
         w.chars().count() <= 32
             && w.chars().any(char::is_alphanumeric)
             && parse_number_unit(w).is_none()
-            && !w.starts_with(['+', '-', '@', '#', '|', '=', '(', '<', '['])
+            && !w.starts_with(['+', '-', '@', '#', '|', '=', '(', '<', '[', '/'])
+            // Shell, not a header: `cat /proc/$PID/status`.
+            && !w.contains('$')
     });
     ok.then_some(words)
 }
