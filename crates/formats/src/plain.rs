@@ -29,6 +29,8 @@ pub struct Cell {
     pub printed: String,
     pub value: Option<f64>,
     pub unit: Option<String>,
+    /// `± 2.5%` after the value: the spread in percent, when printed so.
+    pub spread_pct: Option<f64>,
 }
 
 /// Parse a number with an optional attached unit: `-2%`, `80GB`, `1,234`,
@@ -106,8 +108,25 @@ fn number_prefix_len(s: &str) -> usize {
 /// Split a row into cells, joining a bare number with a following unit word
 /// (`5008377 us` is one cell).
 pub fn cells(text: &str) -> Vec<Cell> {
+    // `12.5±0.3` and `12.5 +- 0.3` are one cell: a value and its spread.
+    let spaced = text.replace('±', " ± ").replace(" +- ", " ± ");
     let mut out: Vec<Cell> = Vec::new();
-    for tok in text.split_whitespace() {
+    let mut toks = spaced.split_whitespace().peekable();
+    while let Some(tok) = toks.next() {
+        if tok == "±"
+            && let Some(prev) = out.last_mut()
+            && prev.value.is_some()
+            && let Some(next) = toks.peek().copied()
+            && let Some((_, unit)) = parse_number_unit(next)
+        {
+            prev.printed.push_str(" ± ");
+            prev.printed.push_str(next);
+            if unit == Some("%") {
+                prev.spread_pct = parse_number_unit(next).map(|(v, _)| v);
+            }
+            toks.next();
+            continue;
+        }
         if UNITS.contains(&tok)
             && let Some(prev) = out.last_mut()
             && prev.value.is_some()
@@ -126,6 +145,7 @@ pub fn cells(text: &str) -> Vec<Cell> {
             printed: tok.to_string(),
             value,
             unit,
+            spread_pct: None,
         });
     }
     out
@@ -308,8 +328,8 @@ pub fn footer_table(
     )))
 }
 
-/// Column names separated by runs of two or more spaces or by tabs, when
-/// some name has several words (`w/o patch       w/ patch`).
+/// Column names separated by runs of two or more spaces or by tabs
+/// (`w/o patch       w/ patch`), for rows whose labels have several words.
 fn spaced_header(text: &str) -> Option<Vec<String>> {
     let t = text.trim();
     let names: Vec<String> = t
@@ -319,10 +339,11 @@ fn spaced_header(text: &str) -> Option<Vec<String>> {
         .filter(|n| !n.is_empty())
         .map(str::to_string)
         .collect();
-    let words = t.split_whitespace().count();
     let ok = names.len() >= 2
-        && names.len() < words
         && names.len() <= MAX_COLUMNS
+        && names
+            .iter()
+            .all(|n| parse_number_unit(n).is_none() && !n.ends_with(['.', ':', ',']))
         && names.iter().all(|n| n.split_whitespace().count() <= 4);
     ok.then_some(names)
 }
@@ -338,8 +359,14 @@ fn spaced_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
     if !values.iter().all(is_value) || !values.iter().any(|c| c.value.is_some()) {
         return None;
     }
-    if cs.len() > 6 {
-        // A label of more than six cells is prose with numbers at its end.
+    if cs.len() > 6
+        || (!cs.is_empty()
+            && !cs
+                .iter()
+                .any(|c| c.printed.chars().any(char::is_alphabetic)))
+    {
+        // A label of more than six cells is prose with numbers at its end;
+        // a label of numbers only is a row with too many values.
         return None;
     }
     let label: Vec<String> = cs.into_iter().map(|c| c.printed).collect();
@@ -482,7 +509,11 @@ pub fn row_from_cells(metric: String, cs: &[Cell]) -> TableRow {
         metric,
         values: cs.iter().map(|c| c.value).collect(),
         printed_deltas_pct: Vec::new(),
-        spread_pct: Vec::new(),
+        spread_pct: if cs.iter().any(|c| c.spread_pct.is_some()) {
+            cs.iter().map(|c| c.spread_pct).collect()
+        } else {
+            Vec::new()
+        },
         printed: cs.iter().map(|c| c.printed.clone()).collect(),
         unit,
     }
@@ -502,6 +533,21 @@ fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_of_several_words_and_spreads() {
+        let text = "                       base             patched\nthroughput (MB/s)      1234 ± 2%        1456 ± 3%\nlatency p99 (us)       88.1 +- 4.2      61.0 +- 3.3\n";
+        let lines = crate::lines::split(text);
+        let (n, body) = recognize(&lines, 0).unwrap().unwrap();
+        assert_eq!(n, 3);
+        let BlockBody::Table(t) = body else { panic!() };
+        assert_eq!(t.columns, ["base", "patched"]);
+        assert_eq!(t.rows[0].metric, "throughput (MB/s)");
+        assert_eq!(t.rows[0].values, [Some(1234.0), Some(1456.0)]);
+        assert_eq!(t.rows[0].spread_pct, [Some(2.0), Some(3.0)]);
+        assert_eq!(t.rows[1].values, [Some(88.1), Some(61.0)]);
+        assert_eq!(t.rows[1].printed, ["88.1 ± 4.2", "61.0 ± 3.3"]);
+    }
 
     #[test]
     fn numbers_and_units() {
