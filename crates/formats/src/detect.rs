@@ -408,6 +408,21 @@ mod tests {
     }
 
     #[test]
+    fn a_generic_table_yields_to_a_specific_block_inside_it() {
+        // `real 0.5` / `user 0.1` / `sys 0.2` would also be rows of the
+        // table above: the stronger `time` claim takes them.
+        let text = "kernel value\nvanilla 1\npatched 2\nreal 0.5\nuser 0.1\nsys 0.2\n";
+        let lines = crate::lines::split(text);
+        let s = scan(&lines).unwrap();
+        let found: Vec<_> = s
+            .blocks
+            .iter()
+            .map(|b| (b.format.name, b.block.lines))
+            .collect();
+        assert_eq!(found, [("plain", [1, 3]), ("time", [4, 6])]);
+    }
+
+    #[test]
     fn unread_numbers_are_warned_with_their_lines() {
         let text = "prose\n\n1.5 2 3 4\n5 6 7 8\n\nmore prose\n";
         let lines = crate::lines::split(text);
