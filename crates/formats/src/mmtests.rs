@@ -355,6 +355,12 @@ pub fn recognize(
     if kind == RowKind::Named && !duration && !ops && kernels.is_empty() {
         return None;
     }
+    // A headerless section (`Duration ...`, `Ops ...`, stats under a
+    // section name) continues the columns of the header above it.
+    let (kernels, variants) = match rows_at == start && kernels.is_empty() && variants.is_empty() {
+        true => header_above(lines, start, ncols).unwrap_or_default(),
+        false => (kernels, variants),
+    };
     let columns = (0..ncols)
         .map(|c| {
             let k = kernels.get(c).copied().unwrap_or("");
@@ -379,6 +385,53 @@ pub fn recognize(
             unit: None,
         }),
     )))
+}
+
+/// Lines above a headerless section searched for the header it continues.
+const HEADER_LOOKBACK: usize = 80;
+
+/// The kernel and variant lines of the nearest compare-kernels header
+/// above `start` with `ncols` columns: a header line directly followed by
+/// statistic rows, or by a second header line that is.
+fn header_above<'a>(
+    lines: &[Line<'a>],
+    start: usize,
+    ncols: usize,
+) -> Option<(Vec<&'a str>, Vec<&'a str>)> {
+    let quote = lines.get(start)?.quote;
+    let from = start.saturating_sub(HEADER_LOOKBACK);
+    let rows_follow = |i: usize| {
+        lines
+            .get(i)
+            .filter(|n| n.quote == quote)
+            .and_then(|n| stat_row(n.text))
+            .is_some_and(|(_, _, c)| c.len() == ncols)
+    };
+    for i in (from..start).rev() {
+        let Some(l) = lines.get(i).filter(|l| l.quote == quote) else {
+            continue;
+        };
+        let Some(h) = header(without_rule(l.text)).filter(|h| h.len() == ncols) else {
+            continue;
+        };
+        if rows_follow(i + 1) {
+            return Some(match h.iter().all(|w| looks_like_kernel(w)) {
+                true => (h, Vec::new()),
+                false => (Vec::new(), h),
+            });
+        }
+        let second = lines
+            .get(i + 1)
+            .filter(|n| n.quote == quote)
+            .and_then(|n| header(n.text))
+            .filter(|h2| h2.len() == ncols);
+        if let Some(h2) = second
+            && rows_follow(i + 2)
+        {
+            return Some((h, h2));
+        }
+    }
+    None
 }
 
 /// The title of a headerless section: an underlined name (`NUMA01` /
