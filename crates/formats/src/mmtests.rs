@@ -492,6 +492,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn headerless_sections_continue_the_header_above() {
+        let text = "kernbench\n==========\t\tbase                  patched\nAmean     elsp-128      165.09 (   0.00%)      164.78 *   0.19%*\n\nDuration User       41404.28    41375.08\nDuration Elapsed      519.87      518.72\n\nOps NUMA PTE updates     1041416.00      831536.00\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let tables: Vec<_> = doc
+            .blocks
+            .iter()
+            .map(|b| match &b.body {
+                BlockBody::Table(t) => {
+                    (t.style.clone(), t.columns.clone(), t.rows[0].metric.clone())
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let cols = vec!["base".to_string(), "patched".to_string()];
+        assert_eq!(
+            tables,
+            [
+                ("mmtests".to_string(), cols.clone(), "elsp-128".to_string()),
+                ("duration".to_string(), cols.clone(), "User".to_string()),
+                ("mmtests".to_string(), cols, "NUMA PTE updates".to_string()),
+            ]
+        );
+    }
+
+    #[test]
     fn stat_rows() {
         let (s, m, c) =
             stat_row("Amean    System-8      102.92 (  0.00%)      299.81 (-191.30%)").unwrap();
