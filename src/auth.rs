@@ -2,7 +2,8 @@
 //!
 //! A token is `rl_<scope>_<32 random bytes as hex>` from the OS CSPRNG;
 //! only its SHA-256 is stored. Tokens are accepted only in the
-//! `Authorization: Bearer` header, never in a URL, and never logged.
+//! `Authorization: Bearer` header (or an HTML form's `token` field), never
+//! in a URL, and never logged.
 
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
@@ -79,39 +80,77 @@ impl Caller {
     }
 }
 
+/// The secret of an `Authorization: Bearer <token>` header. The scheme is
+/// case-insensitive (RFC 9110 section 11.1), so `bearer` and `BEARER` work.
+pub fn bearer_secret(value: &str) -> Option<&str> {
+    let (scheme, rest) = value.trim_start().split_once([' ', '\t'])?;
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return None;
+    }
+    Some(rest.trim()).filter(|s| !s.is_empty())
+}
+
+/// The TCP peer of a request, when the server recorded it (tests that call
+/// the router directly may not). No proxy header is trusted.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ClientAddr(pub Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(ClientAddr(
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|c| c.0.ip()),
+        ))
+    }
+}
+
+/// Check a presented secret (from a header or a form field). A valid token
+/// is always accepted, even from an address that is over its failure
+/// limit: the limit slows guessing, it must not lock out the rig or admin
+/// that shares an address with a client sending bad tokens. A missing or
+/// wrong token counts as a failure of its address; once the address is
+/// over the limit the answer is 429 instead of 401.
+pub async fn authenticate(
+    state: &AppState,
+    peer: ClientAddr,
+    secret: Option<&str>,
+) -> Result<Caller, AppError> {
+    let secret = secret.map(str::trim).filter(|s| !s.is_empty());
+    let token = match secret {
+        Some(s) if s.len() <= 512 => tokens::find_active(&state.pool, &hash_token(s)).await?,
+        _ => None,
+    };
+    if let Some(token) = token {
+        return Ok(Caller { token });
+    }
+    if let Some(ip) = peer.0
+        && state.auth_failures.record(ip)
+    {
+        return Err(AppError::TooManyRequests(
+            "too many failed authentications from this address; wait a minute (valid tokens are still accepted)".into(),
+        ));
+    }
+    Err(AppError::Unauthorized)
+}
+
 impl FromRequestParts<AppState> for Caller {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
-        let peer = parts
-            .extensions
-            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-            .map(|c| c.0.ip());
-        if peer.is_some_and(|ip| state.auth_failures.blocked(ip)) {
-            return Err(AppError::TooManyRequests(
-                "too many failed authentications from this address; wait a minute".into(),
-            ));
-        }
+        let peer = ClientAddr::from_request_parts(parts, state)
+            .await
+            .unwrap_or_default();
         let secret = parts
             .headers
             .get(AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|h| h.strip_prefix("Bearer "))
-            .map(str::trim)
-            .filter(|s| !s.is_empty());
-        let token = match secret {
-            Some(s) => tokens::find_active(&state.pool, &hash_token(s)).await?,
-            None => None,
-        };
-        match token {
-            Some(token) => Ok(Caller { token }),
-            None => {
-                if let Some(ip) = peer {
-                    state.auth_failures.record(ip);
-                }
-                Err(AppError::Unauthorized)
-            }
-        }
+            .and_then(bearer_secret)
+            .map(str::to_owned);
+        authenticate(state, peer, secret.as_deref()).await
     }
 }
 
@@ -147,9 +186,10 @@ impl AuthFailures {
             .is_some_and(|(start, n)| start.elapsed() < self.window && *n >= self.limit)
     }
 
-    pub fn record(&self, ip: std::net::IpAddr) {
+    /// Count a failure; true when the address is now over its limit.
+    pub fn record(&self, ip: std::net::IpAddr) -> bool {
         let Ok(mut seen) = self.seen.lock() else {
-            return;
+            return false;
         };
         if seen.len() > 100_000 {
             let window = self.window;
@@ -159,6 +199,7 @@ impl AuthFailures {
         if e.0.elapsed() >= self.window {
             *e = (std::time::Instant::now(), 0);
         }
-        e.1 += 1;
+        e.1 = e.1.saturating_add(1);
+        e.1 > self.limit
     }
 }

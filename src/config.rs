@@ -74,6 +74,17 @@ pub struct ServeArgs {
     /// Seconds a client may take to send the request headers.
     #[arg(long, env = "RECLAIMLAB_HEADER_READ_TIMEOUT", default_value_t = 10)]
     pub header_read_timeout_secs: u64,
+    /// Seconds a connection may sit with no request in flight and no byte
+    /// moving before it is closed.
+    #[arg(long, env = "RECLAIMLAB_IDLE_TIMEOUT", default_value_t = 30)]
+    pub idle_timeout_secs: u64,
+    /// Seconds after which any connection is asked to finish (its request
+    /// in flight completes first).
+    #[arg(long, env = "RECLAIMLAB_MAX_CONNECTION_AGE", default_value_t = 600)]
+    pub max_connection_age_secs: u64,
+    /// Open connections at most (0 = from the open-file limit).
+    #[arg(long, env = "RECLAIMLAB_MAX_CONNECTIONS", default_value_t = 0)]
+    pub max_connections: usize,
     /// Load the demo data before serving.
     #[arg(long, env = "RECLAIMLAB_DEMO", default_value_t = false)]
     pub demo: bool,
@@ -105,6 +116,11 @@ pub struct ServeArgs {
     /// Queued or running jobs in all.
     #[arg(long, env = "RECLAIMLAB_SIM_MAX_QUEUE", default_value_t = 200)]
     pub sim_max_queue: i64,
+    /// Nice value of simulator processes (0-19): the service keeps the CPU
+    /// it needs to answer while simulations run.
+    #[arg(long, env = "RECLAIMLAB_SIM_NICE", default_value_t = 19,
+          value_parser = clap::value_parser!(u8).range(0..=19))]
+    pub sim_nice: u8,
 }
 
 impl ServeArgs {
@@ -119,6 +135,7 @@ impl ServeArgs {
             max_events: self.sim_max_events,
             per_token_active: self.sim_per_token,
             max_queue: self.sim_max_queue,
+            nice: self.sim_nice,
             ..crate::jobs::JobConfig::default()
         }
     }

@@ -176,25 +176,15 @@ pub async fn submit(
         .await
         .map_err(|e| AppError::Internal(anyhow::anyhow!("validation task: {e}")))?
         .map_err(bad)?;
+        check_caps(&cfg, &v, req.replications, duration_ns)?;
         validated.push((v, knobs, *p));
-    }
-    if let Some(t) = token_id {
-        let active = jobs::active_for_token(&state.pool, t).await?;
-        if active + points.len() as i64 > cfg.per_token_active {
-            return Err(AppError::TooManyRequests(format!(
-                "this token has {active} simulations queued or running; at most {} at once",
-                cfg.per_token_active
-            )));
-        }
-    }
-    if jobs::queue_depth(&state.pool).await? + points.len() as i64 > cfg.max_queue {
-        return Err(AppError::Busy(format!(
-            "the simulation queue is full ({} jobs); try again later",
-            cfg.max_queue
-        )));
     }
     let sim_version = reclaimlab_sim::SIM_VERSION.to_string();
     let mut tx = state.pool.begin().await?;
+    // Quotas are read and the jobs inserted under one lock, in one
+    // transaction: concurrent submits cannot both take the last slot.
+    jobs::lock_submissions(&mut tx).await?;
+    let mut new_jobs = Vec::new();
     let sweep_id = match &req.sweep {
         Some(s) => {
             Some(jobs::insert_sweep(&mut *tx, &s.knob, &s.variant, &s.output, token_id).await?)
@@ -230,29 +220,46 @@ pub async fn submit(
             cached = true;
             continue;
         }
-        let id = jobs::insert(
-            &mut *tx,
-            &NewJob {
-                token_id,
-                scenario_name: v.scenario_name.clone(),
-                scenario_toml: v.scenario_toml.clone(),
-                variants: v.variants.clone(),
-                seed: req.seed as i64,
-                replications: req.replications as i32,
-                duration_ns: duration_ns.map(|d| d as i64),
-                board_id,
-                board_class: Some(v.board_class.clone()),
-                costs_toml: costs_toml.clone(),
-                sweep_id,
-                sweep_value: point,
-                knobs: knobs_json,
-                input_hash,
-                sim_version: sim_version.clone(),
-                max_attempts: 3,
-            },
-        )
-        .await?;
-        ids.push(id);
+        new_jobs.push(NewJob {
+            token_id,
+            scenario_name: v.scenario_name.clone(),
+            scenario_toml: v.scenario_toml.clone(),
+            variants: v.variants.clone(),
+            seed: req.seed as i64,
+            replications: req.replications as i32,
+            duration_ns: duration_ns.map(|d| d as i64),
+            board_id,
+            board_class: Some(v.board_class.clone()),
+            costs_toml: costs_toml.clone(),
+            sweep_id,
+            sweep_value: point,
+            knobs: knobs_json,
+            input_hash,
+            sim_version: sim_version.clone(),
+            max_attempts: 3,
+        });
+    }
+    let wanted = new_jobs.len() as i64;
+    if wanted > 0 {
+        if let Some(t) = token_id {
+            let active = jobs::active_for_token(&mut *tx, t).await?;
+            if active + wanted > cfg.per_token_active {
+                return Err(AppError::TooManyRequests(format!(
+                    "this token has {active} simulations queued or running and asks for {wanted} more; at most {} at once",
+                    cfg.per_token_active
+                )));
+            }
+        }
+        let depth = jobs::queue_depth(&mut *tx).await?;
+        if depth + wanted > cfg.max_queue {
+            return Err(AppError::Busy(format!(
+                "the simulation queue is full ({depth} of {} jobs queued or running); try again later",
+                cfg.max_queue
+            )));
+        }
+    }
+    for job in &new_jobs {
+        ids.push(jobs::insert(&mut *tx, job).await?);
     }
     tx.commit().await?;
     Ok(Submitted {
@@ -260,6 +267,39 @@ pub async fn submit(
         sweep_id,
         cached,
     })
+}
+
+/// The limits hold whichever source sets a value: the request's fields, or
+/// the scenario TOML's own `[run]` table when the request leaves them out.
+fn check_caps(
+    cfg: &crate::jobs::JobConfig,
+    v: &crate::jobs::exec::Validated,
+    requested_replications: u32,
+    requested_duration_ns: Option<u64>,
+) -> Result<(), AppError> {
+    let (reps, reps_from) = if requested_replications == 0 {
+        (v.replications, "scenario run.replications")
+    } else {
+        (requested_replications, "replications")
+    };
+    if reps > cfg.max_replications {
+        return Err(bad(format!(
+            "{reps_from}: {reps} asked for; at most {}",
+            cfg.max_replications
+        )));
+    }
+    let (ns, ns_from) = match requested_duration_ns {
+        Some(ns) => (ns, "duration"),
+        None => (v.duration_ns, "scenario run.duration"),
+    };
+    if ns > cfg.max_sim_ns {
+        return Err(bad(format!(
+            "{ns_from}: {} s of simulated time asked for; at most {} s",
+            ns / 1_000_000_000,
+            cfg.max_sim_ns / 1_000_000_000
+        )));
+    }
+    Ok(())
 }
 
 /// The value a sweep plots, from a finished job's report.
@@ -283,6 +323,7 @@ pub fn output_value(report: &serde_json::Value, variant: &str, output: &str) -> 
 /// Store a calibrated cost table for a board (validated against its class).
 pub async fn set_board_costs(
     state: &AppState,
+    caller: &crate::auth::Caller,
     board: &str,
     class: &str,
     toml_text: &str,
@@ -294,8 +335,17 @@ pub async fn set_board_costs(
             "board: a name of 1 to 200 bytes".into(),
         ));
     }
+    let owner = (caller.scope() != crate::auth::Scope::Admin).then_some(caller.token.id);
     let mut tx = state.pool.begin().await?;
-    jobs::set_board_costs(&mut tx, board.trim(), class, toml_text).await?;
+    if jobs::set_board_costs(&mut tx, board.trim(), class, toml_text, owner)
+        .await?
+        .is_none()
+    {
+        return Err(AppError::Forbidden(format!(
+            "board {:?} has a cost table stored by another token; only that token or an admin may change it",
+            board.trim()
+        )));
+    }
     tx.commit().await?;
     Ok(())
 }

@@ -104,3 +104,60 @@ async fn prose_only_paste_says_so(pool: PgPool) {
     assert_eq!(r.status, 422);
     assert!(r.text().contains("no known result format"), "{}", r.text());
 }
+
+/// Variants are named per thread by default, so two threads' "before" and
+/// "after" never merge, and a block quoted from an earlier message is
+/// skipped unless the user keeps it.
+#[sqlx::test]
+async fn variants_are_named_per_thread(pool: PgPool) {
+    let app = app(&pool);
+    let mail = String::from_utf8(fixture("mail-s4.txt")).unwrap();
+    let preview = send(&app, post("/import/preview", form(&[("mail", &mail)]))).await;
+    let html = preview.text();
+    let prefix = html
+        .split("name=\"variant_prefix\" value=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .expect("a variant prefix field")
+        .to_string();
+    assert!(prefix.ends_with('/') && prefix.len() > 3, "{prefix}");
+    assert!(!prefix.contains("patch"), "{prefix}");
+    let tok = token(&pool, Scope::Upload).await;
+    for (i, kernel) in [(0, "6.12.0-rc5"), (1, "6.12.0-rc6")] {
+        // The same mail as two threads: a second prefix keeps them apart.
+        let p = if i == 0 {
+            prefix.clone()
+        } else {
+            "another-thread/".to_string()
+        };
+        let fields = [
+            ("mail", mail.as_str()),
+            ("token", tok.as_str()),
+            ("board", "i7-4790"),
+            ("kernel", kernel),
+            ("variant_prefix", p.as_str()),
+            ("b0_kind", "cyclictest"),
+            ("b1_kind", "cyclictest"),
+            ("b2_kind", "ftrace_latency"),
+        ];
+        let r = send(&app, post("/import/commit", form(&fields))).await;
+        assert_eq!(r.status, 303, "{}", r.text());
+    }
+    let names: Vec<String> = sqlx::query_scalar(
+        "SELECT DISTINCT v.name FROM runs r JOIN variants v ON v.id = r.variant_id ORDER BY 1",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert!(
+        names
+            .iter()
+            .all(|n| n.starts_with(&prefix) || n.starts_with("another-thread/")),
+        "{names:?}"
+    );
+    assert!(names.contains(&format!("{prefix}before")), "{names:?}");
+    assert!(
+        names.contains(&"another-thread/before".to_string()),
+        "{names:?}"
+    );
+}

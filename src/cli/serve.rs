@@ -37,12 +37,14 @@ pub async fn run(a: ServeArgs) -> anyhow::Result<()> {
         shutdown_signal().await;
         let _ = tx.send(true);
     };
-    let server = web::serve_with(
-        listener,
-        state,
-        Duration::from_secs(a.header_read_timeout_secs),
-        shutdown,
-    );
+    let opts = web::ServeOptions {
+        header_read_timeout: Duration::from_secs(a.header_read_timeout_secs),
+        idle_timeout: Duration::from_secs(a.idle_timeout_secs.max(1)),
+        max_connection_age: Duration::from_secs(a.max_connection_age_secs.max(1)),
+        max_connections: a.max_connections,
+        ..web::ServeOptions::default()
+    };
+    let server = web::serve_opts(listener, state, opts, shutdown);
     server.await?;
     for w in workers {
         let _ = tokio::time::timeout(Duration::from_secs(10), w).await;

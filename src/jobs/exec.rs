@@ -24,6 +24,9 @@ pub struct ExecInput {
     pub knobs: BTreeMap<String, f64>,
     pub max_events: u64,
     pub max_sim_ns: u64,
+    /// Nice value the simulator process gives itself before it starts.
+    #[serde(default)]
+    pub nice: u8,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -58,6 +61,10 @@ pub struct Validated {
     pub scenario_toml: String,
     pub variants: Vec<String>,
     pub board_class: String,
+    /// The scenario's own `[run]` replications and duration: what a job
+    /// runs when the request does not override them.
+    pub replications: u32,
+    pub duration_ns: u64,
 }
 
 /// `reclaimlab sim-exec`: read an [`ExecInput`], simulate, print JSON lines.
@@ -65,6 +72,12 @@ pub fn sim_exec_main() -> anyhow::Result<()> {
     let mut buf = Vec::new();
     std::io::stdin().read_to_end(&mut buf)?;
     let input: ExecInput = serde_json::from_slice(&buf)?;
+    if input.nice > 0 {
+        // Batch work: yield the CPU to the service (which runs at nice 0).
+        // Raising one's own nice value needs no privilege.
+        rustix::process::setpriority_process(None, i32::from(input.nice.min(19)))
+            .map_err(|e| anyhow::anyhow!("cannot lower the simulator's CPU priority: {e}"))?;
+    }
     let stdout = std::io::stdout();
     let emit = |line: &ExecLine| {
         let mut out = stdout.lock();
@@ -194,38 +207,17 @@ pub fn board_costs(class: &str) -> Option<Vec<(String, f64)>> {
     }
 }
 
-/// Set one numeric knob. Booleans take 0/1; optional knobs take a value.
+/// Set one numeric knob through the simulator's knob table (the same
+/// validation as scenario TOML): booleans take 0 / 1, optional knobs take
+/// 0 for off; choices are refused with the knob named.
 pub fn set_knob(
     knobs: &reclaimlab_sim::Knobs,
     knob: &str,
     value: f64,
 ) -> Result<reclaimlab_sim::Knobs, String> {
-    let mut v = serde_json::to_value(knobs).map_err(|e| e.to_string())?;
-    let obj = v.as_object_mut().ok_or("internal shape")?;
-    let current = obj.get(knob).ok_or_else(|| {
-        let mut names: Vec<&str> = obj.keys().map(String::as_str).collect();
-        names.sort();
-        format!("unknown knob; expected one of: {}", names.join(", "))
-    })?;
-    let new = match current {
-        serde_json::Value::Bool(_) => serde_json::Value::Bool(value != 0.0),
-        serde_json::Value::Number(n) if n.is_u64() || n.is_i64() => {
-            if value.fract() != 0.0 || value < 0.0 {
-                return Err(format!(
-                    "expected a whole non-negative number, found {value}"
-                ));
-            }
-            serde_json::json!(value as u64)
-        }
-        serde_json::Value::Number(_) | serde_json::Value::Null => serde_json::json!(value),
-        other => {
-            return Err(format!(
-                "is not numeric (it is {other}); set it in the scenario TOML instead"
-            ));
-        }
-    };
-    obj.insert(knob.to_string(), new);
-    serde_json::from_value(v).map_err(|e| e.to_string())
+    let mut k = knobs.clone();
+    k.set_number(knob, value).map_err(|e| e.to_string())?;
+    Ok(k)
 }
 
 /// Validate a submit in-process (cheap): scenario, variants, overrides.
@@ -254,6 +246,8 @@ pub fn validate(
         scenario_toml: scenario.to_string(),
         variants: variants.to_vec(),
         board_class: sc.machine.board.clone(),
+        replications: sc.replications,
+        duration_ns: sc.duration_ns,
     })
 }
 
@@ -303,4 +297,25 @@ pub fn simulate(
         events,
         sim_ns,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knob_overrides_go_through_the_simulator_knob_table() {
+        let bad = BTreeMap::from([("isolate-time-cap.isolate_time_cap_us".to_string(), -3.0)]);
+        let e = prepare("v4-isolate-irq-holdoff", None, None, &bad).unwrap_err();
+        assert!(
+            e.contains("isolate_time_cap_us") && e.contains("found -3"),
+            "{e}"
+        );
+        let choice = BTreeMap::from([("baseline.preempt".to_string(), 1.0)]);
+        let e = prepare("v4-isolate-irq-holdoff", None, None, &choice).unwrap_err();
+        assert!(e.contains("preempt: expected one of"), "{e}");
+        let ok = BTreeMap::from([("baseline.isolate_time_cap_us".to_string(), 500.0)]);
+        let sc = prepare("v4-isolate-irq-holdoff", None, None, &ok).unwrap();
+        assert_eq!(sc.variants[0].knobs.isolate_time_cap_us, Some(500.0));
+    }
 }

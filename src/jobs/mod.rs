@@ -2,8 +2,9 @@
 //!
 //! Each worker (a tokio task; `serve --sim-workers N`) leases one job at a
 //! time with `FOR UPDATE SKIP LOCKED`, runs the simulator in a child process
-//! (`reclaimlab sim-exec`, under `ulimit -v` and `ulimit -t`, killed at the
-//! wall-clock deadline), heartbeats the lease while it runs, and writes the
+//! (`reclaimlab sim-exec`, under `ulimit -v` and `ulimit -t`, at the lowest
+//! CPU priority so the service keeps answering, killed at the wall-clock
+//! deadline), heartbeats the lease while it runs, and writes the
 //! result in the same transaction that marks the job done, fenced by the
 //! lease token. A worker that dies loses its lease; another process picks
 //! the job up when the lease expires. The child never touches the database,
@@ -38,6 +39,8 @@ pub struct JobConfig {
     pub per_token_active: i64,
     pub max_queue: i64,
     pub max_replications: u32,
+    /// Nice value of the simulator process (0-19; 19 = lowest priority).
+    pub nice: u8,
     /// The `reclaimlab` binary that runs `sim-exec`.
     pub exe: PathBuf,
 }
@@ -56,6 +59,7 @@ impl Default for JobConfig {
             per_token_active: 4,
             max_queue: 200,
             max_replications: 32,
+            nice: 19,
             exe: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("reclaimlab")),
         }
     }
@@ -155,8 +159,13 @@ fn exec_input(cfg: &JobConfig, job: &Job) -> ExecInput {
         knobs: serde_json::from_value(job.knobs.clone()).unwrap_or_default(),
         max_events: cfg.max_events,
         max_sim_ns: cfg.max_sim_ns,
+        nice: cfg.nice,
     }
 }
+
+/// Seconds of CPU time past the soft limit before the kernel's SIGKILL:
+/// the soft limit's SIGXCPU is what tells a CPU-limit failure apart.
+const CPU_HARD_GRACE_SECS: u64 = 5;
 
 async fn execute(
     pool: &PgPool,
@@ -171,10 +180,13 @@ async fn execute(
     };
     let mut child = match tokio::process::Command::new("sh")
         .arg("-c")
-        .arg("ulimit -v \"$1\" && ulimit -t \"$2\" && exec \"$0\" sim-exec")
+        .arg(
+            "ulimit -v \"$1\" && ulimit -S -t \"$2\" && ulimit -H -t \"$3\" && exec \"$0\" sim-exec",
+        )
         .arg(&cfg.exe)
         .arg((cfg.mem_mb * 1024).to_string())
         .arg(cfg.cpu_secs.to_string())
+        .arg((cfg.cpu_secs + CPU_HARD_GRACE_SECS).to_string())
         .env("MALLOC_ARENA_MAX", "2")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -252,22 +264,54 @@ async fn execute(
             let why = match status {
                 Ok(s) => {
                     use std::os::unix::process::ExitStatusExt;
-                    match s.signal() {
-                        Some(24) => format!("CPU time limit of {} s exceeded", cfg.cpu_secs),
-                        Some(9) => "the simulator process was killed".to_string(),
-                        Some(sig) => format!("the simulator process died on signal {sig}"),
-                        None if stderr.contains("memory allocation")
-                            || stderr.contains("out of memory") =>
-                        {
-                            format!("memory limit of {} MiB exceeded", cfg.mem_mb)
-                        }
-                        None => format!("the simulator exited with {s}: {}", stderr.trim()),
-                    }
+                    failure_reason(cfg, s.signal(), s.code(), &stderr)
                 }
                 Err(e) => format!("cannot wait for the simulator: {e}"),
             };
             Outcome::Failed(why, false)
         }
+    }
+}
+
+/// Why a simulator process ended without a result, in the job's terms.
+/// The limits show up as: SIGXCPU (the soft CPU limit), an allocation
+/// failure under the address-space limit (Rust prints "memory allocation
+/// of N bytes failed" and aborts with SIGABRT; a thread or mmap that cannot
+/// get memory reports ENOMEM), or SIGKILL from the kernel (the hard CPU
+/// limit or the out-of-memory killer; the worker itself kills only on the
+/// wall-clock deadline, cancel or shutdown, which are reported elsewhere).
+pub fn failure_reason(
+    cfg: &JobConfig,
+    signal: Option<i32>,
+    code: Option<i32>,
+    stderr: &str,
+) -> String {
+    let out_of_memory = stderr.contains("memory allocation of")
+        || stderr.contains("out of memory")
+        || stderr.contains("Cannot allocate memory")
+        || stderr.contains("os error 12");
+    let detail = stderr.trim();
+    let detail = match detail.char_indices().nth(300) {
+        Some((i, _)) => &detail[..i],
+        None => detail,
+    };
+    match signal {
+        Some(24) => format!("CPU time limit of {} s exceeded", cfg.cpu_secs),
+        _ if out_of_memory => format!(
+            "memory limit of {} MiB exceeded (address space)",
+            cfg.mem_mb
+        ),
+        Some(9) => format!(
+            "the simulator was killed by the kernel: the CPU time limit of {} s (hard limit {} s) or the system's out-of-memory killer",
+            cfg.cpu_secs,
+            cfg.cpu_secs + CPU_HARD_GRACE_SECS
+        ),
+        Some(6) => format!("the simulator aborted: {detail}"),
+        Some(sig) => format!("the simulator process died on signal {sig}: {detail}"),
+        None => format!(
+            "the simulator exited with code {}: {detail}",
+            code.map(|c| c.to_string()).unwrap_or_else(|| "?".into())
+        ),
     }
 }
 
@@ -311,7 +355,18 @@ async fn complete(
         prev = Some(v.name.clone());
         let sha = ingest::sha256(&content);
         let fp = ingest::fingerprint(&sha, &meta);
-        let runs = ingest::plan_runs(&v.document, &meta).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut runs = ingest::plan_runs(&v.document, &meta).map_err(|e| anyhow::anyhow!("{e}"))?;
+        // The chain follows the scenario's variant order, which a user's
+        // scenario may reverse: never fail a finished job over it.
+        for r in &mut runs {
+            r.parent_inferred = true;
+            // A simulated table is the model's output for a named test, one
+            // per replication: replications of it are samples of one scope,
+            // not tables of their own.
+            if r.scope == ingest::Scope::Table {
+                r.scope = ingest::Scope::Tool(format!("simulated {}", r.section));
+            }
+        }
         let document = serde_json::to_value(&v.document)?;
         let key = format!("simulation-{}-{}", job.id, v.name);
         let stored = crate::storage::ingest::write_upload(

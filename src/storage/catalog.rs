@@ -3,6 +3,8 @@
 use chrono::{DateTime, Utc};
 use sqlx::{FromRow, PgConnection, PgExecutor};
 
+use crate::error::AppError;
+
 pub async fn board_id(conn: &mut PgConnection, name: &str) -> sqlx::Result<i64> {
     sqlx::query_scalar(
         "INSERT INTO boards (name) VALUES ($1)
@@ -42,17 +44,46 @@ pub async fn series_id(
 /// Get or create a variant. A parent, series or Message-ID is recorded only
 /// when the variant has none yet: the first upload that names them wins, so
 /// later uploads cannot silently rewrite a chain.
+///
+/// Chains stay trees: a parent that already descends from the variant would
+/// close a cycle. A parent the client named (`explicit`) is then refused
+/// with 409; one guessed from column order or made by the simulator is left
+/// out. A trigger in the database (`variants_no_cycle`) holds the same rule
+/// for any writer, under a lock, so concurrent uploads cannot close a cycle
+/// between them either.
 pub async fn variant_id(
     conn: &mut PgConnection,
     name: &str,
     parent: Option<&str>,
+    explicit: bool,
     series: Option<i64>,
     message_id: Option<&str>,
-) -> sqlx::Result<i64> {
-    let parent_id = match parent {
-        Some(p) if p != name => Some(Box::pin(variant_id(conn, p, None, series, None)).await?),
+) -> Result<i64, AppError> {
+    let mut parent_id = match parent {
+        Some(p) if p != name => {
+            Some(Box::pin(variant_id(conn, p, None, false, series, None)).await?)
+        }
         _ => None,
     };
+    if let Some(pid) = parent_id {
+        // Only a variant that exists without a parent can take one now.
+        let existing: Option<(i64, Option<i64>)> =
+            sqlx::query_as("SELECT id, parent_id FROM variants WHERE name = $1")
+                .bind(name)
+                .fetch_optional(&mut *conn)
+                .await?;
+        if let Some((id, None)) = existing
+            && descends_from(conn, pid, id).await?
+        {
+            if explicit {
+                return Err(AppError::Conflict(format!(
+                    "variant {name:?} cannot have parent {p:?}: {p:?} already descends from {name:?}, so the chain would be a cycle",
+                    p = parent.unwrap_or_default()
+                )));
+            }
+            parent_id = None;
+        }
+    }
     let id: i64 = sqlx::query_scalar(
         "INSERT INTO variants (name, parent_id, series_id, message_id) VALUES ($1, $2, $3, $4)
          ON CONFLICT (name) DO UPDATE SET
@@ -66,8 +97,30 @@ pub async fn variant_id(
     .bind(series)
     .bind(message_id)
     .fetch_one(&mut *conn)
-    .await?;
+    .await
+    .map_err(|e| match &e {
+        sqlx::Error::Database(d) if d.constraint() == Some("variants_no_cycle") => {
+            AppError::Conflict(d.message().to_string())
+        }
+        _ => AppError::from(e),
+    })?;
     Ok(id)
+}
+
+/// Whether `ancestor` is `start` or one of its parents, grandparents, ...
+async fn descends_from(conn: &mut PgConnection, start: i64, ancestor: i64) -> sqlx::Result<bool> {
+    sqlx::query_scalar(
+        "WITH RECURSIVE up(id, depth) AS (
+             SELECT $1::bigint, 1
+             UNION ALL
+             SELECT v.parent_id, up.depth + 1 FROM variants v JOIN up ON v.id = up.id
+             WHERE v.parent_id IS NOT NULL AND up.depth < 10000)
+         SELECT EXISTS (SELECT 1 FROM up WHERE id = $2)",
+    )
+    .bind(start)
+    .bind(ancestor)
+    .fetch_one(conn)
+    .await
 }
 
 #[derive(Debug, Clone, FromRow, serde::Serialize)]

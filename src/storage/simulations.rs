@@ -115,6 +115,17 @@ pub async fn active_for_token(db: impl PgExecutor<'_>, token_id: i64) -> sqlx::R
     .await
 }
 
+/// Serialize submissions: held until the caller's transaction ends, so the
+/// quota counts a submit reads and the jobs it inserts are one atomic step
+/// (two concurrent submits can never both see the last free slot).
+pub async fn lock_submissions(conn: &mut PgConnection) -> sqlx::Result<()> {
+    // Any constant works; this one is the ASCII of "rl-sims".
+    sqlx::query("SELECT pg_advisory_xact_lock(32207089810632051)")
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 pub async fn queue_depth(db: impl PgExecutor<'_>) -> sqlx::Result<i64> {
     sqlx::query_scalar("SELECT count(*) FROM simulations WHERE state IN ('queued', 'running')")
         .fetch_one(db)
@@ -374,29 +385,40 @@ pub async fn board_costs(
     .await
 }
 
+/// Store a board's cost table for `owner`. The first token to store one
+/// owns it; later writes by another token change nothing and return
+/// `None` (an admin, `owner = None`, may overwrite any). Check and write are
+/// one statement, so two tokens racing for a new board cannot both win.
 pub async fn set_board_costs(
     conn: &mut PgConnection,
     board: &str,
     class: &str,
     toml: &str,
-) -> sqlx::Result<i64> {
+    owner: Option<i64>,
+) -> sqlx::Result<Option<i64>> {
     let id = crate::storage::catalog::board_id(conn, board).await?;
-    sqlx::query(
-        "INSERT INTO board_costs (board_id, board_class, costs_toml) VALUES ($1, $2, $3)
+    let stored: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO board_costs (board_id, board_class, costs_toml, token_id) VALUES ($1, $2, $3, $4)
          ON CONFLICT (board_id) DO UPDATE SET board_class = EXCLUDED.board_class,
-             costs_toml = EXCLUDED.costs_toml, updated_at = now()",
+             costs_toml = EXCLUDED.costs_toml, updated_at = now()
+         WHERE $4::bigint IS NULL OR board_costs.token_id = $4
+         RETURNING board_id",
     )
     .bind(id)
     .bind(class)
     .bind(toml)
-    .execute(&mut *conn)
+    .bind(owner)
+    .fetch_optional(&mut *conn)
     .await?;
+    if stored.is_none() {
+        return Ok(None);
+    }
     sqlx::query("UPDATE boards SET board_class = $2 WHERE id = $1")
         .bind(id)
         .bind(class)
         .execute(&mut *conn)
         .await?;
-    Ok(id)
+    Ok(Some(id))
 }
 
 #[derive(Debug, Clone, FromRow, serde::Serialize)]

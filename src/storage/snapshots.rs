@@ -10,6 +10,8 @@ pub struct Snapshot {
     pub title: String,
     pub body_html: String,
     pub body_txt: String,
+    /// The whole text; `None` for permalinks made before replies were short.
+    pub body_full_txt: Option<String>,
     pub body_json: String,
     pub body_svg: Option<String>,
     pub token_id: Option<i64>,
@@ -25,6 +27,7 @@ pub struct NewSnapshot<'a> {
     pub comparison: &'a serde_json::Value,
     pub body_html: &'a str,
     pub body_txt: &'a str,
+    pub body_full_txt: &'a str,
     pub body_json: &'a str,
     pub body_svg: Option<&'a str>,
     pub token_id: Option<i64>,
@@ -35,8 +38,8 @@ pub struct NewSnapshot<'a> {
 pub async fn insert(db: impl PgExecutor<'_>, s: &NewSnapshot<'_>) -> sqlx::Result<bool> {
     let r = sqlx::query(
         "INSERT INTO snapshots (slug, title, spec, run_ids, comparison, body_html, body_txt, body_json,
-                                body_svg, token_id, message_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) ON CONFLICT (slug) DO NOTHING",
+                                body_svg, token_id, message_id, body_full_txt)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (slug) DO NOTHING",
     )
     .bind(s.slug)
     .bind(s.title)
@@ -49,6 +52,7 @@ pub async fn insert(db: impl PgExecutor<'_>, s: &NewSnapshot<'_>) -> sqlx::Resul
     .bind(s.body_svg)
     .bind(s.token_id)
     .bind(s.message_id)
+    .bind(s.body_full_txt)
     .execute(db)
     .await?;
     Ok(r.rows_affected() == 1)
@@ -56,7 +60,8 @@ pub async fn insert(db: impl PgExecutor<'_>, s: &NewSnapshot<'_>) -> sqlx::Resul
 
 pub async fn get(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Snapshot>> {
     sqlx::query_as(
-        "SELECT id, slug, title, body_html, body_txt, body_json, body_svg, token_id, created_at, removed_at
+        "SELECT id, slug, title, body_html, body_txt, body_full_txt, body_json, body_svg, token_id,
+                created_at, removed_at
          FROM snapshots WHERE slug = $1",
     )
     .bind(slug)
@@ -67,7 +72,7 @@ pub async fn get(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Sna
 /// Tombstone a snapshot: its bodies are erased, the slug stays taken.
 pub async fn remove(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<bool> {
     let r = sqlx::query(
-        "UPDATE snapshots SET removed_at = now(), body_html = '', body_txt = '', body_json = '', body_svg = NULL
+        "UPDATE snapshots SET removed_at = now(), body_html = '', body_txt = '', body_full_txt = NULL, body_json = '', body_svg = NULL
          WHERE slug = $1 AND removed_at IS NULL",
     )
     .bind(slug)

@@ -18,6 +18,7 @@ use crate::document::{BlockBody, Warning};
 use crate::error::ParseError;
 use crate::lines::Line;
 use crate::{MAX_BLOCKS, time};
+use crate::{counters, distribution, microbench, perf_lock, profile, willitscale};
 use crate::{cyclictest, cyclictest_json, ftrace, histogram, lkp, metrics, mmtests, plain, rtla};
 
 /// How much a claim of a recognizer is worth against another's.
@@ -136,7 +137,13 @@ pub static RECOGNIZERS: &[Recognizer] = &[
     Recognizer::single("latency_footer_table", "cyclictest footers in a hand-made table", Strength::Specific, plain::footer_table),
     Recognizer::single("cyclictest_histogram", "a cyclictest histogram", Strength::Specific, histogram::recognize),
     Recognizer::single("cyclictest", "cyclictest `T:` lines", Strength::Specific, cyclictest::recognize),
+    Recognizer::single("perf_lock", "perf lock contention", Strength::Specific, perf_lock::recognize),
+    Recognizer::single("distribution", "a bpftrace / BCC histogram", Strength::Specific, distribution::recognize),
+    Recognizer::single("profile", "a perf report / perf top profile", Strength::Specific, profile::recognize),
+    Recognizer::single("will_it_scale", "will-it-scale CSV", Strength::Specific, willitscale::recognize),
+    Recognizer::single("microbench", "schbench / hackbench / perf bench", Strength::Specific, microbench::recognize),
     Recognizer::single("lkp", "an LKP robot table", Strength::Specific, lkp::recognize),
+    Recognizer::single("counters", "vmstat / meminfo / memory.stat / PSI counters", Strength::Specific, counters::recognize),
     Recognizer::single("mmtests", "an mmtests compare table", Strength::Specific, mmtests::recognize),
     Recognizer::many("metrics", "stress-ng / perf stat / usemem metrics", Strength::Specific, metrics::recognize_blocks),
     Recognizer::many("time", "`time` output", Strength::Specific, time_runs),

@@ -382,7 +382,11 @@ fn body_kernel(body: &BlockBody) -> Option<String> {
         BlockBody::Cyclictest(_)
         | BlockBody::Rtla(_)
         | BlockBody::Time(_)
-        | BlockBody::Metrics(_) => None,
+        | BlockBody::Metrics(_)
+        | BlockBody::Counters(_)
+        | BlockBody::LockContention(_)
+        | BlockBody::Distribution(_)
+        | BlockBody::Profile(_) => None,
     }
 }
 

@@ -17,21 +17,28 @@ pub mod document;
 pub mod error;
 pub mod lines;
 
+pub mod counters;
 pub mod culprit;
 pub mod cyclictest;
 pub mod cyclictest_json;
 pub mod detect;
+pub mod distribution;
 pub mod ftrace;
 pub mod hints;
 pub mod histogram;
 pub mod lkp;
 pub mod mail;
 pub mod metrics;
+pub mod microbench;
 pub mod mime;
 pub mod mmtests;
+pub mod perf_lock;
 pub mod plain;
+pub mod profile;
 pub mod rtla;
 pub mod time;
+pub mod units;
+pub mod willitscale;
 
 pub use document::*;
 pub use error::{ErrorKind, ParseError};

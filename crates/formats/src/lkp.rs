@@ -191,6 +191,7 @@ pub fn recognize(
             column_variants: Vec::new(),
             rows,
             unit: None,
+            ..Table::default()
         }),
     )))
 }

@@ -9,9 +9,9 @@
 //! width in bytes is the width on screen and mail clients cannot mangle it.
 
 use crate::compare::{
-    Better, Comparison, LatencyComparison, MetricCell, MetricComparison, Significance, fmt_us,
-    pct_change,
+    Better, Comparison, LatencyComparison, MetricCell, MetricComparison, Significance, pct_change,
 };
+use crate::fmt;
 
 /// Maximum line width of the rendering.
 pub const WIDTH: usize = 72;
@@ -64,6 +64,259 @@ pub fn layout(c: &Comparison, permalink: &str) -> Vec<String> {
         hard_split_into(&mut out, &url);
     }
     out.into_iter().map(|l| l.trim_end().to_string()).collect()
+}
+
+/// Line budget of the reply text ([`render_reply`]).
+pub const REPLY_LINES: usize = 40;
+
+/// The text for a reply on the list: the verdict first (per latency kind,
+/// then per table or test: what changed, which way, and whether it could
+/// be assessed), then as many of the full text's tables as fit in
+/// [`REPLY_LINES`] lines, whole tables only, and the links to the
+/// permalink and the full text. At most [`WIDTH`] columns, ASCII.
+pub fn render_reply(c: &Comparison, permalink: &str, full_text_url: &str) -> String {
+    let mut s = String::new();
+    for line in reply_layout(c, permalink, full_text_url, REPLY_LINES) {
+        s.push_str(&line.chars().take(WIDTH).collect::<String>());
+        s.push('\n');
+    }
+    s
+}
+
+/// The lines of [`render_reply`] for a budget of `max_lines`.
+#[doc(hidden)]
+pub fn reply_layout(
+    c: &Comparison,
+    permalink: &str,
+    full_text_url: &str,
+    max_lines: usize,
+) -> Vec<String> {
+    let mut head: Vec<String> = Vec::new();
+    let title = clean(&c.title);
+    if !title.trim().is_empty() {
+        wrap_into(&mut head, title.trim(), "", "");
+        head.truncate(2);
+        head.push(String::new());
+    }
+    let mut verdict: Vec<String> = Vec::new();
+    verdict_lines(&mut verdict, c);
+    if !verdict.is_empty() {
+        head.push("Verdict:".to_string());
+        head.extend(verdict);
+        head.push(String::new());
+    }
+    let mut footer: Vec<String> = Vec::new();
+    let url = clean(permalink);
+    let full = clean(full_text_url);
+    for (label, u) in [("Permalink: ", &url), ("Full text: ", &full)] {
+        if u.is_empty() {
+            continue;
+        }
+        let line = format!("{label}{u}");
+        if line.len() <= WIDTH {
+            footer.push(line);
+        } else {
+            footer.push(label.trim().to_string());
+            hard_split_into(&mut footer, u);
+        }
+    }
+    // The full text's paragraphs (tables with their headings, legends), in
+    // order, whole ones only, while they fit.
+    let mut body: Vec<String> = Vec::new();
+    columns_legend(&mut body, c);
+    metric_tables(&mut body, c);
+    if let Some(lat) = &c.latency {
+        latency_section(&mut body, c, lat);
+    }
+    let mut paragraphs: Vec<Vec<String>> = Vec::new();
+    let mut cur: Vec<String> = Vec::new();
+    for l in body {
+        if l.trim().is_empty() {
+            if !cur.is_empty() {
+                paragraphs.push(std::mem::take(&mut cur));
+            }
+        } else {
+            cur.push(l);
+        }
+    }
+    if !cur.is_empty() {
+        paragraphs.push(cur);
+    }
+    let room = max_lines.saturating_sub(head.len() + footer.len() + 2);
+    let mut used = 0usize;
+    let mut left_out = 0usize;
+    let mut out = head;
+    for p in paragraphs {
+        if used + p.len() < room {
+            used += p.len() + 1;
+            out.extend(p);
+            out.push(String::new());
+        } else {
+            left_out += 1;
+        }
+    }
+    if left_out > 0 {
+        out.push(format!(
+            "{left_out} more table{} and notes in the full text.",
+            if left_out == 1 { "" } else { "s" }
+        ));
+    }
+    out.extend(footer);
+    out.into_iter().map(|l| l.trim_end().to_string()).collect()
+}
+
+/// One line (wrapped) per latency kind and per table or test with two or
+/// more columns: the headline of the comparison.
+fn verdict_lines(out: &mut Vec<String>, c: &Comparison) {
+    use crate::compare::Judgement;
+    let label = |i: usize| c.columns.get(i).map_or(String::new(), |x| clean(&x.label));
+    if let Some(lat) = &c.latency {
+        for d in &lat.culprit_diffs {
+            wrap_into(
+                out,
+                &format!(
+                    "- {} vs {}: {}",
+                    label(d.column),
+                    label(d.against),
+                    clean(&d.sentence)
+                ),
+                "",
+                "  ",
+            );
+        }
+    }
+    let mut scopes: Vec<&str> = Vec::new();
+    for m in &c.metrics {
+        if !scopes.contains(&m.scope.as_str()) {
+            scopes.push(m.scope.as_str());
+        }
+    }
+    for scope in scopes {
+        let rows: Vec<&MetricComparison> = c.metrics.iter().filter(|m| m.scope == scope).collect();
+        // The pairs this table compares: each cell with a delta, against
+        // the baseline or (in a chain) the previous column.
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for m in &rows {
+            for (j, cell) in m.cells.iter().enumerate() {
+                for d in [&cell.vs_baseline, &cell.vs_previous].into_iter().flatten() {
+                    if d.pct.is_some() && !pairs.contains(&(d.against, j)) {
+                        pairs.push((d.against, j));
+                    }
+                }
+            }
+        }
+        // A chain's link is said once: vs previous wins over vs baseline
+        // when both exist for different columns.
+        pairs.sort_unstable();
+        for (from, to) in pairs {
+            let deltas: Vec<(&MetricComparison, &crate::compare::Delta)> = rows
+                .iter()
+                .filter_map(|m| {
+                    let cell = m.cells.get(to)?;
+                    [&cell.vs_baseline, &cell.vs_previous]
+                        .into_iter()
+                        .flatten()
+                        .find(|d| d.against == from && d.pct.is_some())
+                        .map(|d| (*m, d))
+                })
+                .collect();
+            if deltas.is_empty() {
+                continue;
+            }
+            let better = deltas
+                .iter()
+                .filter(|(_, d)| d.judgement == Judgement::Better)
+                .count();
+            let worse = deltas
+                .iter()
+                .filter(|(_, d)| d.judgement == Judgement::Worse)
+                .count();
+            let unjudged = deltas
+                .iter()
+                .filter(|(_, d)| d.judgement == Judgement::NotJudged)
+                .count();
+            let significant = deltas
+                .iter()
+                .filter(|(_, d)| {
+                    matches!(
+                        d.significance,
+                        Significance::Significant | Significance::HighlySignificant
+                    )
+                })
+                .count();
+            let exact = deltas
+                .iter()
+                .filter(|(_, d)| d.significance == Significance::NoVariance)
+                .count();
+            let tested = deltas.iter().any(|(_, d)| d.welch_p.is_some());
+            let largest = deltas
+                .iter()
+                .max_by(|a, b| {
+                    a.1.pct
+                        .unwrap_or(0.0)
+                        .abs()
+                        .total_cmp(&b.1.pct.unwrap_or(0.0).abs())
+                })
+                .map(|(m, d)| {
+                    let w = d.judgement.word();
+                    format!(
+                        "{} {}{}",
+                        clean(&m.name),
+                        fmt::pct(d.pct),
+                        if w.is_empty() || w == "no change" {
+                            String::new()
+                        } else {
+                            format!(" {w}")
+                        }
+                    )
+                })
+                .unwrap_or_default();
+            let mut counts: Vec<String> = Vec::new();
+            if better > 0 {
+                counts.push(format!("{better} better"));
+            }
+            if worse > 0 {
+                counts.push(format!("{worse} worse"));
+            }
+            if unjudged > 0 {
+                counts.push(format!("{unjudged} not judged"));
+            }
+            let n_min = deltas
+                .iter()
+                .map(|(_, d)| d.n.min(d.n_against))
+                .min()
+                .unwrap_or(0);
+            let assessed = if significant > 0 {
+                format!("{significant} significant (adjusted p<0.05)")
+            } else if exact > 0 {
+                format!("{exact} exact (identical runs within each side)")
+            } else if tested {
+                "none significant".to_string()
+            } else if deltas.iter().any(|(_, d)| d.summary_only) {
+                "printed summaries, not assessed".to_string()
+            } else {
+                format!("n={n_min}, not assessed")
+            };
+            let section = rows
+                .first()
+                .map(|m| clean(&m.section))
+                .filter(|s| !s.trim().is_empty())
+                .unwrap_or_else(|| "metrics".to_string());
+            let rows_word = if deltas.len() == 1 { "row" } else { "rows" };
+            wrap_into(
+                out,
+                &format!(
+                    "- {section}, {} -> {}: {} {rows_word}, {}; largest {largest}; {assessed}",
+                    label(from),
+                    label(to),
+                    deltas.len(),
+                    counts.join(", "),
+                ),
+                "",
+                "  ",
+            );
+        }
+    }
 }
 
 // ------------------------------------------------------------- helpers
@@ -147,33 +400,20 @@ fn hard_split_into(out: &mut Vec<String>, s: &str) {
     }
 }
 
-/// A value as mmtests prints it (two decimals), switching to scientific
-/// notation where two decimals would be unreadable or too wide.
 fn fmt_val(v: f64) -> String {
-    if !v.is_finite() {
-        "?".to_string()
-    } else if v != 0.0 && (v.abs() >= 1e9 || v.abs() < 0.01) {
-        format!("{v:.3e}")
-    } else {
-        format!("{v:.2}")
-    }
+    fmt::value(v)
 }
 
-/// `( 25.93%)`, mmtests style, bounded in width.
-fn fmt_pct(p: Option<f64>) -> String {
-    // Whatever prints as zero is zero: no "-0.00%".
-    let p = p.map(|p| if p.abs() < 0.005 { 0.0 } else { p });
-    match p {
-        None => "(   n/a)".to_string(),
-        Some(p) if p.abs() >= 1e6 => {
-            if p > 0.0 {
-                "(>+1e6%)".to_string()
-            } else {
-                "(<-1e6%)".to_string()
-            }
-        }
-        Some(p) if p.abs() >= 1000.0 => format!("({p:6.0}%)"),
-        Some(p) => format!("({p:6.2}%)"),
+/// `-2.05% better`: the raw change and, when the metric has a direction,
+/// whether that is better or worse. Not mmtests' `( x.xx%)`, whose sign is
+/// a gain: a reader must never read a raw change in mmtests' convention.
+fn fmt_change(p: Option<f64>, better: Better) -> String {
+    let word = crate::compare::Judgement::of(p, better).word();
+    // Fixed widths, so the columns of numbers stay aligned.
+    match (p, word) {
+        (None, _) => format!("{:>8} {:<6}", "n/a", ""),
+        (Some(_), "" | "no change") => format!("{:>8} {:<6}", fmt::pct(p), ""),
+        (Some(_), w) => format!("{:>8} {w:<6}", fmt::pct(p)),
     }
 }
 
@@ -407,6 +647,36 @@ fn columns_legend(out: &mut Vec<String>, c: &Comparison) {
     out.push(String::new());
 }
 
+/// The longest prefix all `names` share that ends at a separator (`-`,
+/// `_`, `.`, `/`, space), when some name would not fit the label column
+/// without it and every name keeps something after it.
+fn shared_prefix(names: &[String]) -> Option<String> {
+    if names.is_empty() || names.iter().all(|n| n.len() + 9 <= LEFT_MAX) {
+        return None;
+    }
+    if names.len() == 1 {
+        // One long name: its head goes above the table, its last word stays.
+        let n = &names[0];
+        let cut = n
+            .as_bytes()
+            .iter()
+            .rposition(|c| matches!(c, b'-' | b'_' | b'.' | b'/' | b' '))?
+            + 1;
+        return (cut >= 6 && n.len() > cut).then(|| n[..cut].to_string());
+    }
+    let first = names[0].as_bytes();
+    let mut len = first.len();
+    for n in &names[1..] {
+        let b = n.as_bytes();
+        len = len.min(first.iter().zip(b).take_while(|(x, y)| x == y).count());
+    }
+    let cut = first[..len]
+        .iter()
+        .rposition(|c| matches!(c, b'-' | b'_' | b'.' | b'/' | b' '))?
+        + 1;
+    (cut >= 6 && names.iter().all(|n| n.len() > cut)).then(|| names[0][..cut].to_string())
+}
+
 /// Where a row goes in the mmtests order: Min, mean, Stddev, CoeffVar, Max.
 fn stat_group(stat: &str) -> u8 {
     match stat {
@@ -419,10 +689,7 @@ fn stat_group(stat: &str) -> u8 {
 }
 
 fn better_words(b: Better) -> &'static str {
-    match b {
-        Better::Lower => "lower is better",
-        Better::Higher => "higher is better",
-    }
+    b.words()
 }
 
 fn n_header(metrics: &[&MetricComparison], j: usize) -> String {
@@ -445,74 +712,138 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
     if c.metrics.is_empty() {
         return;
     }
-    // One table per (unit, direction), in order of first appearance.
-    let mut groups: Vec<(String, Better, Vec<&MetricComparison>)> = Vec::new();
+    // One table per (scope, unit, direction), in order of first
+    // appearance: rows of different tables or tests never share one.
+    type Group<'a> = (String, String, String, Better, Vec<&'a MetricComparison>);
+    let mut groups: Vec<Group> = Vec::new();
     for m in &c.metrics {
         match groups
             .iter_mut()
-            .find(|(u, b, _)| *u == m.unit && *b == m.better)
+            .find(|(sc, _, u, b, _)| *sc == m.scope && *u == m.unit && *b == m.better)
         {
-            Some(g) => g.2.push(m),
-            None => groups.push((m.unit.clone(), m.better, vec![m])),
+            Some(g) => g.4.push(m),
+            None => groups.push((
+                m.scope.clone(),
+                m.section.clone(),
+                m.unit.clone(),
+                m.better,
+                vec![m],
+            )),
         }
     }
     let base = c.baseline;
-    let headers: Vec<String> = c.columns.iter().map(|col| clean(&col.label)).collect();
+    let labels: Vec<String> = c.columns.iter().map(|col| clean(&col.label)).collect();
     let mut any_assessed = false;
-    for (unit, better, metrics) in &groups {
+    let mut single_column_tables = 0usize;
+    for (_, section, unit, better, metrics) in &groups {
+        // Only the columns that have data in this table, compared with the
+        // baseline when it is one of them, else with the first of them.
+        let cols: Vec<usize> = (0..c.columns.len())
+            .filter(|&j| {
+                metrics
+                    .iter()
+                    .any(|m| m.cells.get(j).is_some_and(|x| x.n > 0))
+            })
+            .collect();
+        let Some(&first) = cols.first() else {
+            continue;
+        };
+        // A table with one column here compares nothing: it is left out of
+        // the text (the HTML and JSON keep it) and counted below.
+        if cols.len() < 2 && c.columns.len() > 1 {
+            single_column_tables += 1;
+            continue;
+        }
+        let reference = if cols.contains(&base) { base } else { first };
         let unit = if unit.is_empty() {
             "no unit".to_string()
         } else {
             clean(unit)
         };
-        wrap_into(
-            out,
-            &format!(
-                "{}, {}; % vs column {}, positive = better",
-                unit,
-                better_words(*better),
-                base + 1
-            ),
-            "",
-            "  ",
+        let section = clean(section);
+        let head = format!(
+            "{}, {}; % = change vs {}",
+            unit,
+            better_words(*better),
+            labels.get(reference).map_or("", String::as_str)
         );
+        // Names are never cut in the middle of a word: when they would be
+        // too long for the label column, a prefix they share is said once
+        // above the table and left out of each row.
+        let names: Vec<String> = metrics.iter().map(|m| clean(&m.name)).collect();
+        let prefix = shared_prefix(&names);
+        let head = match &prefix {
+            Some(p) => format!("{head}; rows are {p}..."),
+            None => head,
+        };
+        if section.trim().is_empty() {
+            wrap_into(out, &head, "", "  ");
+        } else {
+            wrap_into(out, &format!("{}: {head}", section.trim()), "", "  ");
+        }
+        // The change of cell j against the reference, with its mark when a
+        // test was run for exactly that pair.
+        let change = |m: &MetricComparison, j: usize| -> (Option<f64>, Option<Significance>) {
+            if j == reference {
+                return (Some(0.0), None);
+            }
+            let x = &m.cells[j];
+            let d = if reference == base {
+                x.vs_baseline.as_ref()
+            } else if c.chain_previous && j > 0 && j - 1 == reference {
+                x.vs_previous.as_ref()
+            } else {
+                None
+            };
+            match d {
+                Some(d) => (d.pct, Some(d.significance)),
+                None => (
+                    match (m.cells[reference].mean, x.mean) {
+                        (Some(r), Some(v)) => pct_change(r, v),
+                        _ => None,
+                    },
+                    None,
+                ),
+            }
+        };
         let mut rows: Vec<(u8, usize, String, Vec<String>)> = Vec::new();
         for (mi, m) in metrics.iter().enumerate() {
-            let name = clean(&m.name);
+            let full = clean(&m.name);
+            let name = match &prefix {
+                Some(p) => full.strip_prefix(p.as_str()).unwrap_or(&full).to_string(),
+                None => full,
+            };
             let label = |stat: &str| format!("{:<8} {}", clean(stat), name);
-            let has_spread = m.cells.iter().any(|x| x.n >= 2 && !x.single_summary);
-            let base_cell = m.cells.get(base);
+            let has_spread = cols
+                .iter()
+                .any(|&j| m.cells[j].n >= 2 && !m.cells[j].single_summary);
             let value_row = |get: &dyn Fn(&MetricCell) -> Option<f64>| -> Vec<String> {
-                m.cells
-                    .iter()
-                    .map(|x| match get(x) {
+                cols.iter()
+                    .map(|&j| match get(&m.cells[j]) {
                         None => "-".to_string(),
                         Some(v) => {
-                            let pct = base_cell
-                                .and_then(get)
-                                .and_then(|b| pct_change(b, v, m.better));
-                            format!("{} {}{}", fmt_val(v), fmt_pct(pct), mark(None))
+                            if j == reference {
+                                return format!("{}{}", fmt_val(v), mark(None));
+                            }
+                            let pct = get(&m.cells[reference]).and_then(|r| pct_change(r, v));
+                            format!("{} {}{}", fmt_val(v), fmt_change(pct, m.better), mark(None))
                         }
                     })
                     .collect()
             };
-            let mean_cells: Vec<String> = m
-                .cells
+            let mean_cells: Vec<String> = cols
                 .iter()
-                .enumerate()
-                .map(|(j, x)| match x.mean {
+                .map(|&j| match m.cells[j].mean {
                     None => "-".to_string(),
                     Some(v) => {
-                        let (pct, sig) = if j == base {
-                            (Some(0.0), None)
-                        } else {
-                            let d = x.vs_baseline.as_ref();
-                            (d.and_then(|d| d.pct), d.map(|d| d.significance))
-                        };
+                        let (pct, sig) = change(m, j);
                         if sig.is_some_and(|s| s != Significance::NotAssessed) {
                             any_assessed = true;
                         }
-                        format!("{} {}{}", fmt_val(v), fmt_pct(pct), mark(sig))
+                        if j == reference {
+                            return format!("{}{}", fmt_val(v), mark(None));
+                        }
+                        format!("{} {}{}", fmt_val(v), fmt_change(pct, m.better), mark(sig))
                     }
                 })
                 .collect();
@@ -521,12 +852,11 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
                 rows.push((0, mi, label("Min"), value_row(&|x: &MetricCell| x.min)));
                 rows.push((4, mi, label("Max"), value_row(&|x: &MetricCell| x.max)));
                 let plain = |get: &dyn Fn(&MetricCell) -> Option<f64>| -> Vec<String> {
-                    m.cells
-                        .iter()
-                        .map(|x| {
-                            get(x).map_or("-".to_string(), |v| {
-                                format!("{}{}", fmt_val(v), mark(None))
-                            })
+                    cols.iter()
+                        .map(|&j| match get(&m.cells[j]) {
+                            Some(0.0) => "none".to_string(),
+                            Some(v) => format!("{}{}", fmt::compact(v), mark(None)),
+                            None => "-".to_string(),
                         })
                         .collect()
                 };
@@ -535,32 +865,36 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
             }
         }
         rows.sort_by_key(|r| (r.0, r.1));
-        let grid = Grid {
-            headers: headers.clone(),
-            subheaders: (0..c.columns.len()).map(|j| n_header(metrics, j)).collect(),
+        let n_headers: Vec<String> = cols.iter().map(|&j| n_header(metrics, j)).collect();
+        Grid {
+            headers: cols.iter().map(|&j| labels[j].clone()).collect(),
+            subheaders: n_headers,
             rows: rows.into_iter().map(|r| (r.2, r.3)).collect(),
             min_cell: 10,
-        };
-        grid.render(out);
+        }
+        .render(out);
         out.push(String::new());
 
-        if c.chain_previous && c.columns.len() > 1 {
-            out.push("Change vs previous column, positive = better".to_string());
-            // The first column has no previous one: leave it out.
+        // A chain of three or more columns in one table: each link too.
+        if c.chain_previous && cols.len() > 2 {
+            out.push("% change vs previous column".to_string());
             let rows: Vec<(String, Vec<String>)> = metrics
                 .iter()
                 .map(|m| {
-                    let cells = m
-                        .cells
+                    let cells = cols
                         .iter()
                         .skip(1)
-                        .map(|x| match &x.vs_previous {
+                        .map(|&j| match &m.cells[j].vs_previous {
                             None => "-".to_string(),
                             Some(d) => {
                                 if d.significance != Significance::NotAssessed {
                                     any_assessed = true;
                                 }
-                                format!("{}{}", fmt_pct(d.pct), mark(Some(d.significance)))
+                                format!(
+                                    "{}{}",
+                                    fmt_change(d.pct, m.better),
+                                    mark(Some(d.significance))
+                                )
                             }
                         })
                         .collect();
@@ -568,7 +902,7 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
                 })
                 .collect();
             Grid {
-                headers: headers.iter().skip(1).cloned().collect(),
+                headers: cols.iter().skip(1).map(|&j| labels[j].clone()).collect(),
                 subheaders: Vec::new(),
                 rows,
                 min_cell: 8,
@@ -577,11 +911,33 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
             out.push(String::new());
         }
     }
+    if single_column_tables > 0 {
+        wrap_into(
+            out,
+            &format!(
+                "{single_column_tables} table{} with data in only one column here {} left \
+                 out; the permalink's page and JSON keep {}.",
+                if single_column_tables == 1 { "" } else { "s" },
+                if single_column_tables == 1 {
+                    "is"
+                } else {
+                    "are"
+                },
+                if single_column_tables == 1 {
+                    "it"
+                } else {
+                    "them"
+                },
+            ),
+            "",
+            "",
+        );
+    }
+    wrap_into(out, &clean(&c.family.sentence), "", "");
     wrap_into(
         out,
-        "* p<0.05, ** p<0.01 (Welch's t-test, two-sided, n>=3 on both sides). \
-         Fewer than 3 runs on a side, or a single printed summary: \
-         n=1, cannot assess (never marked).",
+        "Fewer than 3 runs on a side, or a single printed summary: \
+         cannot assess (never marked).",
         "",
         "",
     );
@@ -593,7 +949,7 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
         .iter()
         .filter_map(|m| {
             m.noise_floor_pct
-                .map(|f| format!("{} {:.2}%", clean(&m.name), f))
+                .map(|f| format!("{} {}%", clean(&m.name), fmt::compact(f)))
         })
         .collect();
     if !floors.is_empty() {
@@ -637,9 +993,9 @@ fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyCompariso
                         None => "-".to_string(),
                         Some(x) => format!(
                             "{}/{}/{}",
-                            fmt_us(x.min_us),
-                            fmt_us(x.avg_us),
-                            fmt_us(x.max_us)
+                            fmt::us(x.min_us),
+                            fmt::us(x.avg_us),
+                            fmt::us(x.max_us)
                         ),
                     })
                     .collect();
@@ -690,10 +1046,10 @@ fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyCompariso
                     &format!(
                         "{}: per-thread max {}-{} us -> {}-{} us ({})",
                         header,
-                        fmt_us(b0),
-                        fmt_us(b1),
-                        fmt_us(a0),
-                        fmt_us(a1),
+                        fmt::us(b0),
+                        fmt::us(b1),
+                        fmt::us(a0),
+                        fmt::us(a1),
                         honesty
                     ),
                     "",
@@ -705,7 +1061,7 @@ fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyCompariso
     }
     if lat.tails.iter().any(Option::is_some) {
         out.push("Latency tails from histograms, us".to_string());
-        let row = |name: &str, get: &dyn Fn(&crate::stats::Tails) -> String| {
+        let row = |name: &str, get: &dyn Fn(&crate::compare::LatencyTails) -> String| {
             (
                 name.to_string(),
                 lat.tails
@@ -715,12 +1071,16 @@ fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyCompariso
             )
         };
         let rows = vec![
-            row("p50", &|t| fmt_us(t.p50)),
-            row("p99", &|t| fmt_us(t.p99)),
-            row("p99.9", &|t| fmt_us(t.p99_9)),
-            row("max", &|t| fmt_us(t.max)),
+            row("p50", &|t| t.p50.show()),
+            row("p99", &|t| t.p99.show()),
+            row("p99.9", &|t| t.p99_9.show()),
+            row("max", &|t| t.max.show()),
             row("samples", &|t| t.count.to_string()),
         ];
+        let mut rows = rows;
+        if lat.tails.iter().flatten().any(|t| t.overflows > 0) {
+            rows.push(row("overflows", &|t| t.overflows.to_string()));
+        }
         Grid {
             headers: headers.clone(),
             subheaders: Vec::new(),
@@ -741,11 +1101,34 @@ fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyCompariso
                     .iter()
                     .map(|t| {
                         t.as_ref().map_or("-".to_string(), |t| {
-                            format!("{}/{}/{}", fmt_us(t.p99), fmt_us(t.p99_9), fmt_us(t.max))
+                            format!("{}/{}/{}", t.p99.show(), t.p99_9.show(), t.max.show())
                         })
                     })
                     .collect();
                 (format!("T{}", r.thread), cells)
+            })
+            .collect();
+        Grid {
+            headers: headers.clone(),
+            subheaders: Vec::new(),
+            rows,
+            min_cell: 8,
+        }
+        .render(out);
+        out.push(String::new());
+    }
+    if !lat.worst.is_empty() {
+        out.push("Worst latency per tool, us (each kind compared only with itself)".to_string());
+        let rows = lat
+            .worst
+            .iter()
+            .map(|w| {
+                let cells = w
+                    .cells
+                    .iter()
+                    .map(|x| x.as_ref().map_or("-".to_string(), |p| p.show()))
+                    .collect();
+                (w.label.clone(), cells)
             })
             .collect();
         Grid {

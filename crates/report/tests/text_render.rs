@@ -94,15 +94,20 @@ fn six_columns_with_long_labels_and_histograms() {
                 (3.0, 7000),
                 (90.0 * (i + 1) as f64, 1),
             ],
-            culprit: Some(
-                if i % 2 == 0 {
-                    "shrink_inactive_list"
-                } else {
-                    "isolate_lru_folios"
-                }
-                .into(),
-            ),
-            trace_latency_us: Some(500.0 * (i + 1) as f64),
+            traces: vec![TraceSummary {
+                tracer: "irqsoff".into(),
+                latency_us: 500.0 * (i + 1) as f64,
+                culprit: Some(
+                    if i % 2 == 0 {
+                        "shrink_inactive_list"
+                    } else {
+                        "isolate_lru_folios"
+                    }
+                    .into(),
+                ),
+                culprit_path: vec![],
+                n_runs: 1,
+            }],
             ..LatencyColumn::default()
         });
     }
@@ -130,4 +135,77 @@ fn always_fits_in_72_columns() {
             "case {i}"
         );
     }
+}
+
+// ------------------------------------------------------------- reply text
+
+#[test]
+fn reply_text_states_the_verdict_first_within_forty_lines() {
+    use reclaimlab_report::text::{REPLY_LINES, render_reply, reply_layout};
+    for (name, input) in [
+        ("seed000", common::seed000_madvise()),
+        ("seed003", common::seed003_isolate()),
+        ("seed004", common::seed004_chain()),
+        ("repeated", common::repeated_runs()),
+    ] {
+        let c = compare(&input);
+        let lines = reply_layout(
+            &c,
+            URL,
+            "https://reclaimlab.example/c/k3Jq9xW2aZ.full.txt",
+            REPLY_LINES,
+        );
+        let text = render_reply(&c, URL, "https://reclaimlab.example/c/k3Jq9xW2aZ.full.txt");
+        assert!(
+            lines.len() <= REPLY_LINES,
+            "{name}: {} lines\n{text}",
+            lines.len()
+        );
+        for l in &lines {
+            assert!(l.len() <= WIDTH && l.is_ascii(), "{name}: {l}");
+        }
+        let verdict = text.find("Verdict:").expect("verdict");
+        let first_table = text.find("Columns:").unwrap_or(text.len());
+        assert!(verdict < first_table, "{name}: verdict first\n{text}");
+        assert!(
+            text.contains("Permalink: ") && text.contains(".full.txt"),
+            "{text}"
+        );
+    }
+    let words = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let c = compare(&common::seed003_isolate());
+    let text = words(&render_reply(&c, URL, "u"));
+    assert!(
+        text.contains("cyclictest max: max 67469 us -> 4449 us (-93%); n=1 each, not assessed"),
+        "{text}"
+    );
+    let c = compare(&common::seed004_chain());
+    let text = words(&render_reply(&c, URL, "u"));
+    // Link by link, each from its own table.
+    assert!(
+        text.contains("usemem (PATCH 3/4), ramdisknonrot-v1 -> waitqueue-v1: 10 rows"),
+        "{text}"
+    );
+    assert!(text.contains("more table"), "{text}");
+}
+
+#[test]
+fn long_row_names_share_a_prefix_instead_of_being_cut() {
+    let mut input = common::repeated_runs();
+    for col in &mut input.columns {
+        for (i, m) in col.metrics.iter_mut().enumerate() {
+            m.name = format!(
+                "pwrite-single-rewrite-async-{}",
+                ["System", "Elapsd"][i % 2]
+            );
+        }
+    }
+    let c = compare(&input);
+    let text = render_text(&c, URL);
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("rows are pwrite-single-rewrite-async-..."),
+        "{text}"
+    );
+    assert!(!text.contains('~'), "{text}");
 }

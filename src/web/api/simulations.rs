@@ -168,6 +168,6 @@ pub async fn put_board_costs(
     caller.require(Scope::Upload)?;
     let axum::extract::Query(p) =
         params.map_err(|e| AppError::BadRequest(format!("bad query: {e}")))?;
-    simulate::set_board_costs(&state, &board, &p.board_class, &body).await?;
+    simulate::set_board_costs(&state, &caller, &board, &p.board_class, &body).await?;
     Ok(Json(json!({"board": board, "board_class": p.board_class, "stored": true})).into_response())
 }

@@ -31,6 +31,8 @@ pub struct UploadParams {
     pub parent: Option<String>,
     pub message_id: Option<String>,
     pub tool_args: Option<String>,
+    pub direction: Option<String>,
+    pub variant_prefix: Option<String>,
     pub filename: Option<String>,
     pub unlisted: Option<bool>,
 }
@@ -44,6 +46,8 @@ impl UploadParams {
             parent: self.parent,
             message_id: self.message_id,
             tool_args: self.tool_args,
+            direction: self.direction,
+            variant_prefix: self.variant_prefix,
             filename: self.filename,
             unlisted: self.unlisted.unwrap_or(false),
             blocks: Vec::new(),
@@ -140,7 +144,7 @@ async fn read_upload(
                 limits.max_upload_bytes
             ))
         })?;
-    let decoded = decode(&parts.headers, raw, limits.max_decoded_bytes)?;
+    let decoded = decode(&parts.headers, raw, limits.max_decoded_bytes).await?;
     let content_type = parts
         .headers
         .get(header::CONTENT_TYPE)
@@ -187,6 +191,8 @@ async fn read_upload(
                 "parent" => meta.parent = Some(text),
                 "message_id" => meta.message_id = Some(text),
                 "tool_args" => meta.tool_args = Some(text),
+                "direction" => meta.direction = Some(text),
+                "variant_prefix" => meta.variant_prefix = Some(text),
                 "filename" => meta.filename = Some(text),
                 "unlisted" => meta.unlisted = matches!(text.trim(), "true" | "1" | "on" | "yes"),
                 "blocks" => {
@@ -236,7 +242,9 @@ async fn read_upload(
     Ok((decoded, content_type, meta))
 }
 
-fn decode(headers: &HeaderMap, raw: Bytes, max_decoded: usize) -> AppResult<Bytes> {
+/// Undo `Content-Encoding`. gzip is decoded on the blocking pool (a large
+/// body takes real CPU time, which must not stall the async threads).
+async fn decode(headers: &HeaderMap, raw: Bytes, max_decoded: usize) -> AppResult<Bytes> {
     let enc = headers
         .get(header::CONTENT_ENCODING)
         .and_then(|v| v.to_str().ok())
@@ -244,19 +252,54 @@ fn decode(headers: &HeaderMap, raw: Bytes, max_decoded: usize) -> AppResult<Byte
     match enc.as_deref() {
         None | Some("identity") | Some("") => Ok(raw),
         Some("gzip") | Some("x-gzip") => {
-            let mut out = Vec::new();
-            let mut dec = flate2::read::GzDecoder::new(&raw[..]).take(max_decoded as u64 + 1);
-            dec.read_to_end(&mut out)
-                .map_err(|e| AppError::BadRequest(format!("body is not valid gzip: {e}")))?;
-            if out.len() > max_decoded {
-                return Err(AppError::PayloadTooLarge(format!(
-                    "decompressed body is larger than {max_decoded} bytes"
-                )));
-            }
-            Ok(Bytes::from(out))
+            let span = tracing::Span::current();
+            tokio::task::spawn_blocking(move || {
+                let _g = span.enter();
+                gunzip(&raw, max_decoded).map(Bytes::from)
+            })
+            .await
+            .map_err(|e| AppError::Internal(anyhow::anyhow!("gzip task failed: {e}")))?
         }
         Some(other) => Err(AppError::UnsupportedContent(format!(
             "Content-Encoding '{other}' is not supported (use gzip or none)"
         ))),
+    }
+}
+
+/// Decode a gzip body: every member of a multi-member stream (RFC 1952
+/// section 2.2, as `cat a.gz b.gz` makes), at most `max` bytes in all.
+/// Bytes after the last member that are not another member are refused
+/// (400), not dropped: a truncated or padded upload is not silently cut.
+pub fn gunzip(raw: &[u8], max: usize) -> AppResult<Vec<u8>> {
+    let mut rest: &[u8] = raw;
+    let mut out = Vec::new();
+    let mut members = 0usize;
+    loop {
+        let offset = raw.len() - rest.len();
+        if members > 0 {
+            if rest.is_empty() {
+                return Ok(out);
+            }
+            if !rest.starts_with(&[0x1f, 0x8b]) {
+                return Err(AppError::BadRequest(format!(
+                    "body is not valid gzip: {} bytes after the end of gzip member {members} (at byte {offset}) are not another gzip member; send the gzip stream and nothing after it",
+                    rest.len()
+                )));
+            }
+        }
+        let budget = (max + 1).saturating_sub(out.len()) as u64;
+        let mut dec = flate2::bufread::GzDecoder::new(&mut rest).take(budget);
+        dec.read_to_end(&mut out).map_err(|e| {
+            AppError::BadRequest(format!(
+                "body is not valid gzip: member {} at byte {offset}: {e}",
+                members + 1
+            ))
+        })?;
+        if out.len() > max {
+            return Err(AppError::PayloadTooLarge(format!(
+                "decompressed body is larger than {max} bytes"
+            )));
+        }
+        members += 1;
     }
 }

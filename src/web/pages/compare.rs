@@ -7,7 +7,8 @@ use askama_web::WebTemplate;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
-use reclaimlab_report::compare::{Comparison, Significance};
+use reclaimlab_report::compare::{Comparison, Judgement, Significance};
+use reclaimlab_report::fmt;
 use serde::Deserialize;
 
 use super::{PageError, PageResult, fmt_us};
@@ -30,16 +31,41 @@ pub struct CellView {
     pub n: String,
     pub delta: String,
     pub delta_prev: String,
+    /// The mail's own delta for this cell, as printed.
+    pub printed: String,
     pub class: &'static str,
     pub verdict: String,
 }
 
 pub struct MetricRowView {
+    /// The table or test the row belongs to, set on its first row.
+    pub section: Option<String>,
     pub stat: String,
     pub name: String,
     pub unit: String,
+    /// "lower is better", "higher is better", "not judged", and where the
+    /// direction came from.
+    pub direction: String,
     pub cells: Vec<CellView>,
     pub noise: String,
+}
+
+/// One kind of worst latency (cyclictest max, or one tracer) per column.
+pub struct WorstView {
+    pub label: String,
+    pub cells: Vec<String>,
+    pub culprits: Vec<String>,
+    pub has_culprits: bool,
+}
+
+pub struct TailView {
+    pub column: String,
+    pub p50: String,
+    pub p99: String,
+    pub p99_9: String,
+    pub max: String,
+    pub samples: String,
+    pub overflows: String,
 }
 
 pub struct ComparisonView {
@@ -47,44 +73,50 @@ pub struct ComparisonView {
     pub columns: Vec<ColView>,
     pub metrics: Vec<MetricRowView>,
     pub threads: Vec<(u32, Vec<String>)>,
-    pub tails: Vec<(String, String, String, String, String)>,
-    /// Per thread (CPU): "p99 / max" in each column, from histograms.
+    pub tails: Vec<TailView>,
+    /// Per thread (CPU): "p99 / p99.9 / max" in each column, from histograms.
     pub thread_tails: Vec<(u32, Vec<String>)>,
-    pub max_row: Vec<String>,
-    pub culprit_row: Vec<String>,
+    pub worst: Vec<WorstView>,
     pub culprit_diffs: Vec<String>,
+    pub family: String,
     pub notes: Vec<String>,
     pub has_latency: bool,
 }
 
-fn num(v: Option<f64>) -> String {
-    match v {
-        Some(x) if x.is_finite() => {
-            if x.abs() >= 100.0 || x.fract() == 0.0 {
-                format!("{x:.2}")
-                    .trim_end_matches('0')
-                    .trim_end_matches('.')
-                    .to_string()
-            } else {
-                format!("{x:.3}")
-                    .trim_end_matches('0')
-                    .trim_end_matches('.')
-                    .to_string()
-            }
-        }
-        _ => "-".into(),
-    }
-}
-
-/// Per column "a / b / c" in microseconds, "-" where the column has none.
-fn triples<T>(cells: &[Option<T>], pick: impl Fn(&T) -> [f64; 3]) -> Vec<String> {
+/// Per column "a / b / c", "-" where the column has none.
+fn triples<T>(cells: &[Option<T>], pick: impl Fn(&T) -> [String; 3]) -> Vec<String> {
     cells
         .iter()
         .map(|c| match c {
-            Some(x) => pick(x).map(fmt_us).join(" / "),
+            Some(x) => pick(x).join(" / "),
             None => "-".into(),
         })
         .collect()
+}
+
+fn direction_words(m: &reclaimlab_report::compare::MetricComparison) -> String {
+    use reclaimlab_report::direction::DirectionSource;
+    let src = match m.direction_source {
+        DirectionSource::Rule => "",
+        DirectionSource::Upload => " (as uploaded)",
+        DirectionSource::Printed => " (from the printed gain)",
+        DirectionSource::Unknown => " (direction unknown)",
+    };
+    format!("{}{src}", m.better.words())
+}
+
+fn delta_text(d: &reclaimlab_report::compare::Delta) -> String {
+    let Some(p) = d.pct else {
+        return "-".into();
+    };
+    let word = d.judgement.word();
+    let how = if d.printed { " as printed" } else { "" };
+    let mut s = format!("{}{}{how}", fmt::pct(Some(p)), d.significance.mark());
+    if !word.is_empty() && word != "no change" {
+        s.push(' ');
+        s.push_str(word);
+    }
+    s
 }
 
 impl ComparisonView {
@@ -100,77 +132,96 @@ impl ComparisonView {
                 baseline: i == c.baseline,
             })
             .collect();
+        let mut last_scope: Option<&str> = None;
         let metrics = c
             .metrics
             .iter()
             .map(|m| MetricRowView {
+                section: if last_scope != Some(m.scope.as_str()) {
+                    last_scope = Some(m.scope.as_str());
+                    Some(if m.section.is_empty() {
+                        "metrics".to_string()
+                    } else {
+                        m.section.clone()
+                    })
+                } else {
+                    None
+                },
                 stat: m.stat.clone(),
                 name: m.name.clone(),
                 unit: m.unit.clone(),
+                direction: direction_words(m),
                 noise: m
                     .noise_floor_pct
-                    .map(|p| format!("noise ±{p:.1}%"))
+                    .map(|p| format!("noise ±{}%", fmt::compact(p)))
                     .unwrap_or_default(),
                 cells: m
                     .cells
                     .iter()
                     .map(|cell| {
-                        let d = cell.vs_baseline.as_ref();
-                        let delta_prev = cell
-                            .vs_previous
-                            .as_ref()
-                            .filter(|p| {
-                                Some(p.against) != cell.vs_baseline.as_ref().map(|b| b.against)
-                            })
-                            .and_then(|p| {
-                                p.pct.map(|x| {
-                                    format!(
-                                        "{x:+.2}%{} vs prev{}",
-                                        p.significance.mark(),
-                                        if p.printed { " as printed" } else { "" }
-                                    )
-                                })
-                            })
+                        let d = cell.vs_baseline.as_ref().filter(|d| d.pct.is_some());
+                        let prev = cell.vs_previous.as_ref().filter(|p| p.pct.is_some());
+                        // Shown beside the baseline delta only: when there is
+                        // none, the previous column's delta is the main one.
+                        let delta_prev = prev
+                            .filter(|p| d.is_some_and(|b| b.against != p.against))
+                            .map(|p| format!("{} vs prev", delta_text(p)))
                             .unwrap_or_default();
-                        let (delta, class, verdict) = match d {
-                            Some(d) => {
-                                let mark = d.significance.mark();
-                                let pct = d
-                                    .pct
-                                    .map(|p| {
-                                        let how = if d.printed { " as printed" } else { "" };
-                                        format!("{p:+.2}%{mark}{how}")
-                                    })
-                                    .unwrap_or_else(|| "-".into());
-                                let class = match (d.pct, d.significance) {
-                                    (
-                                        Some(p),
-                                        Significance::Significant | Significance::HighlySignificant,
-                                    ) if p > 0.0 => "better",
-                                    (
-                                        Some(p),
-                                        Significance::Significant | Significance::HighlySignificant,
-                                    ) if p < 0.0 => "worse",
+                        // The delta shown first: against the baseline when the
+                        // baseline has this row, else against the previous
+                        // column (a chain's link, as its mail printed it).
+                        let main = d.or(prev);
+                        let main_is_prev = d.is_none() && prev.is_some();
+                        let printed = main
+                            .and_then(|d| d.printed_pct.map(|p| (p, d.printed_convention)))
+                            .map(|(p, conv)| {
+                                let conv = match conv {
+                                    Some(reclaimlab_report::compare::DeltaConvention::Gain) => {
+                                        " gain"
+                                    }
                                     _ => "",
                                 };
-                                (pct, class, d.verdict.clone())
+                                format!("mail: {}{conv}", fmt::pct(Some(p)))
+                            })
+                            .unwrap_or_default();
+                        let (delta, class, verdict) = match main {
+                            Some(d) => {
+                                let judged = matches!(
+                                    d.significance,
+                                    Significance::Significant
+                                        | Significance::HighlySignificant
+                                        | Significance::NoVariance
+                                );
+                                let class = match d.judgement {
+                                    Judgement::Better if judged => "better",
+                                    Judgement::Worse if judged => "worse",
+                                    _ => "",
+                                };
+                                let mut t = delta_text(d);
+                                if main_is_prev {
+                                    t.push_str(" vs prev");
+                                }
+                                (t, class, d.verdict.clone())
                             }
                             None => (String::new(), "", String::new()),
                         };
                         CellView {
-                            value: num(cell.mean),
-                            spread: cell
-                                .stddev
-                                .filter(|_| cell.n > 1)
-                                .map(|s| format!("±{}", num(Some(s))))
-                                .unwrap_or_default(),
+                            value: cell.mean.map(fmt::value).unwrap_or_else(|| "-".into()),
+                            spread: match cell.stddev.filter(|_| cell.n > 1) {
+                                Some(0.0) => "no spread".into(),
+                                Some(s) => format!("±{}", fmt::compact(s)),
+                                None => String::new(),
+                            },
                             n: if cell.single_summary {
                                 "summary".into()
+                            } else if cell.n == 0 {
+                                String::new()
                             } else {
                                 format!("n={}", cell.n)
                             },
                             delta,
                             delta_prev,
+                            printed,
                             class,
                             verdict,
                         }
@@ -185,9 +236,9 @@ impl ComparisonView {
             threads: Vec::new(),
             tails: Vec::new(),
             thread_tails: Vec::new(),
-            max_row: Vec::new(),
-            culprit_row: Vec::new(),
+            worst: Vec::new(),
             culprit_diffs: Vec::new(),
+            family: c.family.sentence.clone(),
             notes: c.notes.clone(),
             has_latency: false,
         };
@@ -197,7 +248,9 @@ impl ComparisonView {
                 .threads
                 .iter()
                 .map(|t| {
-                    let cells = triples(&t.cells, |x| [x.min_us, x.avg_us, x.max_us]);
+                    let cells = triples(&t.cells, |x| {
+                        [fmt::us(x.min_us), fmt::us(x.avg_us), fmt::us(x.max_us)]
+                    });
                     (t.thread, cells)
                 })
                 .collect();
@@ -206,31 +259,44 @@ impl ComparisonView {
                 .iter()
                 .zip(&l.tails)
                 .filter_map(|(col, t)| {
-                    t.as_ref().map(|t| {
-                        (
-                            col.label.clone(),
-                            fmt_us(t.p50),
-                            fmt_us(t.p99),
-                            fmt_us(t.p99_9),
-                            fmt_us(t.max),
-                        )
+                    t.as_ref().map(|t| TailView {
+                        column: col.label.clone(),
+                        p50: t.p50.show(),
+                        p99: t.p99.show(),
+                        p99_9: t.p99_9.show(),
+                        max: t.max.show(),
+                        samples: t.count.to_string(),
+                        overflows: t.overflows.to_string(),
                     })
                 })
                 .collect();
             v.thread_tails = l
                 .thread_tails
                 .iter()
-                .map(|t| (t.thread, triples(&t.cells, |x| [x.p99, x.p99_9, x.max])))
+                .map(|t| {
+                    (
+                        t.thread,
+                        triples(&t.cells, |x| [x.p99.show(), x.p99_9.show(), x.max.show()]),
+                    )
+                })
                 .collect();
-            v.max_row = l
-                .max_us
+            v.worst = l
+                .worst
                 .iter()
-                .map(|m| m.map(fmt_us).unwrap_or_else(|| "-".into()))
-                .collect();
-            v.culprit_row = l
-                .culprits
-                .iter()
-                .map(|c| c.clone().unwrap_or_else(|| "-".into()))
+                .map(|w| WorstView {
+                    label: w.label.clone(),
+                    cells: w
+                        .cells
+                        .iter()
+                        .map(|m| m.map(|p| p.show()).unwrap_or_else(|| "-".into()))
+                        .collect(),
+                    culprits: w
+                        .culprits
+                        .iter()
+                        .map(|c| c.clone().unwrap_or_else(|| "-".into()))
+                        .collect(),
+                    has_culprits: w.culprits.iter().any(Option::is_some),
+                })
                 .collect();
             v.culprit_diffs = l
                 .culprit_diffs
@@ -480,17 +546,24 @@ pub fn same_origin(headers: &HeaderMap) -> Result<(), AppError> {
     Ok(())
 }
 
+/// A permalink is permanent and costs storage, so making one takes an
+/// upload token (the form's `token` field), which it records as its owner.
 pub async fn share_compare(
     State(state): State<AppState>,
+    peer: crate::auth::ClientAddr,
     headers: HeaderMap,
     body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let p = parse_compare_params(&body)?;
+    let caller = super::form_caller(&state, peer, &super::form_fields(&body)).await?;
+    let rest: String = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(url::form_urlencoded::parse(body.as_bytes()).filter(|(k, _)| k != "token"))
+        .finish();
+    let p = parse_compare_params(&rest)?;
     let req = request_from(&state, &p)
         .await?
         .ok_or_else(|| AppError::BadRequest("no columns to share".into()))?;
-    let slug = create_snapshot(&state, req, None, None).await?;
+    let slug = create_snapshot(&state, req, Some(caller.token.id), None).await?;
     Ok(Redirect::to(&format!("/c/{slug}")).into_response())
 }
 
@@ -531,6 +604,21 @@ pub async fn create_snapshot(
     message_id: Option<&str>,
 ) -> Result<String, AppError> {
     let resolved = compare::resolve(&state.pool, req).await?;
+    // A permalink of nothing would be a permanent claim about nothing.
+    if let Some(i) = resolved
+        .comparison
+        .columns
+        .iter()
+        .position(|c| c.runs.is_empty())
+    {
+        return Err(AppError::Unprocessable {
+            message: format!(
+                "column {i} ({}) selects no runs: nothing to freeze",
+                resolved.comparison.columns[i].label
+            ),
+            line: None,
+        });
+    }
     let c = &resolved.comparison;
     let created = chrono::Utc::now();
     let svg = compare::chart(c);
@@ -539,7 +627,9 @@ pub async fn create_snapshot(
     for _ in 0..5 {
         let slug = new_slug();
         let url = state.url(&format!("/c/{slug}"));
-        let text = reclaimlab_report::text::render_text(c, &url);
+        let full_url = state.url(&format!("/c/{slug}.full.txt"));
+        let full_text = reclaimlab_report::text::render_text(c, &url);
+        let text = reclaimlab_report::text::render_reply(c, &url, &full_url);
         let json = serde_json::to_string_pretty(&serde_json::json!({
             "slug": slug,
             "url": url,
@@ -571,6 +661,7 @@ pub async fn create_snapshot(
                 comparison: &comparison_json,
                 body_html: &html,
                 body_txt: &text,
+                body_full_txt: &full_text,
                 body_json: &json,
                 body_svg: svg.as_deref(),
                 token_id,
@@ -594,9 +685,12 @@ pub async fn show_snapshot(
     Path(name): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, PageError> {
-    let (slug, ext) = match name.rsplit_once('.') {
-        Some((s, e)) => (s, e),
-        None => (name.as_str(), "html"),
+    let (slug, ext) = match name.strip_suffix(".full.txt") {
+        Some(s) => (s, "full.txt"),
+        None => match name.rsplit_once('.') {
+            Some((s, e)) => (s, e),
+            None => (name.as_str(), "html"),
+        },
     };
     let snap = match state.snapshots.get(slug) {
         Some(s) => s,
@@ -615,6 +709,12 @@ pub async fn show_snapshot(
     let (ctype, body) = match ext {
         "html" => ("text/html; charset=utf-8", snap.body_html.clone()),
         "txt" => ("text/plain; charset=utf-8", snap.body_txt.clone()),
+        "full.txt" => (
+            "text/plain; charset=utf-8",
+            snap.body_full_txt
+                .clone()
+                .unwrap_or_else(|| snap.body_txt.clone()),
+        ),
         "json" => ("application/json", snap.body_json.clone()),
         "svg" => (
             "image/svg+xml",
@@ -624,7 +724,7 @@ pub async fn show_snapshot(
         ),
         other => {
             return Err(AppError::NotFound(format!(
-                "no '.{other}' rendering; try .txt, .json or .svg"
+                "no '.{other}' rendering; try .txt, .full.txt, .json or .svg"
             ))
             .into());
         }
@@ -659,6 +759,20 @@ pub async fn show_snapshot(
 #[derive(Debug, Default, Deserialize)]
 pub struct HeatmapParams {
     pub metric: Option<String>,
+    /// Latency kind: "cyclictest" or a tracer.
+    pub kind: Option<String>,
+    /// Show this variant's cells; by default each cell shows the variant
+    /// measured last on its board and kernel.
+    pub variant: Option<String>,
+}
+
+pub struct HeatmapRow {
+    pub board: String,
+    pub kernel: String,
+    pub variant: String,
+    pub value: String,
+    pub runs: i64,
+    pub link: String,
 }
 
 #[derive(Template, WebTemplate)]
@@ -666,13 +780,45 @@ pub struct HeatmapParams {
 pub struct HeatmapPage {
     pub metric: String,
     pub metrics: Vec<String>,
+    pub kind: String,
+    pub kinds: Vec<String>,
+    pub variant: String,
     pub svg_url: String,
-    pub rows: Vec<(String, String, String, i64, String)>,
+    pub rows: Vec<HeatmapRow>,
+}
+
+/// What a heatmap request asks for, with defaults filled in.
+struct HeatmapQuery {
+    metric: Option<String>,
+    kind: String,
+    kinds: Vec<String>,
+    variant: Option<String>,
+}
+
+async fn heatmap_query(state: &AppState, p: &HeatmapParams) -> Result<HeatmapQuery, AppError> {
+    let metric = p
+        .metric
+        .clone()
+        .filter(|m| !m.is_empty() && m != "worst_latency");
+    let kinds = crate::storage::compare::heatmap_kinds(&state.pool).await?;
+    let kind = p
+        .kind
+        .clone()
+        .filter(|k| !k.is_empty())
+        .or_else(|| kinds.first().cloned())
+        .unwrap_or_else(|| "cyclictest".into());
+    let variant = p.variant.clone().filter(|v| !v.is_empty());
+    Ok(HeatmapQuery {
+        metric,
+        kind,
+        kinds,
+        variant,
+    })
 }
 
 async fn heatmap_data(
     state: &AppState,
-    metric: Option<&str>,
+    q: &HeatmapQuery,
 ) -> Result<
     (
         reclaimlab_report::svg::Heatmap,
@@ -680,9 +826,18 @@ async fn heatmap_data(
     ),
     AppError,
 > {
-    let cells = match metric {
-        None => crate::storage::compare::heatmap_worst_latency(&state.pool).await?,
-        Some(m) => crate::storage::compare::heatmap_metric(&state.pool, m).await?,
+    let cells = match &q.metric {
+        None => {
+            crate::storage::compare::heatmap_worst_latency(
+                &state.pool,
+                &q.kind,
+                q.variant.as_deref(),
+            )
+            .await?
+        }
+        Some(m) => {
+            crate::storage::compare::heatmap_metric(&state.pool, m, q.variant.as_deref()).await?
+        }
     };
     let mut boards: Vec<String> = cells.iter().map(|c| c.board.clone()).collect();
     boards.sort();
@@ -704,16 +859,24 @@ async fn heatmap_data(
                 .collect()
         })
         .collect();
-    let (title, unit, better) = match metric {
+    let which = match &q.variant {
+        Some(v) => format!("variant {v}"),
+        None => "each cell: the variant measured last".to_string(),
+    };
+    let (title, unit, better) = match &q.metric {
         None => (
-            "Worst-case latency, boards x kernels".to_string(),
+            format!("Worst {} latency, boards x kernels ({which})", q.kind),
             "us".to_string(),
             reclaimlab_report::compare::Better::Lower,
         ),
         Some(m) => (
-            format!("{m}, boards x kernels (mean over runs)"),
+            format!("{m}, boards x kernels, mean over runs ({which})"),
             String::new(),
-            compare::better_for(m, None, None),
+            reclaimlab_report::direction::lookup(reclaimlab_report::direction::MetricFacts {
+                name: m,
+                ..Default::default()
+            })
+            .0,
         ),
     };
     Ok((
@@ -729,37 +892,50 @@ async fn heatmap_data(
     ))
 }
 
+fn heatmap_qs(q: &HeatmapQuery) -> String {
+    let mut parts = Vec::new();
+    if let Some(m) = &q.metric {
+        parts.push(format!("metric={}", urlencode(m)));
+    } else {
+        parts.push(format!("kind={}", urlencode(&q.kind)));
+    }
+    if let Some(v) = &q.variant {
+        parts.push(format!("variant={}", urlencode(v)));
+    }
+    format!("?{}", parts.join("&"))
+}
+
 pub async fn show_heatmap(
     State(state): State<AppState>,
     Query(p): Query<HeatmapParams>,
 ) -> PageResult<HeatmapPage> {
-    let metric = p
-        .metric
-        .clone()
-        .filter(|m| !m.is_empty() && m != "worst_latency");
-    let (_, cells) = heatmap_data(&state, metric.as_deref()).await?;
-    let q = metric
-        .as_deref()
-        .map(|m| format!("?metric={}", urlencode(m)))
-        .unwrap_or_default();
+    let q = heatmap_query(&state, &p).await?;
+    let (_, cells) = heatmap_data(&state, &q).await?;
     Ok(HeatmapPage {
-        metric: metric.clone().unwrap_or_else(|| "worst_latency".into()),
+        metric: q.metric.clone().unwrap_or_else(|| "worst_latency".into()),
         metrics: crate::storage::compare::metric_names(&state.pool).await?,
-        svg_url: format!("/heatmap.svg{q}"),
+        kind: q.kind.clone(),
+        kinds: q.kinds.clone(),
+        variant: q.variant.clone().unwrap_or_default(),
+        svg_url: format!("/heatmap.svg{}", heatmap_qs(&q)),
         rows: cells
             .into_iter()
             .map(|c| {
                 let link = format!(
                     "/compare?c={}",
-                    urlencode(&format!("board:{};kernel:{}", c.board, c.kernel))
+                    urlencode(&format!(
+                        "board:{};kernel:{};variant:{}",
+                        c.board, c.kernel, c.variant
+                    ))
                 );
-                (
-                    c.board,
-                    c.kernel,
-                    c.value.map(fmt_us).unwrap_or_default(),
-                    c.runs,
+                HeatmapRow {
+                    value: c.value.map(fmt_us).unwrap_or_default(),
+                    board: c.board,
+                    kernel: c.kernel,
+                    variant: c.variant,
+                    runs: c.runs,
                     link,
-                )
+                }
             })
             .collect(),
     })
@@ -769,11 +945,8 @@ pub async fn show_heatmap_svg(
     State(state): State<AppState>,
     Query(p): Query<HeatmapParams>,
 ) -> Result<Response, PageError> {
-    let metric = p
-        .metric
-        .clone()
-        .filter(|m| !m.is_empty() && m != "worst_latency");
-    let (h, _) = heatmap_data(&state, metric.as_deref()).await?;
+    let q = heatmap_query(&state, &p).await?;
+    let (h, _) = heatmap_data(&state, &q).await?;
     Ok(svg_response(reclaimlab_report::svg::heatmap(&h), false))
 }
 
@@ -828,6 +1001,8 @@ pub async fn show_culprits(
 pub struct HistoryParams {
     pub board: Option<String>,
     pub metric: Option<String>,
+    /// Latency kind of the worst-latency history: cyclictest or a tracer.
+    pub kind: Option<String>,
 }
 
 #[derive(Template, WebTemplate)]
@@ -835,9 +1010,18 @@ pub struct HistoryParams {
 pub struct HistoryPage {
     pub board: String,
     pub metric: String,
+    pub kind: String,
     pub boards: Vec<String>,
     pub svg_url: Option<String>,
-    pub points: Vec<(i64, String, String, String)>,
+    pub points: Vec<HistoryRow>,
+}
+
+pub struct HistoryRow {
+    pub run_id: i64,
+    pub kernel: String,
+    pub variant: String,
+    pub value: String,
+    pub uploaded: String,
 }
 
 pub async fn show_history(
@@ -854,31 +1038,38 @@ pub async fn show_history(
         .metric
         .clone()
         .filter(|m| !m.is_empty() && m != "worst_latency");
+    let kind = p
+        .kind
+        .clone()
+        .filter(|k| !k.is_empty())
+        .unwrap_or_else(|| "cyclictest".into());
     let mut page = HistoryPage {
         board: board.clone().unwrap_or_default(),
         metric: metric.clone().unwrap_or_else(|| "worst_latency".into()),
+        kind: kind.clone(),
         boards,
         svg_url: None,
         points: Vec::new(),
     };
     if let Some(b) = &board {
-        let pts = crate::storage::compare::history(&state.pool, b, metric.as_deref()).await?;
+        let pts =
+            crate::storage::compare::history(&state.pool, b, metric.as_deref(), &kind).await?;
         page.points = pts
             .iter()
-            .map(|p| {
-                (
-                    p.run_id,
-                    p.kernel.clone(),
-                    fmt_us(p.value),
-                    p.created_at.format("%Y-%m-%d %H:%M").to_string(),
-                )
+            .map(|p| HistoryRow {
+                run_id: p.run_id,
+                kernel: p.kernel.clone(),
+                variant: p.variant.clone(),
+                value: fmt_us(p.value),
+                uploaded: p.created_at.format("%Y-%m-%d %H:%M").to_string(),
             })
             .collect();
         if !pts.is_empty() {
             page.svg_url = Some(format!(
-                "/history.svg?board={}&metric={}",
+                "/history.svg?board={}&metric={}&kind={}",
                 urlencode(b),
-                urlencode(metric.as_deref().unwrap_or("worst_latency"))
+                urlencode(metric.as_deref().unwrap_or("worst_latency")),
+                urlencode(&kind)
             ));
         }
     }
@@ -898,7 +1089,13 @@ pub async fn show_history_svg(
         .metric
         .clone()
         .filter(|m| !m.is_empty() && m != "worst_latency");
-    let pts = crate::storage::compare::history(&state.pool, &board, metric.as_deref()).await?;
+    let kind = p
+        .kind
+        .clone()
+        .filter(|k| !k.is_empty())
+        .unwrap_or_else(|| "cyclictest".into());
+    let pts =
+        crate::storage::compare::history(&state.pool, &board, metric.as_deref(), &kind).await?;
     // One line per kernel, x = upload order.
     let mut series: Vec<reclaimlab_report::svg::Series> = Vec::new();
     for (i, p) in pts.iter().enumerate() {
@@ -912,7 +1109,7 @@ pub async fn show_history_svg(
     }
     let y = metric
         .clone()
-        .unwrap_or_else(|| "worst latency (us)".into());
+        .unwrap_or_else(|| format!("worst {kind} latency (us)"));
     Ok(svg_response(
         reclaimlab_report::svg::line_plot(
             &format!("{y} on {board}"),

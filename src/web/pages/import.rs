@@ -55,6 +55,8 @@ pub struct BlockView {
 #[template(path = "pages/import_preview.html")]
 pub struct PreviewPage {
     pub mail: String,
+    /// Prefix of the variant names of this thread (from its subject).
+    pub prefix: String,
     pub subject: String,
     pub message_id: String,
     pub blocks: Vec<BlockView>,
@@ -112,13 +114,117 @@ fn summary(body: &BlockBody) -> String {
             t.sys_s.map(|s| format!(", sys {s} s")).unwrap_or_default()
         ),
         BlockBody::Metrics(m) => format!("{} metrics: {}", m.tool, m.metrics.len()),
+        BlockBody::Counters(c) => format!(
+            "{} counters: {}{}",
+            c.source,
+            c.counters.len(),
+            if c.columns.len() >= 2 {
+                format!(" in columns {}", c.columns.join(", "))
+            } else {
+                String::new()
+            }
+        ),
+        BlockBody::LockContention(l) => {
+            let top = l
+                .rows
+                .iter()
+                .max_by(|a, b| a.total_wait_us.total_cmp(&b.total_wait_us));
+            format!(
+                "{} by {}: {} rows{}",
+                l.tool,
+                l.key,
+                l.rows.len(),
+                top.map(|r| format!(
+                    ", most waited {} us ({})",
+                    fmt_us(r.total_wait_us),
+                    r.caller
+                        .clone()
+                        .or_else(|| r.lock.clone())
+                        .or_else(|| r.task.clone())
+                        .unwrap_or_default()
+                ))
+                .unwrap_or_default()
+            )
+        }
+        BlockBody::Distribution(d) => format!(
+            "{} {} histogram{}: {} buckets, {} events",
+            d.tool,
+            d.name,
+            d.key
+                .as_ref()
+                .map(|k| format!(" [{k}]"))
+                .unwrap_or_default(),
+            d.buckets.len(),
+            d.buckets.iter().map(|b| b.count).sum::<u64>()
+        ),
+        BlockBody::Profile(p) => format!(
+            "{}: {} symbols{}",
+            p.tool,
+            p.rows.len(),
+            p.rows
+                .first()
+                .map(|r| format!(", top {} {}%", r.symbol, r.overhead_pct))
+                .unwrap_or_default()
+        ),
     }
+}
+
+/// A thread's variant-name prefix: its subject without `Re:` / `[PATCH
+/// ...]`, as a short slug (`mm-vmscan-limit-isolate_lru_folios-irq/`), else
+/// its Message-ID's local part, else `pasted/`.
+pub fn thread_prefix(ctx: &reclaimlab_formats::MailContext) -> String {
+    let mut subject = ctx.subject.clone().unwrap_or_default();
+    loop {
+        let t = subject.trim_start();
+        let lower = t.to_ascii_lowercase();
+        if let Some(rest) = ["re:", "fwd:", "fw:"]
+            .iter()
+            .find_map(|p| lower.starts_with(p).then(|| t[p.len()..].to_string()))
+        {
+            subject = rest;
+        } else if t.starts_with('[') {
+            subject = t.split_once(']').map_or(String::new(), |x| x.1.to_string());
+        } else {
+            subject = t.to_string();
+            break;
+        }
+    }
+    let mut slug = String::new();
+    for ch in subject.chars() {
+        if ch.is_ascii_alphanumeric() || ch == '_' {
+            slug.push(ch.to_ascii_lowercase());
+        } else if !slug.ends_with('-') && !slug.is_empty() {
+            slug.push('-');
+        }
+        if slug.len() >= 40 {
+            break;
+        }
+    }
+    let slug = slug.trim_matches('-').to_string();
+    if !slug.is_empty() {
+        return format!("{slug}/");
+    }
+    if let Some(m) = ctx.message_id.as_deref().and_then(|m| m.split('@').next()) {
+        let m: String = m
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+            .take(40)
+            .collect();
+        if !m.is_empty() {
+            return format!("{m}/");
+        }
+    }
+    "pasted/".to_string()
 }
 
 fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> PreviewPage {
     let ctx = doc.context.clone().unwrap_or_default();
     PreviewPage {
         mail,
+        prefix: f
+            .get("variant_prefix")
+            .cloned()
+            .unwrap_or_else(|| thread_prefix(&ctx)),
         subject: ctx.subject.clone().unwrap_or_default(),
         message_id: ctx.message_id.clone().unwrap_or_default(),
         blocks: doc
@@ -181,12 +287,13 @@ pub async fn preview_import(body: String) -> Result<Response, PageError> {
 
 pub async fn commit_import(
     State(state): State<AppState>,
+    peer: crate::auth::ClientAddr,
     headers: HeaderMap,
     body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = super::form_fields(&body);
-    let token = super::form_caller(&state, &f).await?.token;
+    let token = super::form_caller(&state, peer, &f).await?.token;
     let mail = f.get("mail").cloned().unwrap_or_default();
     let get = |k: String| {
         f.get(&k)
@@ -211,6 +318,7 @@ pub async fn commit_import(
         board: get("board".into()),
         kernel: get("kernel".into()),
         message_id: get("message_id".into()),
+        variant_prefix: get("variant_prefix".into()),
         filename: Some("pasted-mail.txt".into()),
         blocks,
         ..UploadMeta::default()

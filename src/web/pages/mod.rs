@@ -52,13 +52,9 @@ pub async fn not_found() -> PageError {
     PageError(AppError::NotFound("no page at this address".into()))
 }
 
-/// Format a latency in us the way the tools print it.
+/// A latency in us, through the one number formatter of every rendering.
 pub fn fmt_us(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v:.1}")
-    }
+    reclaimlab_report::fmt::us(v)
 }
 
 pub fn fmt_opt(v: Option<f64>) -> String {
@@ -73,19 +69,14 @@ pub fn form_fields(body: &str) -> std::collections::BTreeMap<String, String> {
 }
 
 /// The caller of an HTML form: the upload token travels in the form's
-/// `token` field (see `import.rs` for why).
+/// `token` field (see `import.rs` for why). Failures count against the
+/// address exactly as a bad `Authorization` header does.
 pub async fn form_caller(
     state: &crate::web::AppState,
+    peer: crate::auth::ClientAddr,
     f: &std::collections::BTreeMap<String, String>,
 ) -> Result<crate::auth::Caller, AppError> {
-    let secret = f.get("token").map(|t| t.trim()).unwrap_or("");
-    if secret.is_empty() {
-        return Err(AppError::Unauthorized);
-    }
-    let token = crate::storage::tokens::find_active(&state.pool, &crate::auth::hash_token(secret))
-        .await?
-        .ok_or(AppError::Unauthorized)?;
-    let caller = crate::auth::Caller { token };
+    let caller = crate::auth::authenticate(state, peer, f.get("token").map(String::as_str)).await?;
     caller.require(crate::auth::Scope::Upload)?;
     Ok(caller)
 }

@@ -168,12 +168,13 @@ fn request_from_form(f: &BTreeMap<String, String>) -> Result<SimulationRequest, 
 
 pub async fn submit_simulation(
     State(state): State<AppState>,
+    peer: crate::auth::ClientAddr,
     headers: HeaderMap,
     body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = super::form_fields(&body);
-    let caller = super::form_caller(&state, &f).await?;
+    let caller = super::form_caller(&state, peer, &f).await?;
     let req = match request_from_form(&f) {
         Ok(r) => r,
         Err(e) => {
@@ -202,16 +203,17 @@ pub async fn submit_simulation(
 
 pub async fn submit_costs(
     State(state): State<AppState>,
+    peer: crate::auth::ClientAddr,
     headers: HeaderMap,
     body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = super::form_fields(&body);
-    super::form_caller(&state, &f).await?;
+    let caller = super::form_caller(&state, peer, &f).await?;
     let board = f.get("board").cloned().unwrap_or_default();
     let class = f.get("board_class").cloned().unwrap_or_default();
     let costs = f.get("costs").cloned().unwrap_or_default();
-    match simulate::set_board_costs(&state, &board, &class, &costs).await {
+    match simulate::set_board_costs(&state, &caller, &board, &class, &costs).await {
         Ok(()) => Ok(Redirect::to("/simulations#boards").into_response()),
         Err(e @ (AppError::Unprocessable { .. } | AppError::BadRequest(_))) => {
             Ok((e.status(), page(&state, Some(e.public_message()), f).await?).into_response())
@@ -282,26 +284,28 @@ pub async fn show_simulation(
 
 pub async fn cancel_from_page(
     State(state): State<AppState>,
+    peer: crate::auth::ClientAddr,
     headers: HeaderMap,
     Path(id): Path<i64>,
     body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = super::form_fields(&body);
-    let caller = super::form_caller(&state, &f).await?;
+    let caller = super::form_caller(&state, peer, &f).await?;
     simulate::cancel(&state, &caller, id).await?;
     Ok(Redirect::to(&format!("/simulations/{id}")).into_response())
 }
 
 pub async fn rerun_from_page(
     State(state): State<AppState>,
+    peer: crate::auth::ClientAddr,
     headers: HeaderMap,
     Path(id): Path<i64>,
     body: String,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = super::form_fields(&body);
-    let caller = super::form_caller(&state, &f).await?;
+    let caller = super::form_caller(&state, peer, &f).await?;
     let req = crate::web::api::simulations::rerun_request(&state, id).await?;
     let s = simulate::submit(&state, req, Some(caller.token.id)).await?;
     Ok(Redirect::to(&format!("/simulations/{}", s.ids[0])).into_response())
