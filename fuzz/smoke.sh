@@ -18,7 +18,9 @@ fi
 # Seed each target's corpus with the parser corpus so runs start from real inputs.
 seed_dir="$(mktemp -d)"
 trap 'rm -rf "$seed_dir"' EXIT
-find ../crates/formats/tests/corpus -type f -exec cp {} "$seed_dir"/ \; 2>/dev/null || true
+for d in corpus pastes real; do
+    find "../crates/formats/tests/$d" -type f ! -name manifest.toml -exec cp {} "$seed_dir"/ \; 2>/dev/null || true
+done
 
 status=0
 for target in $(cargo +nightly fuzz list); do

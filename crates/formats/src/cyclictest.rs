@@ -169,6 +169,18 @@ fn is_wrapped_tail(text: &str) -> bool {
             && t.split_whitespace().count() <= 8)
 }
 
+/// `1 ( 4542) P:99 I:1500 C: 515416 Min: ...`: a `T:` line without its `T:`.
+fn prefix_lost(t: &str) -> bool {
+    let Some((n, rest)) = t.split_once(char::is_whitespace) else {
+        return false;
+    };
+    n.chars().all(|c| c.is_ascii_digit())
+        && n.len() <= 4
+        && rest.trim_start().starts_with('(')
+        && rest.contains(" P:")
+        && rest.contains("Max:")
+}
+
 /// A `T:` line cut right after a key (`... Avg:    3 Max:`).
 fn ends_with_bare_key(t: &str) -> bool {
     t.trim_end().ends_with(':')
@@ -256,6 +268,16 @@ impl BlockParser {
             return Ok(after_policy && self.hist.is_empty());
         }
         self.policy_just_seen = false;
+        // A `T:` line whose `T:` the terminal's status line overwrote:
+        // `  1 ( 4542) P:99 I:1500 C: ...` among other `T:` lines.
+        let restored;
+        let (t, text) = match prefix_lost(t) {
+            true if !self.threads.is_empty() => {
+                restored = format!("T: {t}");
+                (restored.as_str(), restored.as_str())
+            }
+            _ => (t, text),
+        };
         if is_thread_line(t) {
             if !t.contains("Max:") || ends_with_bare_key(t) {
                 self.pending = Some((no, text.to_string()));
@@ -544,6 +566,15 @@ mod tests {
         let doc = crate::parse_str(text, None).unwrap();
         assert_eq!(doc.blocks.len(), 2);
         assert_eq!(doc.blocks[1].lines, [3, 4]);
+    }
+
+    #[test]
+    fn a_t_prefix_overwritten_by_the_status_line() {
+        let text = "T: 0 ( 4541) P:99 I:1000 C: 773124 Min:      1 Act:    6 Avg:    3 Max:   53381\n 1 ( 4542) P:99 I:1500 C: 515416 Min:      1 Act:    5 Avg:    3 Max:     147\n";
+        let (n, c) = parse(text).unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(c.threads[1].thread, 1);
+        assert_eq!(c.threads[1].max_us, 147.0);
     }
 
     #[test]

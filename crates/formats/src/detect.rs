@@ -134,6 +134,7 @@ pub static RECOGNIZERS: &[Recognizer] = &[
     Recognizer::single("cyclictest_json", "cyclictest --json", Strength::Specific, cyclictest_json::recognize),
     Recognizer::single("ftrace", "an ftrace latency report", Strength::Specific, ftrace::recognize),
     Recognizer::single("rtla", "rtla timerlat / osnoise", Strength::Specific, rtla::recognize),
+    Recognizer::single("latency_footer_table", "cyclictest footers in a hand-made table", Strength::Specific, plain::footer_table),
     Recognizer::single("cyclictest_histogram", "a cyclictest histogram", Strength::Specific, histogram::recognize),
     Recognizer::single("cyclictest", "cyclictest `T:` lines", Strength::Specific, cyclictest::recognize),
     Recognizer::single("perf_lock", "perf lock contention", Strength::Specific, perf_lock::recognize),
@@ -411,6 +412,21 @@ mod tests {
         assert_eq!(s.blocks.len(), 1);
         assert_eq!(s.blocks[0].block.lines, [5, 5]);
         assert!(s.failures.is_empty() && s.unread.is_empty());
+    }
+
+    #[test]
+    fn a_generic_table_yields_to_a_specific_block_inside_it() {
+        // `real 0.5` / `user 0.1` / `sys 0.2` would also be rows of the
+        // table above: the stronger `time` claim takes them.
+        let text = "kernel value\nvanilla 1\npatched 2\nreal 0.5\nuser 0.1\nsys 0.2\n";
+        let lines = crate::lines::split(text);
+        let s = scan(&lines).unwrap();
+        let found: Vec<_> = s
+            .blocks
+            .iter()
+            .map(|b| (b.format.name, b.block.lines))
+            .collect();
+        assert_eq!(found, [("plain", [1, 3]), ("time", [4, 6])]);
     }
 
     #[test]

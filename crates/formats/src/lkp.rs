@@ -55,7 +55,13 @@ struct LkpRow {
 }
 
 fn parse_row(text: &str) -> Option<LkpRow> {
-    let norm = text.replace('±', " ± ").replace("+-", " ± ");
+    // `Â±`, `A+-` and `ą` (U+0105) are `±` after a charset conversion.
+    let norm = text
+        .replace("Â±", " ± ")
+        .replace('ą', " ± ")
+        .replace("A+-", " ± ")
+        .replace('±', " ± ")
+        .replace("+-", " ± ");
     let toks: Vec<&str> = norm.split_whitespace().collect();
     let (metric, cells) = toks.split_last()?;
     if !metric.chars().any(|c| c.is_ascii_alphabetic()) || parse_number_unit(metric).is_some() {
@@ -116,7 +122,19 @@ pub fn recognize(
     let first = lines.get(start)?;
     let quote = first.quote;
     let same = |i: usize| lines.get(i).filter(|l| l.quote == quote);
-    let (commits, mut i) = if let Some(ids) = is_commit_line(first.text) {
+    // Column names: commit ids, or any names when the dashes and the
+    // `%stddev` header follow (a table pasted by hand: `base  base+patchset`).
+    let names = || {
+        let words: Vec<String> = first.text.split_whitespace().map(str::to_string).collect();
+        let dashes = same(start + 1).is_some_and(|l| is_dash_line(l.text));
+        (dashes
+            && words.len() >= 2
+            && words.len() <= 16
+            && !is_stddev_header(first.text)
+            && !first.text.trim_start().starts_with('#'))
+        .then_some(words)
+    };
+    let (commits, mut i) = if let Some(ids) = is_commit_line(first.text).or_else(names) {
         let dash = same(start + 1).is_some_and(|l| is_dash_line(l.text));
         let head = same(start + 2).is_some_and(|l| is_stddev_header(l.text));
         if !(dash && head) {

@@ -41,6 +41,11 @@ pub fn recognize(
     {
         return stress_ng(lines, start, stress_ng_payload).map(Ok);
     }
+    if let Some(rest) = stress_ng_payload(line.text)
+        && perf_counter(rest).is_some()
+    {
+        return stress_ng_perf(lines, start).map(Ok);
+    }
     // `--log-brief`: the same table without any prefix.
     if line.text.starts_with("stressor ") && line.text.contains("bogo ops") {
         return stress_ng(lines, start, bare).map(Ok);
@@ -58,7 +63,69 @@ pub fn recognize(
     if perf_csv_line(line.text).is_some() {
         return perf_csv(lines, start).map(Ok);
     }
+    if perf_json_line(line.text).is_some() {
+        return perf_json(lines, start).map(Ok);
+    }
     None
+}
+
+/// One `perf stat -j` line: `{"counter-value" : "81.667138", "unit" :
+/// "msec", "event" : "task-clock", ...}`. `Some(vec![])` for an event that
+/// was not counted.
+fn perf_json_line(text: &str) -> Option<Vec<Metric>> {
+    let t = text.trim();
+    if !t.starts_with('{') || !t.contains("\"counter-value\"") || t.len() > 4096 {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_str(t).ok()?;
+    let event = v.get("event")?.as_str()?.to_string();
+    let raw = v.get("counter-value")?;
+    let value = match raw {
+        serde_json::Value::String(s) if s.starts_with("<not ") => return Some(Vec::new()),
+        serde_json::Value::String(s) => s.trim().parse::<f64>().ok()?,
+        other => other.as_f64()?,
+    };
+    let unit = v
+        .get("unit")
+        .and_then(|u| u.as_str())
+        .filter(|u| !u.is_empty())
+        .map(str::to_string);
+    let mut out = vec![Metric {
+        name: event.clone(),
+        value,
+        unit: unit.clone(),
+    }];
+    if let Some(var) = v.get("variance").and_then(|x| x.as_f64()) {
+        out.push(Metric {
+            name: format!("{event} +-"),
+            value: var,
+            unit: Some("%".into()),
+        });
+    }
+    Some(out)
+}
+
+/// A run of `perf stat -j` lines.
+fn perf_json(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+    let quote = lines.get(start)?.quote;
+    let mut metrics = Vec::new();
+    let mut n = 0;
+    while let Some(l) = lines.get(start + n).filter(|l| l.quote == quote) {
+        match perf_json_line(l.text) {
+            Some(m) => metrics.extend(m),
+            None => break,
+        }
+        n += 1;
+    }
+    (!metrics.is_empty()).then(|| {
+        (
+            n,
+            BlockBody::Metrics(Metrics {
+                tool: "perf-stat".into(),
+                metrics,
+            }),
+        )
+    })
 }
 
 /// [`recognize`], and `perf stat -I` output, whose intervals are one block
@@ -259,6 +326,96 @@ fn stress_ng_logical(
     Some((joined, n))
 }
 
+/// A `stress-ng --perf` counter: `  3,993,235,331,584 CPU Cycles   59.767 B/sec`
+/// (the rate may be missing: wrapped onto the next line).
+fn perf_counter(rest: &str) -> Option<Vec<Metric>> {
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let first = words.first()?;
+    if !first.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let value = perf_number(first)?;
+    let name_end = words
+        .iter()
+        .skip(1)
+        .position(|w| w.starts_with(|c: char| c.is_ascii_digit()) || w.starts_with('('))
+        .map_or(words.len(), |p| p + 1);
+    let name = words.get(1..name_end)?;
+    let named = !name.is_empty()
+        && name.len() <= 6
+        && name.iter().all(|w| {
+            w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_/.".contains(c))
+        })
+        && name
+            .first()
+            .is_some_and(|w| w.starts_with(|c: char| c.is_ascii_uppercase()));
+    if !named {
+        return None;
+    }
+    let name = name.join(" ");
+    let mut out = vec![Metric {
+        name: name.clone(),
+        value,
+        unit: None,
+    }];
+    if let Some(rate) = perf_rate(&words[name_end..].join(" ")) {
+        out.push(Metric {
+            name: format!("{name} rate"),
+            value: rate.0,
+            unit: Some(rate.1),
+        });
+    }
+    Some(out)
+}
+
+/// `59.767 B/sec (0.369 instr. per cycle)` → (59.767, "B/sec").
+fn perf_rate(text: &str) -> Option<(f64, String)> {
+    let mut w = text.split_whitespace();
+    let v = perf_number(w.next()?)?;
+    let unit = w.next().filter(|u| u.ends_with("/sec"))?;
+    Some((v, unit.to_string()))
+}
+
+/// A run of `stress-ng --perf` counter lines, with rates a mailer wrapped
+/// onto the next line.
+fn stress_ng_perf(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+    let quote = lines.get(start)?.quote;
+    let mut metrics: Vec<Metric> = Vec::new();
+    let mut i = start;
+    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
+        if let Some(m) = stress_ng_payload(l.text).and_then(perf_counter) {
+            metrics.extend(m);
+            i += 1;
+            continue;
+        }
+        let wrapped_rate = stress_ng_payload(l.text).is_none()
+            && metrics.last().is_some_and(|m| !m.name.ends_with(" rate"))
+            && perf_rate(l.text).is_some();
+        if let (true, Some((v, unit)), Some(last)) =
+            (wrapped_rate, perf_rate(l.text), metrics.last().cloned())
+        {
+            metrics.push(Metric {
+                name: format!("{} rate", last.name),
+                value: v,
+                unit: Some(unit),
+            });
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    (metrics.len() >= 2).then(|| {
+        (
+            i - start,
+            BlockBody::Metrics(Metrics {
+                tool: "stress-ng".into(),
+                metrics,
+            }),
+        )
+    })
+}
+
 enum Usemem {
     Throughput { bytes: f64, usecs: f64, kbps: f64 },
     Free { usecs: f64 },
@@ -333,6 +490,12 @@ fn perf_spread_pct(text: &str) -> Option<f64> {
 /// then its spread over the runs when `-r N` printed one: `<name> +-` in
 /// `%`, for the elapsed time in seconds as printed.
 fn perf_line(text: &str) -> Option<Vec<Metric>> {
+    perf_line_in(text, false)
+}
+
+/// [`perf_line`] with the block's locale: under `european`, `306.500` is
+/// three hundred thousand.
+fn perf_line_in(text: &str, european: bool) -> Option<Vec<Metric>> {
     let t = text.trim();
     let spread_pct = perf_spread_pct(t);
     let body = t.split(" # ").next().unwrap_or(t).trim();
@@ -347,8 +510,17 @@ fn perf_line(text: &str) -> Option<Vec<Metric>> {
         // Printed but not measured: recognised, no value.
         return rest.split_whitespace().next().map(|_| Vec::new());
     }
+    // `(99.30%)` at the end: the share of time the event was counted.
+    let body = match body.rsplit_once(char::is_whitespace) {
+        Some((head, last)) if is_multiplex_share(last) => head.trim_end(),
+        _ => body,
+    };
     let mut words = body.split_whitespace().peekable();
-    let (value, _) = parse_number_unit(words.next()?).filter(|(_, u)| u.is_none())?;
+    let first = words.next()?;
+    let value = match european && is_thousands_dot(first) {
+        true => first.replace('.', "").parse().ok()?,
+        false => perf_number(first)?,
+    };
     let mut abs_spread = None;
     if words.peek() == Some(&"+-") {
         words.next();
@@ -362,6 +534,8 @@ fn perf_line(text: &str) -> Option<Vec<Metric>> {
         [unit, name] if matches!(*unit, "Joules" | "MiB" | "ns" | "us" | "ms") => {
             (Some(*unit), (*name).to_string())
         }
+        // Older perf prints the unit after the event: `task-clock:u (msec)`.
+        [name, "(msec)"] => (Some("msec"), (*name).to_string()),
         ["msec", name, cgroup] if is_cgroup(cgroup) => (Some("msec"), format!("{name} {cgroup}")),
         // `--for-each-cgroup`: the cgroup after the event (`cycles  A`).
         [name, cgroup] if is_cgroup(cgroup) => (None, format!("{name} {cgroup}")),
@@ -433,6 +607,72 @@ fn elapsed_line(text: &str) -> Option<(Option<String>, Vec<Metric>)> {
     Some((label, metrics))
 }
 
+/// `(99.30%)` / `(99,30%)`: how long a multiplexed event was counted.
+fn is_multiplex_share(w: &str) -> bool {
+    w.strip_prefix('(')
+        .and_then(|w| w.strip_suffix("%)"))
+        .is_some_and(|n| {
+            !n.is_empty()
+                && n.chars()
+                    .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+        })
+}
+
+/// The rest of a counter line a narrow terminal or a mailer wrapped: the
+/// metric's name and the multiplexing share (`tma_l3_bound  (99,30%)`).
+fn is_perf_continuation(t: &str) -> bool {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    match words.as_slice() {
+        [share] => is_multiplex_share(share),
+        [name, share] => is_multiplex_share(share) && !name.chars().all(|c| c.is_ascii_digit()),
+        _ => false,
+    }
+}
+
+/// A perf counter value in any locale: `1,234,567` and `2.058.892`
+/// (thousands), `1.001989022` and `1,001989022` (decimals). A single
+/// separator followed by exactly three digits is read as thousands only
+/// when it is a comma (perf's English output).
+fn perf_number(tok: &str) -> Option<f64> {
+    let dots = tok.matches('.').count();
+    let commas = tok.matches(',').count();
+    let groups_of_three = |sep: char| {
+        let mut parts = tok.split(sep);
+        let first = parts.next().unwrap_or("");
+        !first.is_empty()
+            && first.len() <= 3
+            && parts.all(|p| p.len() == 3 && p.chars().all(|c| c.is_ascii_digit()))
+    };
+    let normalized = if dots >= 2 && commas == 0 && groups_of_three('.') {
+        tok.replace('.', "")
+    } else if dots >= 1 && commas == 1 && tok.rfind(',') > tok.rfind('.') {
+        // `2.058,5`: German thousands and decimals.
+        tok.replace('.', "").replace(',', ".")
+    } else if commas == 1 && dots == 0 && !groups_of_three(',') {
+        tok.replace(',', ".")
+    } else {
+        return parse_number_unit(tok)
+            .filter(|(_, u)| u.is_none())
+            .map(|(v, _)| v);
+    };
+    normalized.parse().ok().filter(|v: &f64| v.is_finite())
+}
+
+/// `306.500`: one dot and three digits after it.
+fn is_thousands_dot(w: &str) -> bool {
+    matches!(w.split_once('.'), Some((a, b)) if !a.is_empty() && a.len() <= 3
+        && a.chars().all(|c| c.is_ascii_digit()) && b.len() == 3 && b.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// Whether a counter value is printed the German way (`2.058.892`,
+/// `1,001989022`).
+fn is_european(w: &str) -> bool {
+    let dots = w.matches('.').count();
+    let commas = w.matches(',').count();
+    (dots >= 2 && commas == 0)
+        || (commas == 1 && dots == 0 && w.split(',').nth(1).is_some_and(|d| d.len() != 3))
+}
+
 /// `Performance counter stats for 'cmd' (3 runs):` → 3.
 fn perf_runs(text: &str) -> Option<f64> {
     let t = text
@@ -455,6 +695,13 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
         });
     }
     let header = metrics.len();
+    let european = lines
+        .iter()
+        .skip(start + 1)
+        .take(64)
+        .take_while(|l| l.quote == quote)
+        .filter_map(|l| l.text.split_whitespace().next())
+        .any(is_european);
     let mut i = start + 1;
     let mut end = i;
     let mut blanks = 0;
@@ -468,9 +715,10 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             continue;
         }
         blanks = 0;
-        match perf_line(l.text) {
+        match perf_line_in(l.text, european) {
             Some(m) => metrics.extend(m),
             None if is_comment_tail(l.text, lines.get(i - 1).map(|p| p.text)) => {}
+            None if is_perf_continuation(l.text) => {}
             None => break,
         }
         i += 1;
@@ -663,6 +911,19 @@ mod tests {
         let (label, m) =
             elapsed_line("  6.5681 +- 0.0225 seconds time elapsed  ( +-  0.34% )").unwrap();
         assert_eq!((label, m[0].value), (None, 6.5681));
+    }
+
+    #[test]
+    fn perf_numbers_in_any_locale() {
+        assert_eq!(perf_number("2.058.892"), Some(2058892.0));
+        assert_eq!(perf_number("1,001989022"), Some(1.001989022));
+        assert_eq!(perf_number("1,234,567"), Some(1234567.0));
+        assert_eq!(perf_number("83723.452481"), Some(83723.452481));
+        assert_eq!(perf_number("1,5"), Some(1.5));
+        assert_eq!(perf_number("abc"), None);
+        assert!(is_perf_continuation("tma_l3_bound             (99,30%)"));
+        assert!(is_perf_continuation("                        (99,10%)"));
+        assert!(!is_perf_continuation("Some prose (here)"));
     }
 
     #[test]

@@ -167,6 +167,25 @@ fn named_row(text: &str) -> Option<(String, Vec<f64>)> {
     Some((label, values))
 }
 
+/// Which section of compare-kernels a headerless named row belongs to:
+/// `Duration User ...` or `Ops NUMA hint faults ...`.
+fn section_of(text: &str) -> Option<&'static str> {
+    match text.split_whitespace().next()? {
+        "Duration" => Some("Duration"),
+        "Ops" => Some("Ops"),
+        _ => None,
+    }
+}
+
+/// A header line printed after a `==========` rule: `==========\t\tbase  patched`.
+fn without_rule(text: &str) -> &str {
+    let t = text.trim_start();
+    match t.split_once(char::is_whitespace) {
+        Some((rule, rest)) if rule.len() >= 3 && rule.chars().all(|c| c == '=') => rest,
+        _ => text,
+    }
+}
+
 /// Lines above a table searched for the column names of a header whose
 /// names ran together.
 const UNGLUE_LOOKBACK: usize = 80;
@@ -234,7 +253,10 @@ pub fn recognize(
     let same = |i: usize| lines.get(i).filter(|l| l.quote == quote);
 
     // Work out the header lines and where rows begin.
-    let (kernels, variants, rows_at, kind, ncols) = if let Some(h1) = header(first.text) {
+    let section = section_of(first.text);
+    let (kernels, variants, rows_at, kind, ncols) = if let Some(h1) =
+        header(without_rule(first.text))
+    {
         let h2 = same(start + 1)
             .and_then(|l| header(l.text))
             .map(|h2| match h2.len() < h1.len() {
@@ -246,7 +268,18 @@ pub fn recognize(
             (n == h1.len() && n == h2.len()).then_some((kind, n))
         });
         if let (Some((kind, n)), Some(h2)) = (two, h2) {
-            (h1, h2, start + 2, kind, n)
+            let indent = |t: &str| t.len() - t.trim_start().len();
+            let h2_text = same(start + 1).map(|l| l.text).unwrap_or("");
+            // Header lines are right-aligned over their columns; a title
+            // line starts at the left margin.
+            let title_line = indent(without_rule(first.text)) < 4 && indent(h2_text) >= 8;
+            if !title_line || h1.iter().all(|w| looks_like_kernel(w)) {
+                (h1, h2, start + 2, kind, n)
+            } else {
+                // `autonumabench NUMA01` above `base  patched`: a title
+                // line, then the variants; the table starts at the latter.
+                return None;
+            }
         } else {
             let (kind, n) = row_kind(same(start + 1)?.text)?;
             if n != h1.len() {
@@ -266,10 +299,14 @@ pub fn recognize(
                 (Vec::new(), h1, start + 1, kind, n)
             }
         }
-    } else {
-        // Headerless: only statistic rows are distinctive enough.
-        let (_, _, cols) = stat_row(first.text)?;
+    } else if let Some((_, _, cols)) = stat_row(first.text) {
+        // Headerless statistic rows are distinctive enough.
         (Vec::new(), Vec::new(), start, RowKind::Stat, cols.len())
+    } else {
+        // So are `Duration ...` and `Ops ...` sections, headerless.
+        section?;
+        let (_, values) = named_row(first.text)?;
+        (Vec::new(), Vec::new(), start, RowKind::Named, values.len())
     };
 
     let mut rows = Vec::new();
@@ -300,6 +337,9 @@ pub fn recognize(
                 });
             }
             RowKind::Named => {
+                if section.is_some() && section_of(line.text) != section {
+                    break;
+                }
                 let Some((label, values)) = named_row(line.text) else {
                     break;
                 };
@@ -325,9 +365,16 @@ pub fn recognize(
         && rows
             .iter()
             .all(|r| DURATION_ROWS.contains(&r.metric.as_str()));
-    if kind == RowKind::Named && !duration && kernels.is_empty() {
+    let ops = section == Some("Ops") && rows_at == start;
+    if kind == RowKind::Named && !duration && !ops && kernels.is_empty() {
         return None;
     }
+    // A headerless section (`Duration ...`, `Ops ...`, stats under a
+    // section name) continues the columns of the header above it.
+    let (kernels, variants) = match rows_at == start && kernels.is_empty() && variants.is_empty() {
+        true => header_above(lines, start, ncols).unwrap_or_default(),
+        false => (kernels, variants),
+    };
     let columns = (0..ncols)
         .map(|c| {
             let k = kernels.get(c).copied().unwrap_or("");
@@ -338,7 +385,7 @@ pub fn recognize(
     let title = if rows_at > start {
         title_above(lines, start)
     } else {
-        None
+        underlined_title(lines, start)
     };
     Some(Ok((
         i - start,
@@ -353,6 +400,91 @@ pub fn recognize(
             ..Table::default()
         }),
     )))
+}
+
+/// Lines above a headerless section searched for the header it continues.
+const HEADER_LOOKBACK: usize = 80;
+
+/// The kernel and variant lines of the nearest compare-kernels header
+/// above `start` with `ncols` columns: a header line directly followed by
+/// statistic rows, or by a second header line that is.
+fn header_above<'a>(
+    lines: &[Line<'a>],
+    start: usize,
+    ncols: usize,
+) -> Option<(Vec<&'a str>, Vec<&'a str>)> {
+    let quote = lines.get(start)?.quote;
+    let from = start.saturating_sub(HEADER_LOOKBACK);
+    let rows_follow = |i: usize| {
+        lines
+            .get(i)
+            .filter(|n| n.quote == quote)
+            .and_then(|n| stat_row(n.text))
+            .is_some_and(|(_, _, c)| c.len() == ncols)
+    };
+    for i in (from..start).rev() {
+        let Some(l) = lines.get(i).filter(|l| l.quote == quote) else {
+            continue;
+        };
+        let Some(h) = header(without_rule(l.text)).filter(|h| h.len() == ncols) else {
+            continue;
+        };
+        if rows_follow(i + 1) {
+            return Some(match h.iter().all(|w| looks_like_kernel(w)) {
+                true => (h, Vec::new()),
+                false => (Vec::new(), h),
+            });
+        }
+        let second = lines
+            .get(i + 1)
+            .filter(|n| n.quote == quote)
+            .and_then(|n| header(n.text))
+            .filter(|h2| h2.len() == ncols);
+        if let Some(h2) = second
+            && rows_follow(i + 2)
+        {
+            return Some((h, h2));
+        }
+    }
+    None
+}
+
+/// The title of a headerless section: an underlined name (`NUMA01` /
+/// `=====`), or a short heading line right above it or above a blank line
+/// above it (`autonumabench NUMA02`).
+fn underlined_title(lines: &[Line<'_>], start: usize) -> Option<String> {
+    underlined(lines, start).or_else(|| {
+        let above = lines.get(start.checked_sub(1)?)?;
+        let at = if above.text.trim().is_empty() {
+            start.checked_sub(2)?
+        } else {
+            start - 1
+        };
+        let l = lines.get(at)?;
+        let t = l.text.trim();
+        let standalone = at == 0 || lines.get(at - 1).is_some_and(|p| p.text.trim().is_empty());
+        let ok = standalone
+            && l.quote == lines.get(start)?.quote
+            && !t.is_empty()
+            && t.split_whitespace().count() <= 4
+            && !t.ends_with(['.', ',', ';', ':', ')'])
+            && row_kind(t).is_none()
+            && header(t).is_some();
+        ok.then(|| t.to_string())
+    })
+}
+
+fn underlined(lines: &[Line<'_>], start: usize) -> Option<String> {
+    let rule = lines.get(start.checked_sub(1)?)?;
+    let name = lines.get(start.checked_sub(2)?)?;
+    let r = rule.text.trim();
+    let n = name.text.trim();
+    let ok = r.len() >= 3
+        && r.chars().all(|c| c == '=' || c == '-')
+        && !n.is_empty()
+        && n.split_whitespace().count() <= 4
+        && rule.quote == name.quote;
+    ok.then(|| n.to_string())
 }
 
 /// A short line right above the headers names the table (`xfsio Time`).
@@ -373,6 +505,35 @@ fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn headerless_sections_continue_the_header_above() {
+        let text = "kernbench\n==========\t\tbase                  patched\nAmean     elsp-128      165.09 (   0.00%)      164.78 *   0.19%*\n\nDuration User       41404.28    41375.08\nDuration Elapsed      519.87      518.72\n\nOps NUMA PTE updates     1041416.00      831536.00\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let tables: Vec<_> = doc
+            .blocks
+            .iter()
+            .map(|b| match &b.body {
+                BlockBody::Table(t) => {
+                    (t.style.clone(), t.columns.clone(), t.rows[0].metric.clone())
+                }
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        let cols = vec!["base".to_string(), "patched".to_string()];
+        assert_eq!(
+            tables,
+            [
+                ("mmtests".to_string(), cols.clone(), "elsp-128".to_string()),
+                ("duration".to_string(), cols.clone(), "User".to_string()),
+                (
+                    "mmtests".to_string(),
+                    cols,
+                    "Ops NUMA PTE updates".to_string()
+                ),
+            ]
+        );
+    }
 
     #[test]
     fn stat_rows() {

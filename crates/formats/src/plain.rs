@@ -29,6 +29,8 @@ pub struct Cell {
     pub printed: String,
     pub value: Option<f64>,
     pub unit: Option<String>,
+    /// `± 2.5%` after the value: the spread in percent, when printed so.
+    pub spread_pct: Option<f64>,
 }
 
 /// Parse a number with an optional attached unit: `-2%`, `80GB`, `1,234`,
@@ -106,8 +108,25 @@ fn number_prefix_len(s: &str) -> usize {
 /// Split a row into cells, joining a bare number with a following unit word
 /// (`5008377 us` is one cell).
 pub fn cells(text: &str) -> Vec<Cell> {
+    // `12.5±0.3` and `12.5 +- 0.3` are one cell: a value and its spread.
+    let spaced = text.replace('±', " ± ").replace(" +- ", " ± ");
     let mut out: Vec<Cell> = Vec::new();
-    for tok in text.split_whitespace() {
+    let mut toks = spaced.split_whitespace().peekable();
+    while let Some(tok) = toks.next() {
+        if tok == "±"
+            && let Some(prev) = out.last_mut()
+            && prev.value.is_some()
+            && let Some(next) = toks.peek().copied()
+            && let Some((_, unit)) = parse_number_unit(next)
+        {
+            prev.printed.push_str(" ± ");
+            prev.printed.push_str(next);
+            if unit == Some("%") {
+                prev.spread_pct = parse_number_unit(next).map(|(v, _)| v);
+            }
+            toks.next();
+            continue;
+        }
         if UNITS.contains(&tok)
             && let Some(prev) = out.last_mut()
             && prev.value.is_some()
@@ -126,6 +145,7 @@ pub fn cells(text: &str) -> Vec<Cell> {
             printed: tok.to_string(),
             value,
             unit,
+            spread_pct: None,
         });
     }
     out
@@ -144,28 +164,275 @@ fn is_header(text: &str) -> Option<Vec<&str>> {
         w.chars().count() <= 32
             && w.chars().any(char::is_alphanumeric)
             && parse_number_unit(w).is_none()
-            && !w.starts_with(['+', '-', '@', '#', '|', '=', '(', '<', '['])
+            && !w.starts_with(['+', '-', '@', '#', '|', '=', '(', '<', '[', '/'])
+            // Shell, not a header: `cat /proc/$PID/status`.
+            && !w.contains('$')
     });
     ok.then_some(words)
 }
 
+/// A cell printed for "no value": `-`, `-------`, `n/a`, `nan`.
+fn is_placeholder(c: &Cell) -> bool {
+    let p = c.printed.as_str();
+    (!p.is_empty() && p.chars().all(|ch| ch == '-'))
+        || p.eq_ignore_ascii_case("n/a")
+        || p.eq_ignore_ascii_case("nan")
+        || p.eq_ignore_ascii_case("-nan")
+}
+
+/// A value slot: a number, or a placeholder for a missing one.
+fn is_value(c: &Cell) -> bool {
+    c.value.is_some() || is_placeholder(c)
+}
+
 /// A data row under a header of `k` columns: `k` cells, or `k + 1` with a
-/// leading label. Every cell after the first must be a number.
+/// leading label. Every cell after the first must be a number (or a
+/// placeholder such as `-------`), and at least one a number.
 fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
     let cs = cells(text);
     if cs.len() == k + 1 {
         let mut it = cs.into_iter();
         let label = it.next()?;
         let rest: Vec<Cell> = it.collect();
-        if rest.iter().all(|c| c.value.is_some()) && label.value.is_none() {
+        if rest.iter().all(is_value)
+            && rest.iter().any(|c| c.value.is_some())
+            && label.value.is_none()
+        {
             return Some((Some(label.printed), rest));
         }
         return None;
     }
-    if cs.len() == k && cs.iter().skip(1).all(|c| c.value.is_some()) {
+    if cs.len() == k
+        && cs.iter().skip(1).all(is_value)
+        && cs.iter().skip(1).any(|c| c.value.is_some())
+    {
         return Some((None, cs));
     }
     None
+}
+
+/// Names of cyclictest histogram footer rows.
+const FOOTER_ROWS: &[&str] = &[
+    "Min Latencies",
+    "Avg Latencies",
+    "Max Latencies",
+    "Histogram Overflows",
+    "Total",
+];
+
+/// `  LNICE(-19)    # Avg Latencies: 00191  00122  00089  00066`: a
+/// cyclictest footer row, maybe with a row label in front of its `#`.
+fn footer_row(text: &str) -> Option<(Option<String>, &str, Vec<f64>)> {
+    let (before, after) = text.split_once('#')?;
+    let (name, vals) = after.trim_start().split_once(':')?;
+    let name = FOOTER_ROWS.iter().find(|n| **n == name.trim())?;
+    let values: Vec<f64> = vals
+        .split_whitespace()
+        .map(|w| {
+            parse_number_unit(w)
+                .filter(|(_, u)| u.is_none())
+                .map(|(v, _)| v)
+        })
+        .collect::<Option<_>>()?;
+    if values.is_empty() {
+        return None;
+    }
+    let label = before.trim();
+    let label = (!label.is_empty()).then(|| label.to_string());
+    Some((label, name, values))
+}
+
+/// cyclictest histogram footers rearranged into a hand-made table: a
+/// header of names (one per run or kernel), then footer rows with one value
+/// per name, maybe labelled in front of the `#` and separated by blank
+/// lines. A label names its group of Min / Avg / Max rows.
+pub fn footer_table(
+    lines: &[Line<'_>],
+    start: usize,
+) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let head = lines.get(start)?;
+    let columns = is_header(head.text)?;
+    let k = columns.len();
+    let mut found: Vec<(Option<String>, &str, Vec<f64>)> = Vec::new();
+    let mut i = start + 1;
+    let mut end = i;
+    let mut blanks = 0;
+    while let Some(line) = lines.get(i).filter(|l| l.quote == head.quote) {
+        if line.text.trim().is_empty() {
+            blanks += 1;
+            if blanks > 1 {
+                break;
+            }
+            i += 1;
+            continue;
+        }
+        blanks = 0;
+        match footer_row(line.text) {
+            Some(r) if r.2.len() == k => found.push(r),
+            _ => break,
+        }
+        i += 1;
+        end = i;
+    }
+    if found.is_empty() {
+        return None;
+    }
+    // Groups: a row whose name was seen in the current group starts a new one.
+    let mut group_of = Vec::with_capacity(found.len());
+    let mut group = 0;
+    let mut seen: Vec<&str> = Vec::new();
+    for (_, name, _) in &found {
+        if seen.contains(name) {
+            group += 1;
+            seen.clear();
+        }
+        seen.push(name);
+        group_of.push(group);
+    }
+    let labels: Vec<Option<String>> = (0..=group)
+        .map(|g| {
+            found
+                .iter()
+                .zip(&group_of)
+                .find(|((l, _, _), gg)| **gg == g && l.is_some())
+                .and_then(|((l, _, _), _)| l.clone())
+        })
+        .collect();
+    let rows = found
+        .iter()
+        .zip(&group_of)
+        .map(|((_, name, values), g)| {
+            let metric = match labels.get(*g).cloned().flatten() {
+                Some(l) => format!("{l} {name}"),
+                None => (*name).to_string(),
+            };
+            TableRow {
+                metric,
+                values: values.iter().map(|v| Some(*v)).collect(),
+                ..TableRow::default()
+            }
+        })
+        .collect();
+    Some(Ok((
+        end - start,
+        BlockBody::Table(Table {
+            style: "plain".into(),
+            title: title_above(lines, start),
+            columns: columns.iter().map(|s| s.to_string()).collect(),
+            column_kernels: Vec::new(),
+            column_variants: Vec::new(),
+            rows,
+            // us unless the run used -N, which the table does not say.
+            unit: None,
+            ..Table::default()
+        }),
+    )))
+}
+
+/// Column names separated by runs of two or more spaces or by tabs
+/// (`w/o patch       w/ patch`), for rows whose labels have several words.
+fn spaced_header(text: &str) -> Option<Vec<String>> {
+    let t = text.trim();
+    let names: Vec<String> = t
+        .split('\t')
+        .flat_map(|part| part.split("  "))
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+        .collect();
+    let ok = names.len() >= 2
+        && names.len() <= MAX_COLUMNS
+        && names
+            .iter()
+            .all(|n| parse_number_unit(n).is_none() && !n.ends_with(['.', ':', ',']))
+        && names.iter().all(|n| n.split_whitespace().count() <= 4);
+    ok.then_some(names)
+}
+
+/// A row under a spaced header of `k` columns: the last `k` cells are
+/// values, whatever precedes them is the row's label.
+fn spaced_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
+    let mut cs = cells(text);
+    if cs.len() < k {
+        return None;
+    }
+    let values = cs.split_off(cs.len() - k);
+    if !values.iter().all(is_value) || !values.iter().any(|c| c.value.is_some()) {
+        return None;
+    }
+    if cs.len() > 6
+        || (!cs.is_empty()
+            && !cs
+                .iter()
+                .any(|c| c.printed.chars().any(char::is_alphabetic)))
+    {
+        // A label of more than six cells is prose with numbers at its end;
+        // a label of numbers only is a row with too many values.
+        return None;
+    }
+    let label: Vec<String> = cs.into_iter().map(|c| c.printed).collect();
+    Some(((!label.is_empty()).then(|| label.join(" ")), values))
+}
+
+/// A line holding only the first part of a row label (`RocksDB-readseq
+/// (ops/sec)` above `(32-threads)   1.2M   2.4M`).
+fn label_line(text: &str) -> bool {
+    let t = text.trim();
+    !t.is_empty()
+        && t.split_whitespace().count() <= 6
+        && !t.ends_with(['.', ':', ',', ';'])
+        && cells(t).iter().all(|c| c.value.is_none())
+}
+
+/// A table under a header whose column names have several words.
+fn spaced_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+    let head = lines.get(start)?;
+    let columns = spaced_header(head.text)?;
+    let k = columns.len();
+    let mut rows = Vec::new();
+    let mut pending: Option<String> = None;
+    let mut i = start + 1;
+    let mut end = i;
+    while let Some(line) = lines.get(i).filter(|l| l.quote == head.quote) {
+        if let Some((label, cs)) = spaced_row(line.text, k) {
+            let label = match (pending.take(), label) {
+                (Some(p), Some(l)) => Some(format!("{p} {l}")),
+                (p, l) => l.or(p),
+            };
+            let metric =
+                label.unwrap_or_else(|| cs.first().map(|c| c.printed.clone()).unwrap_or_default());
+            rows.push(row_from_cells(metric, &cs));
+            i += 1;
+            end = i;
+            continue;
+        }
+        let next_is_row = lines
+            .get(i + 1)
+            .filter(|l| l.quote == head.quote)
+            .is_some_and(|l| spaced_row(l.text, k).is_some());
+        if pending.is_none() && label_line(line.text) && next_is_row {
+            pending = Some(line.text.trim().to_string());
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    Some((
+        end - start,
+        BlockBody::Table(Table {
+            style: "plain".into(),
+            title: title_above(lines, start),
+            columns,
+            column_kernels: Vec::new(),
+            column_variants: Vec::new(),
+            rows,
+            unit: None,
+            ..Table::default()
+        }),
+    ))
 }
 
 /// Header words that name a dimension of the experiment (`size`, `threads`,
@@ -285,6 +552,11 @@ pub fn recognize(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
+    word_table(lines, start).or_else(|| spaced_table(lines, start).map(Ok))
+}
+
+/// A table whose header has one word per column.
+fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody), ParseError>> {
     let head = lines.get(start)?;
     let columns = is_header(head.text)?;
     let k = columns.len();
@@ -434,7 +706,11 @@ pub fn row_from_cells(metric: String, cs: &[Cell]) -> TableRow {
         metric,
         values: cs.iter().map(|c| c.value).collect(),
         printed_deltas_pct: Vec::new(),
-        spread_pct: Vec::new(),
+        spread_pct: if cs.iter().any(|c| c.spread_pct.is_some()) {
+            cs.iter().map(|c| c.spread_pct).collect()
+        } else {
+            Vec::new()
+        },
         printed: cs.iter().map(|c| c.printed.clone()).collect(),
         unit,
     }
@@ -464,6 +740,21 @@ fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labels_of_several_words_and_spreads() {
+        let text = "                       base             patched\nthroughput (MB/s)      1234 ± 2%        1456 ± 3%\nlatency p99 (us)       88.1 +- 4.2      61.0 +- 3.3\n";
+        let lines = crate::lines::split(text);
+        let (n, body) = recognize(&lines, 0).unwrap().unwrap();
+        assert_eq!(n, 3);
+        let BlockBody::Table(t) = body else { panic!() };
+        assert_eq!(t.columns, ["base", "patched"]);
+        assert_eq!(t.rows[0].metric, "throughput (MB/s)");
+        assert_eq!(t.rows[0].values, [Some(1234.0), Some(1456.0)]);
+        assert_eq!(t.rows[0].spread_pct, [Some(2.0), Some(3.0)]);
+        assert_eq!(t.rows[1].values, [Some(88.1), Some(61.0)]);
+        assert_eq!(t.rows[1].printed, ["88.1 ± 4.2", "61.0 ± 3.3"]);
+    }
 
     #[test]
     fn numbers_and_units() {

@@ -376,6 +376,10 @@ impl Parser {
         if t.starts_with("rtla timerlat hit stop tracing") {
             return true;
         }
+        if t == "%)" || (t.ends_with("%)") && t.len() <= 12 && !t.contains(':')) {
+            // The rest of `... 0.00 us (0.00` / `%)` wrapped by a mailer.
+            return true;
+        }
         if let Some((head, rest)) = split_glued(t) {
             // Two items printed without a newline between them (rtla before
             // its `Previous IRQ interference` fix).
@@ -401,7 +405,9 @@ impl Parser {
             return true;
         }
         self.in_stack = false;
-        if t.starts_with("Blocking thread stacktrace") {
+        if t.starts_with("Blocking thread stacktrace")
+            || t.starts_with("Blocking thread stack trace")
+        {
             self.in_stack = true;
             return true;
         }

@@ -78,6 +78,19 @@ proptest! {
         parse_ok(lines.join("\n").as_bytes());
     }
 
+    /// Any body in a multipart mail (HTML part, base64 part, and the same
+    /// bytes really base64-encoded): no panic, spans inside the input.
+    #[test]
+    fn arbitrary_mime_bodies(body in "[ -~\t\n<>&;=]{0,600}", raw in proptest::collection::vec(any::<u8>(), 0..300)) {
+        let encoded = base64(&raw);
+        let mail = format!(
+            "From: a@b\nSubject: =?UTF-8?B?{}?=\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"b\"\n\n--b\nContent-Type: text/html\n\n{body}\n--b\nContent-Type: text/plain\nContent-Transfer-Encoding: base64\n\n{body}\n--b\nContent-Type: application/octet-stream\nContent-Transfer-Encoding: base64\n\n{encoded}\n--b--\n",
+            base64(body.as_bytes()),
+        );
+        let doc = parse(mail.as_bytes(), None).unwrap();
+        check(&doc);
+    }
+
     #[test]
     fn corpus_with_bytes_spliced_in(
         file in any::<prop::sample::Index>(),
@@ -94,6 +107,52 @@ proptest! {
         let cut = cut.index(v.len() + 1);
         parse_ok(&v[..cut]);
     }
+}
+
+/// Standard base64, wrapped at 76 columns as mailers do.
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for (k, chunk) in bytes.chunks(3).enumerate() {
+        if k > 0 && k % 19 == 0 {
+            out.push('\n');
+        }
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(A[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A real cyclictest block base64-encoded in an attachment comes back with
+/// its values, at the lines of the encoded text.
+#[test]
+fn base64_attachment_round_trip() {
+    let block = "T: 0 ( 4541) P:99 I:1000 C: 773124 Min:      1 Act:    6 Avg:    3 Max:   53381\nT: 1 ( 4542) P:99 I:1500 C: 515416 Min:      1 Act:    5 Avg:    3 Max:     147\n";
+    let mail = format!(
+        "From: a@b\nSubject: x\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"b\"\n\n--b\nContent-Type: text/plain\n\nsee attached\n--b\nContent-Type: text/plain\nContent-Transfer-Encoding: base64\n\n{}\n--b--\n",
+        base64(block.as_bytes())
+    );
+    let doc = parse(mail.as_bytes(), None).unwrap();
+    assert_eq!(doc.blocks.len(), 1, "{doc:?}");
+    let serde_json::Value::Object(b) = serde_json::to_value(&doc.blocks[0]).unwrap() else {
+        panic!()
+    };
+    assert_eq!(b["threads"][0]["max_us"], 53381.0);
+    assert_eq!(b["threads"][1]["max_us"], 147.0);
+    // 160 bytes of text: the first line starts on encoded line 14, the
+    // second (byte 81) on the second encoded line (57 bytes per line).
+    assert_eq!(b["lines"], serde_json::json!([14, 15]));
 }
 
 /// The bodies of a document's blocks, without spans and hints.
