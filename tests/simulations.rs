@@ -478,7 +478,7 @@ async fn a_killed_worker_s_job_completes_exactly_once(pool: PgPool) {
         .fetch_one(&pool)
         .await
         .unwrap();
-    assert_eq!(runs, 4, "one run per block of the one variant, stored once");
+    assert_eq!(runs, 5, "one run per block of the one variant, stored once");
 }
 
 #[sqlx::test]
