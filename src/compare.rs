@@ -10,9 +10,10 @@
 use std::collections::BTreeMap;
 
 use reclaimlab_report::compare::{
-    Better, ColumnInput, ComparisonInput, LatencyColumn, MetricSamples, PrintedSummary, RunRef,
-    ThreadHistogram, ThreadLatency,
+    ColumnInput, ComparisonInput, DeltaConvention, LatencyColumn, MetricSamples, PrintedSummary,
+    RunRef, ThreadHistogram, ThreadLatency, TraceSummary,
 };
+use reclaimlab_report::direction::{self, DirectionSource, MetricFacts};
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
@@ -163,38 +164,29 @@ impl ColumnSpec {
     }
 }
 
-/// Which way is better for a metric, from its name, unit and table title.
-pub fn better_for(name: &str, unit: Option<&str>, title: Option<&str>) -> Better {
-    let hay = format!(
-        "{} {} {}",
-        name.to_ascii_lowercase(),
-        unit.unwrap_or("").to_ascii_lowercase(),
-        title.unwrap_or("").to_ascii_lowercase()
-    );
-    const HIGHER: &[&str] = &[
-        "throughput",
-        "tput",
-        "ops/s",
-        "ops_per",
-        "bogo ops",
-        "per-min",
-        "per_min",
-        "/s",
-        "#/s",
-        "rate",
-        "bandwidth",
-        "iops",
-        "jobs-per",
-        "mb/s",
-        "gb/s",
-        "transactions",
-        "faults/s",
-    ];
-    if HIGHER.iter().any(|h| hay.contains(h)) {
-        Better::Higher
-    } else {
-        Better::Lower
+/// Which way is better for a stored metric: the upload's or the printed
+/// table's word when stored, else the report crate's direction table.
+pub fn direction_of(
+    m: &crate::storage::runs::MetricValue,
+    tool: Option<&str>,
+) -> (reclaimlab_report::compare::Better, DirectionSource) {
+    if let Some(b) = m
+        .direction
+        .as_deref()
+        .and_then(crate::ingest::better_from_str)
+    {
+        let src = match m.direction_source.as_deref() {
+            Some("printed") => DirectionSource::Printed,
+            _ => DirectionSource::Upload,
+        };
+        return (b, src);
     }
+    direction::lookup(MetricFacts {
+        name: &m.name,
+        unit: m.unit.as_deref().unwrap_or(""),
+        stat: m.stat.as_deref(),
+        tool,
+    })
 }
 
 /// Build the report input from the runs of each column.
@@ -234,24 +226,30 @@ fn build_column(
     first_col_of: &BTreeMap<(i64, i32), usize>,
 ) -> ColumnInput {
     let mut metrics: Vec<MetricSamples> = Vec::new();
-    let mut index: BTreeMap<(String, Option<String>), usize> = BTreeMap::new();
+    // Metric identity: scope, printed statistic, name, unit.
+    type Key = (String, Option<String>, String, String);
+    let mut index: BTreeMap<Key, usize> = BTreeMap::new();
     for r in runs {
         for m in &r.metrics {
-            // Printed means keep the metric's own name; other printed
-            // statistics (Min, Stddev, ...) are metrics of their own.
-            let printed_stat = m.stat.clone();
-            let key = (m.name.clone(), printed_stat.clone());
+            let unit = m.unit.clone().unwrap_or_default();
+            let key = (
+                m.scope.clone(),
+                m.stat.clone(),
+                m.name.clone(),
+                unit.clone(),
+            );
             let pos = *index.entry(key).or_insert_with(|| {
-                let name = match printed_stat.as_deref() {
-                    Some(s) if !matches!(s, "Amean" | "Hmean" | "Gmean") => {
-                        format!("{s} {}", m.name)
-                    }
-                    _ => m.name.clone(),
-                };
+                // A printed statistic (Min, Stddev, ...) is part of the
+                // identity and shown in its own column, not in the name.
+                let name = m.name.clone();
+                let (better, direction_source) = direction_of(m, Some(r.tool.as_str()));
                 metrics.push(MetricSamples {
-                    better: better_for(&m.name, m.unit.as_deref(), r.title.as_deref()),
+                    scope: m.scope.clone(),
+                    section: m.section.clone().unwrap_or_default(),
+                    better,
+                    direction_source,
                     name,
-                    unit: m.unit.clone().unwrap_or_default(),
+                    unit,
                     ..MetricSamples::default()
                 });
                 metrics.len() - 1
@@ -260,7 +258,7 @@ fn build_column(
             match &m.stat {
                 Some(stat) => {
                     // A printed summary: keep the first one seen (the same
-                    // variant often appears in two adjacent tables).
+                    // table seen twice, e.g. quoted).
                     if ms.printed.is_none() {
                         let relative_to = if r.column_index > 0 {
                             r.upload_id
@@ -276,11 +274,34 @@ fn build_column(
                             } else {
                                 None
                             },
+                            printed_convention: match m.delta_convention.as_deref() {
+                                Some("gain") => DeltaConvention::Gain,
+                                _ => DeltaConvention::Change,
+                            },
                             relative_to,
                         });
                     }
                 }
-                None => ms.samples.push(m.value),
+                None => {
+                    ms.samples.push(m.value);
+                    // A hand-made or LKP table's own delta column, kept as
+                    // printed beside the value.
+                    if let (Some(d), Some(u)) = (m.printed_delta_pct, r.upload_id)
+                        && r.column_index > 0
+                        && ms.printed.is_none()
+                    {
+                        ms.printed = Some(PrintedSummary {
+                            stat: String::new(),
+                            value: m.value,
+                            printed_delta_pct: Some(d),
+                            printed_convention: match m.delta_convention.as_deref() {
+                                Some("gain") => DeltaConvention::Gain,
+                                _ => DeltaConvention::Change,
+                            },
+                            relative_to: first_col_of.get(&(u, r.block_index)).copied(),
+                        });
+                    }
+                }
             }
         }
     }
@@ -305,8 +326,11 @@ fn latency_column(runs: &[RunData]) -> Option<LatencyColumn> {
     let mut threads: BTreeMap<u32, ThreadLatency> = BTreeMap::new();
     let mut avg_sum: BTreeMap<u32, f64> = BTreeMap::new();
     let mut merged: BTreeMap<u64, (f64, u64)> = BTreeMap::new();
-    let mut per_thread_hist: BTreeMap<u32, BTreeMap<u64, (f64, u64)>> = BTreeMap::new();
-    let mut worst_trace: Option<&crate::storage::runs::TraceRow> = None;
+    /// Buckets by lower bound, overflows, printed maximum.
+    type ThreadHist = (BTreeMap<u64, (f64, u64)>, u64, Option<f64>);
+    let mut per_thread_hist: BTreeMap<u32, ThreadHist> = BTreeMap::new();
+    let mut traces: Vec<TraceSummary> = Vec::new();
+    let mut bucket_us: Option<f64> = None;
     let mut any = false;
     for r in runs {
         for t in &r.threads {
@@ -324,20 +348,38 @@ fn latency_column(runs: &[RunData]) -> Option<LatencyColumn> {
             e.n_runs += 1;
             *avg_sum.entry(th).or_default() += t.avg_us;
         }
-        for b in &r.histogram {
+        // Only cyclictest histograms are cyclictest latency; a bpftrace or
+        // BCC distribution is its own scope (its percentiles are metrics).
+        let cyclictest = r.block_kind == "cyclictest";
+        for b in r.histogram.iter().filter(|_| cyclictest) {
             any = true;
             let key = b.lower_us.to_bits();
             let e = merged.entry(key).or_insert((b.lower_us, 0));
             e.1 += b.count.max(0) as u64;
             let pt = per_thread_hist.entry(b.thread.max(0) as u32).or_default();
-            let e = pt.entry(key).or_insert((b.lower_us, 0));
+            let e = pt.0.entry(key).or_insert((b.lower_us, 0));
             e.1 += b.count.max(0) as u64;
+        }
+        for h in r.hist_threads.iter().filter(|_| cyclictest) {
+            any = true;
+            let pt = per_thread_hist.entry(h.thread.max(0) as u32).or_default();
+            pt.1 = pt.1.saturating_add(h.overflows.max(0) as u64);
+            if let Some(m) = h.max_us.filter(|m| m.is_finite()) {
+                pt.2 = Some(pt.2.map_or(m, |x: f64| x.max(m)));
+            }
+            if h.bucket_us.is_finite() && h.bucket_us > 0.0 {
+                bucket_us = Some(bucket_us.map_or(h.bucket_us, |b: f64| b.min(h.bucket_us)));
+            }
         }
         if let Some(t) = &r.trace {
             any = true;
-            if worst_trace.is_none_or(|w| t.latency_us > w.latency_us) {
-                worst_trace = Some(t);
-            }
+            traces.push(TraceSummary {
+                tracer: t.tracer.clone(),
+                latency_us: t.latency_us,
+                culprit: t.culprit.clone(),
+                culprit_path: t.culprit_path.clone(),
+                n_runs: 1,
+            });
         }
     }
     if !any {
@@ -356,17 +398,17 @@ fn latency_column(runs: &[RunData]) -> Option<LatencyColumn> {
         histogram: sort(merged),
         thread_histograms: per_thread_hist
             .into_iter()
-            .map(|(thread, m)| ThreadHistogram {
+            .map(|(thread, (m, overflows, max_us))| ThreadHistogram {
                 thread,
                 buckets: sort(m),
+                overflows,
+                max_us,
             })
             .collect(),
-        culprit: worst_trace.and_then(|t| t.culprit.clone()),
-        culprit_path: worst_trace
-            .map(|t| t.culprit_path.clone())
-            .unwrap_or_default(),
-        trace_latency_us: worst_trace.map(|t| t.latency_us),
-        tracer: worst_trace.map(|t| t.tracer.clone()),
+        overflows: 0,
+        histogram_max_us: None,
+        bucket_us,
+        traces,
     })
 }
 
@@ -469,22 +511,22 @@ pub fn chart(c: &reclaimlab_report::compare::Comparison) -> Option<String> {
     if let Some(h) = svg::latency_histogram_chart(c) {
         return Some(h);
     }
-    if let Some(l) = c
-        .latency
-        .as_ref()
-        .filter(|l| l.max_us.iter().any(Option::is_some))
-    {
+    if let Some(w) = c.latency.as_ref().and_then(|l| l.worst.first()) {
         let bars: Vec<svg::Bar> = c
             .columns
             .iter()
-            .zip(&l.max_us)
+            .zip(&w.cells)
             .map(|(col, m)| svg::Bar {
                 label: col.label.clone(),
-                value: *m,
+                value: m.map(|p| p.value_us),
                 error: None,
             })
             .collect();
-        return Some(svg::bar_chart("Worst-case latency", "us", &bars));
+        return Some(svg::bar_chart(
+            &format!("Worst latency: {}", w.label),
+            "us",
+            &bars,
+        ));
     }
     (!c.metrics.is_empty())
         .then(|| svg::metric_bar_chart(c, 0))

@@ -11,6 +11,8 @@
 //!   tables, since they are printed in the table itself).
 
 use reclaimlab_formats::{Block, BlockBody, CyclictestThread, Document, FtraceLatency, Histogram};
+use reclaimlab_report::compare::{Better, DeltaConvention};
+use reclaimlab_report::direction;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -38,6 +40,11 @@ pub struct UploadMeta {
     pub message_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_args: Option<String>,
+    /// Which way is better for this upload's metrics: `higher`, `lower`,
+    /// `neutral`, or `NAME:higher,NAME2:lower`. Wins over the direction
+    /// table and over an mmtests table's printed gain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub filename: Option<String>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -103,6 +110,20 @@ impl UploadMeta {
                 ));
             }
         }
+        if let Some(d) = self.direction.as_mut() {
+            *d = d.trim().to_string();
+            if d.is_empty() {
+                self.direction = None;
+            } else if d.len() > 4096 {
+                return Err(AppError::BadRequest(
+                    "metadata field 'direction' is longer than 4096 bytes".into(),
+                ));
+            } else {
+                direction::parse_overrides(d).map_err(|e| {
+                    AppError::BadRequest(format!("metadata field 'direction': {e}"))
+                })?;
+            }
+        }
         for b in &mut self.blocks {
             clean("blocks[].board", &mut b.board)?;
             clean("blocks[].kernel", &mut b.kernel)?;
@@ -144,6 +165,57 @@ pub struct MetricRow {
     pub unit: Option<String>,
     pub printed_delta_pct: Option<f64>,
     pub spread_pct: Option<f64>,
+    /// Set where the upload said so or a printed mmtests gain tells;
+    /// otherwise the direction table decides when the metric is read.
+    pub direction: Option<Better>,
+    /// "upload" or "printed" when `direction` is set.
+    pub direction_source: Option<String>,
+    /// How `printed_delta_pct` is signed.
+    pub delta_convention: Option<DeltaConvention>,
+}
+
+pub fn better_str(b: Better) -> &'static str {
+    match b {
+        Better::Higher => "higher",
+        Better::Lower => "lower",
+        Better::Neutral => "neutral",
+    }
+}
+
+pub fn better_from_str(s: &str) -> Option<Better> {
+    match s {
+        "higher" => Some(Better::Higher),
+        "lower" => Some(Better::Lower),
+        "neutral" => Some(Better::Neutral),
+        _ => None,
+    }
+}
+
+pub fn convention_str(c: DeltaConvention) -> &'static str {
+    match c {
+        DeltaConvention::Change => "change",
+        DeltaConvention::Gain => "gain",
+    }
+}
+
+/// The table or test a run's metrics belong to (their identity scope).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Scope {
+    /// One printed table: scoped to its upload and block, known once the
+    /// upload is stored.
+    Table,
+    /// A tool whose runs are repeated measurements of one test (`time` of
+    /// a command, `stress-ng`, `perf-stat`, ...).
+    Tool(String),
+}
+
+impl Scope {
+    pub fn resolve(&self, upload_id: i64, block_index: usize) -> String {
+        match self {
+            Scope::Table => format!("upload {upload_id} block {block_index}"),
+            Scope::Tool(t) => t.clone(),
+        }
+    }
 }
 
 /// A run about to be stored.
@@ -167,23 +239,35 @@ pub struct RunSpec {
     pub histogram: Option<Histogram>,
     pub trace: Option<FtraceLatency>,
     pub metrics: Vec<MetricRow>,
+    /// `perf lock contention` rows, for the run page's lock table.
+    pub locks: Vec<reclaimlab_formats::LockRow>,
+    pub scope: Scope,
+    /// What a reader calls the table or test (title, tool, message).
+    pub section: String,
 }
 
 impl RunSpec {
-    /// The worst latency the run shows: its largest thread Max or its
-    /// latency-tracer report, whichever is larger.
-    pub fn worst_us(&self) -> Option<f64> {
-        let threads = self
-            .threads
-            .iter()
-            .map(|t| t.max_us)
-            .filter(|v| v.is_finite());
-        let trace = self
-            .trace
-            .iter()
-            .map(|t| t.latency_us)
-            .filter(|v| v.is_finite());
-        threads.chain(trace).reduce(f64::max)
+    /// The worst latency the run shows and its kind: a cyclictest run's
+    /// largest thread maximum (summary lines, histogram footers and the
+    /// highest bucket all count), or a tracer report's latency named by
+    /// its tracer. A run is one block, so one kind.
+    pub fn worst(&self) -> Option<(f64, String)> {
+        if let Some(t) = self.trace.as_ref().filter(|t| t.latency_us.is_finite()) {
+            return Some((t.latency_us, t.tracer.clone()));
+        }
+        let threads = self.threads.iter().map(|t| t.max_us);
+        let hist = self.histogram.iter().flat_map(|h| {
+            h.per_thread.iter().flat_map(|p| {
+                p.max_us
+                    .into_iter()
+                    .chain(p.buckets.iter().filter(|b| b.1 > 0).map(|b| b.0))
+            })
+        });
+        threads
+            .chain(hist)
+            .filter(|v| v.is_finite())
+            .reduce(f64::max)
+            .map(|w| (w, "cyclictest".to_string()))
     }
 }
 
@@ -224,6 +308,7 @@ pub fn plan_runs(doc: &Document, meta: &UploadMeta) -> Result<Vec<RunSpec>, AppE
         let variant = pick(ov.and_then(|o| o.variant.as_ref()), &meta.variant, &label);
         let block_json = serde_json::to_value(block)
             .map_err(|e| AppError::Internal(anyhow::anyhow!("serialize block: {e}")))?;
+        let (scope, section) = scope_of(doc, block);
         let base = RunSpec {
             block_index: index,
             column_index: 0,
@@ -240,6 +325,9 @@ pub fn plan_runs(doc: &Document, meta: &UploadMeta) -> Result<Vec<RunSpec>, AppE
             histogram: None,
             trace: None,
             metrics: Vec::new(),
+            locks: Vec::new(),
+            scope,
+            section,
         };
         plan_block(
             block,
@@ -248,6 +336,18 @@ pub fn plan_runs(doc: &Document, meta: &UploadMeta) -> Result<Vec<RunSpec>, AppE
                 .or(meta.variant.as_ref()),
             &mut specs,
         );
+    }
+    if let Some(d) = &meta.direction {
+        let (all, per) = direction::parse_overrides(d).map_err(AppError::BadRequest)?;
+        for spec in &mut specs {
+            for m in &mut spec.metrics {
+                let named = per.iter().find(|(n, _)| *n == m.name).map(|(_, b)| *b);
+                if let Some(b) = named.or(all) {
+                    m.direction = Some(b);
+                    m.direction_source = Some("upload".into());
+                }
+            }
+        }
     }
     if specs.is_empty() {
         return Err(AppError::Unprocessable {
@@ -323,6 +423,148 @@ fn plan_block(
             out.push(base);
         }
         BlockBody::Table(t) => plan_table(t, base, forced_variant, out),
+        BlockBody::Counters(c) => plan_counters(c, base, forced_variant, out),
+        BlockBody::LockContention(l) => {
+            // Comparable metrics per lock key, and the typed rows for the
+            // run page's table.
+            let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
+            for r in &l.rows {
+                // Two rows may print the same key (two locks taken from one
+                // caller): each keeps its own identity.
+                let mut key = lock_key(r);
+                let n = seen.entry(key.clone()).or_default();
+                *n += 1;
+                if *n > 1 {
+                    key = format!("{key} #{n}");
+                }
+                let mut push = |what: &str, v: Option<f64>, unit: Option<&str>| {
+                    if let Some(v) = v {
+                        base.metrics
+                            .push(metric(format!("{what} [{key}]"), None, v, unit));
+                    }
+                };
+                push("contended", Some(r.contended as f64), None);
+                push("total_wait", Some(r.total_wait_us), Some("us"));
+                push("max_wait", r.max_wait_us, Some("us"));
+                push("avg_wait", r.avg_wait_us, Some("us"));
+            }
+            base.locks = l.rows.clone();
+            out.push(base);
+        }
+        BlockBody::Distribution(d) => {
+            // A whole distribution: stored as a histogram (bucket lower
+            // bounds in us for time units), summarised as percentiles.
+            let factor = us_factor(d.unit.as_deref());
+            let scale = factor.unwrap_or(1.0);
+            let buckets: Vec<(f64, u64)> = d
+                .buckets
+                .iter()
+                .filter(|b| b.count > 0)
+                .map(|b| (b.low.or(b.high).unwrap_or(0.0) * scale, b.count))
+                .collect();
+            let unit = if factor.is_some() {
+                Some("us".to_string())
+            } else {
+                d.unit.clone()
+            };
+            let tails = reclaimlab_report::stats::histogram_tails(&buckets);
+            if let Some(t) = tails {
+                for (name, v) in [
+                    ("p50", t.p50),
+                    ("p99", t.p99),
+                    ("p99.9", t.p99_9),
+                    ("max", t.max),
+                ] {
+                    base.metrics
+                        .push(metric(name.into(), None, v, unit.as_deref()));
+                }
+                base.metrics
+                    .push(metric("count".into(), None, t.count as f64, None));
+            }
+            if let (Some(avg), Some(f)) = (d.avg, us_factor(d.summary_unit.as_deref())) {
+                base.metrics
+                    .push(metric("avg".into(), None, avg * f, Some("us")));
+            }
+            base.histogram = Some(Histogram {
+                bucket_us: 0.0,
+                per_thread: vec![reclaimlab_formats::HistogramThread {
+                    thread: 0,
+                    buckets,
+                    ..Default::default()
+                }],
+            });
+            out.push(base);
+        }
+        BlockBody::Profile(p) => {
+            for r in p.rows.iter().take(MAX_PROFILE_ROWS) {
+                let name = match &r.command {
+                    Some(c) => format!("{} [{c}]", r.symbol),
+                    None => r.symbol.clone(),
+                };
+                base.metrics
+                    .push(metric(name, None, r.overhead_pct, Some("%")));
+            }
+            out.push(base);
+        }
+    }
+}
+
+/// Rows of a profile kept as metrics: the top of the profile is what a
+/// comparison reads ("native_queued_spin_lock_slowpath 31% -> 4%").
+const MAX_PROFILE_ROWS: usize = 50;
+
+/// Kernel counters: one run for a dump, one run per column for a table of
+/// two or more columns (each column a variant, as for printed tables).
+fn plan_counters(
+    c: &reclaimlab_formats::Counters,
+    base: RunSpec,
+    forced_variant: Option<&String>,
+    out: &mut Vec<RunSpec>,
+) {
+    let counter_metric = |x: &reclaimlab_formats::Counter, col: usize| -> Option<MetricRow> {
+        let value = x.values.get(col).copied().flatten()?;
+        let mut m = metric(x.name.clone(), None, value, x.unit.as_deref());
+        m.printed_delta_pct = x.printed_delta_pct.get(col).copied().flatten();
+        m.spread_pct = x.spread_pct.get(col).copied().flatten();
+        m.delta_convention = m.printed_delta_pct.map(|_| DeltaConvention::Change);
+        Some(m)
+    };
+    if c.columns.len() < 2 || forced_variant.is_some() {
+        let mut run = base;
+        for x in &c.counters {
+            for col in 0..x.values.len().max(1) {
+                if let Some(mut m) = counter_metric(x, col) {
+                    if x.values.len() > 1 {
+                        let label = c.columns.get(col).filter(|s| !s.is_empty());
+                        m.name = match label {
+                            Some(l) => format!("{} [{l}]", x.name),
+                            None => format!("{} [column {}]", x.name, col + 1),
+                        };
+                    }
+                    run.metrics.push(m);
+                }
+            }
+        }
+        out.push(run);
+        return;
+    }
+    let mut prev_variant: Option<String> = None;
+    for (col, name) in c.columns.iter().enumerate() {
+        let mut run = base.clone();
+        run.column_index = col;
+        run.variant = if name.is_empty() {
+            format!("column {}", col + 1)
+        } else {
+            name.clone()
+        };
+        run.parent = prev_variant.clone().filter(|p| *p != run.variant);
+        prev_variant = Some(run.variant.clone());
+        run.metrics = c
+            .counters
+            .iter()
+            .filter_map(|x| counter_metric(x, col))
+            .collect();
+        out.push(run);
     }
 }
 
@@ -334,6 +576,112 @@ fn metric(name: String, stat: Option<String>, value: f64, unit: Option<&str>) ->
         unit: unit.map(str::to_string),
         printed_delta_pct: None,
         spread_pct: None,
+        direction: None,
+        direction_source: None,
+        delta_convention: None,
+    }
+}
+
+/// The identity scope of a block's metrics and what a reader calls it.
+///
+/// A printed table is its own scope (two tables never pool, even with the
+/// same metric names: seed 004's xfs_io on spinning storage and on a
+/// ramdisk); repeated measurements of one tool share the tool's scope, so
+/// runs uploaded one by one compare with each other.
+fn scope_of(doc: &Document, block: &Block) -> (Scope, String) {
+    let message = block
+        .message
+        .and_then(|m| doc.context.as_ref()?.messages.get(m))
+        .and_then(|m| m.subject.clone());
+    let posted = |s: String| match &message {
+        Some(subj) => {
+            let subj: String = subj.chars().take(60).collect();
+            format!("{s}, in \"{subj}\"")
+        }
+        None => s,
+    };
+    match &block.body {
+        BlockBody::Table(t) => {
+            let name = t.title.clone().unwrap_or_else(|| {
+                format!(
+                    "{} table at lines {}-{}",
+                    t.style, block.lines[0], block.lines[1]
+                )
+            });
+            (Scope::Table, posted(name))
+        }
+        BlockBody::Time(t) => match &t.command {
+            Some(c) => (Scope::Tool(format!("time: {c}")), format!("time: {c}")),
+            None => (Scope::Tool("time".into()), "time".into()),
+        },
+        BlockBody::Metrics(m) => (Scope::Tool(m.tool.clone()), m.tool.clone()),
+        BlockBody::Rtla(r) => {
+            let s = format!("rtla {} {}", r.tool, r.mode);
+            (Scope::Tool(s.clone()), s)
+        }
+        BlockBody::Cyclictest(_) => (Scope::Tool("cyclictest".into()), "cyclictest".into()),
+        BlockBody::FtraceLatency(t) => (Scope::Tool(t.tracer.clone()), t.tracer.clone()),
+        // A dump of counters (a vmstat delta a rig takes after each run) is
+        // a repeated measurement of its source; a hand-made table of them
+        // is its own scope, like any printed table.
+        BlockBody::Counters(c) if c.columns.len() >= 2 => (
+            Scope::Table,
+            posted(format!(
+                "{} counters table at lines {}-{}",
+                c.source, block.lines[0], block.lines[1]
+            )),
+        ),
+        BlockBody::Counters(c) => (Scope::Tool(c.source.clone()), c.source.clone()),
+        BlockBody::LockContention(l) => {
+            let s = format!("{} contention by {}", l.tool, l.key);
+            (Scope::Tool(s.clone()), s)
+        }
+        BlockBody::Distribution(d) => {
+            let s = match &d.key {
+                Some(k) => format!("{} {} [{k}]", d.tool, d.name),
+                None => format!("{} {}", d.tool, d.name),
+            };
+            (Scope::Tool(s.clone()), s)
+        }
+        BlockBody::Profile(p) => {
+            let s = match &p.event {
+                Some(e) => format!("{} {e}", p.tool),
+                None => p.tool.clone(),
+            };
+            (Scope::Tool(s.clone()), s)
+        }
+    }
+}
+
+/// The key a `perf lock contention` row is printed under.
+fn lock_key(r: &reclaimlab_formats::LockRow) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for v in [&r.lock, &r.caller, &r.address, &r.cgroup]
+        .into_iter()
+        .flatten()
+    {
+        parts.push(v.clone());
+    }
+    if let Some(t) = &r.task {
+        parts.push(match r.pid {
+            Some(p) => format!("{t}-{p}"),
+            None => t.clone(),
+        });
+    }
+    if parts.is_empty() {
+        parts.push(r.lock_type.clone().unwrap_or_else(|| "lock".into()));
+    }
+    parts.join(" ")
+}
+
+/// A time-like unit as microseconds: the factor, or `None` for other units.
+fn us_factor(unit: Option<&str>) -> Option<f64> {
+    match unit? {
+        "ns" | "nsecs" => Some(1e-3),
+        "us" | "usecs" => Some(1.0),
+        "ms" | "msecs" => Some(1e3),
+        "s" | "secs" => Some(1e6),
+        _ => None,
     }
 }
 
@@ -408,13 +756,36 @@ fn table_metric(
     name: String,
     value: f64,
 ) -> MetricRow {
+    let printed_delta_pct = row.printed_deltas_pct.get(c).copied().flatten();
+    let gain = matches!(t.style.as_str(), "mmtests" | "duration");
+    // mmtests prints each column's gain over the first with the test's own
+    // sign: that tells the direction of the whole row.
+    let direction = gain
+        .then(|| {
+            let first = row.values.first().copied().flatten()?;
+            row.values
+                .iter()
+                .zip(&row.printed_deltas_pct)
+                .skip(1)
+                .find_map(|(v, d)| direction::from_printed_gain(first, (*v)?, (*d)?))
+        })
+        .flatten();
     MetricRow {
         name,
         stat: row.stat.clone(),
         value,
         unit: row.unit.clone().or_else(|| t.unit.clone()),
-        printed_delta_pct: row.printed_deltas_pct.get(c).copied().flatten(),
+        printed_delta_pct,
         spread_pct: row.spread_pct.get(c).copied().flatten(),
+        direction,
+        direction_source: direction.map(|_| "printed".to_string()),
+        delta_convention: printed_delta_pct.map(|_| {
+            if gain {
+                DeltaConvention::Gain
+            } else {
+                DeltaConvention::Change
+            }
+        }),
     }
 }
 

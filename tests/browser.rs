@@ -163,7 +163,16 @@ async fn key_pages_render_in_chromium(pool: PgPool) {
             format!("/c/{slug}"),
             vec!["1969", "879", "free_unref_page_list"],
         ),
-        ("heatmap", "/heatmap".into(), vec!["LicheePi 4A", "77766"]),
+        (
+            "heatmap",
+            "/heatmap".into(),
+            vec!["i7-4790", "4449", "isolate-writeback-cap-v1"],
+        ),
+        (
+            "heatmap-wakeup_rt",
+            "/heatmap?kind=wakeup_rt".into(),
+            vec!["LicheePi 4A", "879", "madvise-resched-v1"],
+        ),
         ("culprits", "/culprits".into(), vec!["isolate_lru_folios"]),
         ("import", "/import".into(), vec!["Import a mail"]),
         (

@@ -274,17 +274,36 @@ async fn permalinks_are_immutable_and_removable(pool: PgPool) {
 async fn overview_pages(pool: PgPool) {
     demo(&pool).await;
     let app = app(&pool);
+    // One kind and one variant per cell: by default cyclictest, and on
+    // i7-4790 / 6.12.0-rc5 the variant measured last (the patched run,
+    // 4449 us), never the vanilla 67469 us nor the irqsoff trace's 77766.
     let heat = get(&app, "/heatmap").await;
     assert_eq!(heat.status, 200);
+    let text = heat.text();
+    let row = text
+        .lines()
+        .find(|l| l.contains("<td>i7-4790</td>"))
+        .expect("i7-4790 row");
     assert!(
-        heat.text().contains("i7-4790") && heat.text().contains("77766"),
-        "worst latency per board/kernel"
+        row.contains("isolate-writeback-cap-v1") && row.contains(">4449<"),
+        "{row}"
     );
+    assert!(!text.contains("67469") && !text.contains("77766"), "{text}");
+    let vanilla = get(&app, "/heatmap?kind=cyclictest&variant=vanilla")
+        .await
+        .text();
+    assert!(vanilla.contains(">67469<") && !vanilla.contains(">4449<"));
+    let irqsoff = get(&app, "/heatmap?kind=irqsoff").await.text();
+    assert!(irqsoff.contains(">77766<") && !irqsoff.contains(">67469<"));
     let svg = get(&app, "/heatmap.svg").await;
     assert_eq!(svg.status, 200);
     assert!(svg.text().starts_with("<svg") || svg.text().starts_with("<?xml"));
-    let metric = get(&app, "/heatmap?metric=System-1").await;
-    assert!(metric.text().contains("x86 UMA"));
+    // Run-to-run metrics make metric heatmaps; rows of printed tables are
+    // scoped to their table and do not.
+    let metric = get(&app, "/heatmap?metric=real").await;
+    assert!(metric.text().contains("arm64 phone"));
+    let table_row = get(&app, "/heatmap?metric=System-1").await;
+    assert!(!table_row.text().contains("x86 UMA"));
     let culprits = get(&app, "/culprits").await.text();
     let iso = culprits
         .find("isolate_lru_folios")
@@ -368,10 +387,9 @@ async fn overviews_follow_uploads_and_deletions(pool: PgPool) {
     let up2 = upload(&app, Some(&tok), "board=i7-4790&variant=vanilla", trace).await;
     assert_eq!(up2.status, 201, "{}", up2.text());
     let heat = get(&app, "/heatmap").await.text();
-    assert!(
-        heat.contains("987654") && heat.contains("876543"),
-        "new worst latencies shown"
-    );
+    assert!(heat.contains("987654"), "new worst latency shown");
+    let traced = get(&app, "/heatmap?kind=irqsoff").await.text();
+    assert!(traced.contains("876543"), "new worst trace shown");
     let culprits = get(&app, "/culprits").await.text();
     assert!(culprits.contains("spike_culprit_fn"), "{culprits}");
     // Unlisted runs never count.
@@ -383,7 +401,12 @@ async fn overviews_follow_uploads_and_deletions(pool: PgPool) {
     )
     .await;
     assert_eq!(hidden.status, 201);
-    assert!(!get(&app, "/heatmap").await.text().contains("999999"));
+    assert!(
+        !get(&app, "/heatmap?variant=vanilla")
+            .await
+            .text()
+            .contains("999999")
+    );
     for u in [&up, &up2] {
         let id = u.json()["upload_id"].as_i64().unwrap();
         let del = send(
@@ -396,10 +419,11 @@ async fn overviews_follow_uploads_and_deletions(pool: PgPool) {
         .await;
         assert_eq!(del.status, 200);
     }
-    let heat = get(&app, "/heatmap").await.text();
-    assert!(!heat.contains("987654") && !heat.contains("876543"));
+    let heat = get(&app, "/heatmap?variant=vanilla").await.text();
+    let traced = get(&app, "/heatmap?kind=irqsoff").await.text();
+    assert!(!heat.contains("987654") && !traced.contains("876543"));
     assert!(
-        heat.contains("67469") && heat.contains("77766"),
+        heat.contains("67469") && traced.contains("77766"),
         "the demo runs are still counted"
     );
     assert!(
@@ -408,8 +432,8 @@ async fn overviews_follow_uploads_and_deletions(pool: PgPool) {
             .text()
             .contains("spike_culprit_fn")
     );
-    let metric = get(&app, "/heatmap?metric=System-1").await.text();
-    assert!(metric.contains("x86 UMA"));
+    let metric = get(&app, "/heatmap?metric=real").await.text();
+    assert!(metric.contains("arm64 phone"));
 }
 
 /// A permalink made by an older version is served byte for byte: pages are

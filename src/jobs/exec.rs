@@ -207,42 +207,17 @@ pub fn board_costs(class: &str) -> Option<Vec<(String, f64)>> {
     }
 }
 
-/// Set one numeric knob. Booleans take 0/1; optional knobs take a value.
+/// Set one numeric knob through the simulator's knob table (the same
+/// validation as scenario TOML): booleans take 0 / 1, optional knobs take
+/// 0 for off; choices are refused with the knob named.
 pub fn set_knob(
     knobs: &reclaimlab_sim::Knobs,
     knob: &str,
     value: f64,
 ) -> Result<reclaimlab_sim::Knobs, String> {
-    let mut v = serde_json::to_value(knobs).map_err(|e| e.to_string())?;
-    let obj = v.as_object_mut().ok_or("internal shape")?;
-    let current = obj.get(knob).ok_or_else(|| {
-        let mut names: Vec<&str> = obj.keys().map(String::as_str).collect();
-        names.sort();
-        format!("unknown knob; expected one of: {}", names.join(", "))
-    })?;
-    if !value.is_finite() || value < 0.0 {
-        // Every numeric knob is a count, a length of time or a size.
-        return Err(format!("expected a number >= 0, found {value}"));
-    }
-    let new = match current {
-        serde_json::Value::Bool(_) => serde_json::Value::Bool(value != 0.0),
-        serde_json::Value::Number(n) if n.is_u64() || n.is_i64() => {
-            if value.fract() != 0.0 || value < 0.0 {
-                return Err(format!(
-                    "expected a whole non-negative number, found {value}"
-                ));
-            }
-            serde_json::json!(value as u64)
-        }
-        serde_json::Value::Number(_) | serde_json::Value::Null => serde_json::json!(value),
-        other => {
-            return Err(format!(
-                "is not numeric (it is {other}); set it in the scenario TOML instead"
-            ));
-        }
-    };
-    obj.insert(knob.to_string(), new);
-    serde_json::from_value(v).map_err(|e| e.to_string())
+    let mut k = knobs.clone();
+    k.set_number(knob, value).map_err(|e| e.to_string())?;
+    Ok(k)
 }
 
 /// Validate a submit in-process (cheap): scenario, variants, overrides.
@@ -322,4 +297,25 @@ pub fn simulate(
         events,
         sim_ns,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knob_overrides_go_through_the_simulator_knob_table() {
+        let bad = BTreeMap::from([("isolate-time-cap.isolate_time_cap_us".to_string(), -3.0)]);
+        let e = prepare("v4-isolate-irq-holdoff", None, None, &bad).unwrap_err();
+        assert!(
+            e.contains("isolate_time_cap_us") && e.contains("found -3"),
+            "{e}"
+        );
+        let choice = BTreeMap::from([("baseline.preempt".to_string(), 1.0)]);
+        let e = prepare("v4-isolate-irq-holdoff", None, None, &choice).unwrap_err();
+        assert!(e.contains("preempt: expected one of"), "{e}");
+        let ok = BTreeMap::from([("baseline.isolate_time_cap_us".to_string(), 500.0)]);
+        let sc = prepare("v4-isolate-irq-holdoff", None, None, &ok).unwrap();
+        assert_eq!(sc.variants[0].knobs.isolate_time_cap_us, Some(500.0));
+    }
 }

@@ -366,6 +366,12 @@ async fn complete(
         // scenario may reverse: never fail a finished job over it.
         for r in &mut runs {
             r.parent_inferred = true;
+            // A simulated table is the model's output for a named test, one
+            // per replication: replications of it are samples of one scope,
+            // not tables of their own.
+            if r.scope == ingest::Scope::Table {
+                r.scope = ingest::Scope::Tool(format!("simulated {}", r.section));
+            }
         }
         let document = serde_json::to_value(&v.document)?;
         let key = format!("simulation-{}-{}", job.id, v.name);

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use sqlx::{FromRow, PgPool};
 
 use crate::compare::{ColumnSpec, MAX_RUNS_PER_COLUMN};
-use crate::storage::runs::{BucketRow, MetricValue, ThreadRow, TraceRow};
+use crate::storage::runs::{
+    BucketRow, HistThreadRow, METRIC_COLUMNS, MetricValue, ThreadRow, TraceRow,
+};
 
 /// One run with its typed results.
 #[derive(Debug, Clone)]
@@ -20,8 +22,16 @@ pub struct RunData {
     pub variant: String,
     pub kind: String,
     pub title: Option<String>,
+    /// The block's tool (`stress-ng`, `vmstat`, ...) or table style
+    /// (`mmtests`, `lkp`, `plain`), else its kind: an input of the
+    /// direction table.
+    pub tool: String,
+    /// `cyclictest`, `ftrace_latency`, `distribution`, ...
+    pub block_kind: String,
     pub threads: Vec<ThreadRow>,
     pub histogram: Vec<BucketRow>,
+    /// Histogram footers per thread (overflows, printed maximum).
+    pub hist_threads: Vec<HistThreadRow>,
     pub trace: Option<TraceRow>,
     pub metrics: Vec<MetricValue>,
 }
@@ -37,6 +47,8 @@ struct RunHead {
     variant: String,
     kind: String,
     title: Option<String>,
+    tool: String,
+    block_kind: String,
 }
 
 /// The runs a column selects, oldest first. Explicit run ids may name
@@ -44,7 +56,9 @@ struct RunHead {
 pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<RunData>> {
     let heads: Vec<RunHead> = sqlx::query_as(
         "SELECT r.id, r.upload_id, r.block_index, r.column_index, b.name AS board, k.version AS kernel,
-                v.name AS variant, r.kind, r.block->>'title' AS title
+                v.name AS variant, r.kind, r.block->>'title' AS title,
+                COALESCE(r.block->>'tool', r.block->>'style', r.block->>'source', r.block_kind) AS tool,
+                r.block_kind
          FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
          JOIN variants v ON v.id = r.variant_id
          WHERE r.deleted_at IS NULL
@@ -98,9 +112,21 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
     .bind(&ids)
     .fetch_all(pool)
     .await?;
-    let metrics: Vec<M> = sqlx::query_as(
-        "SELECT run_id, name, stat, value, unit, printed_delta_pct, spread_pct FROM metrics
-         WHERE run_id = ANY($1) ORDER BY run_id, id",
+    let metrics: Vec<M> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT run_id, {METRIC_COLUMNS} FROM metrics WHERE run_id = ANY($1) ORDER BY run_id, id"
+    )))
+    .bind(&ids)
+    .fetch_all(pool)
+    .await?;
+    #[derive(FromRow)]
+    struct H {
+        run_id: i64,
+        #[sqlx(flatten)]
+        row: HistThreadRow,
+    }
+    let hist_threads: Vec<H> = sqlx::query_as(
+        "SELECT run_id, thread, bucket_us, overflows, total, min_us, avg_us, max_us
+         FROM histogram_threads WHERE run_id = ANY($1) ORDER BY run_id, thread",
     )
     .bind(&ids)
     .fetch_all(pool)
@@ -132,6 +158,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
     let mut buckets = group(buckets, |b| b.run_id);
     let mut traces = group(traces, |t| t.run_id);
     let mut metrics = group(metrics, |m| m.run_id);
+    let mut hist_threads = group(hist_threads, |h| h.run_id);
     Ok(heads
         .into_iter()
         .map(|h| RunData {
@@ -146,6 +173,12 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
                 .unwrap_or_default()
                 .into_iter()
                 .map(|b| b.row)
+                .collect(),
+            hist_threads: hist_threads
+                .remove(&h.id)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|x| x.row)
                 .collect(),
             trace: traces
                 .remove(&h.id)
@@ -166,6 +199,8 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
             variant: h.variant,
             kind: h.kind,
             title: h.title,
+            tool: h.tool,
+            block_kind: h.block_kind,
         })
         .collect())
 }
@@ -185,34 +220,99 @@ pub async fn variant_chain(pool: &PgPool, variant: &str) -> sqlx::Result<Vec<Str
     .await
 }
 
-/// Boards x kernels of the worst latency (or of the mean of a metric).
+/// Boards x kernels of the worst latency of one kind (or of the mean of a
+/// metric), each cell of one variant: the given one, or the variant
+/// measured last on that board and kernel.
 #[derive(Debug, Clone, FromRow)]
 pub struct Cell {
     pub board: String,
     pub kernel: String,
+    pub variant: String,
     pub value: Option<f64>,
     pub runs: i64,
 }
 
-pub async fn heatmap_worst_latency(pool: &PgPool) -> sqlx::Result<Vec<Cell>> {
-    sqlx::query_as(
-        "SELECT b.name AS board, k.version AS kernel, c.worst_us AS value, c.runs
-         FROM heatmap_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
-         ORDER BY b.name, k.version",
+/// The latency kinds with heatmap cells, the most common first.
+pub async fn heatmap_kinds(pool: &PgPool) -> sqlx::Result<Vec<String>> {
+    sqlx::query_scalar(
+        "SELECT kind FROM heatmap_cells GROUP BY kind
+         ORDER BY (kind = 'cyclictest') DESC, count(*) DESC, kind LIMIT 50",
     )
     .fetch_all(pool)
     .await
 }
 
-pub async fn heatmap_metric(pool: &PgPool, metric: &str) -> sqlx::Result<Vec<Cell>> {
-    sqlx::query_as(
-        "SELECT b.name AS board, k.version AS kernel, c.total / c.n AS value, c.n AS runs
+pub async fn heatmap_worst_latency(
+    pool: &PgPool,
+    kind: &str,
+    variant: Option<&str>,
+) -> sqlx::Result<Vec<Cell>> {
+    // Two constant statements rather than an optional filter, so each keeps
+    // its own plan.
+    let sql_latest = "SELECT DISTINCT ON (c.board_id, c.kernel_id)
+                b.name AS board, k.version AS kernel, v.name AS variant, c.worst_us AS value, c.runs
+         FROM heatmap_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
+         JOIN variants v ON v.id = c.variant_id
+         WHERE c.kind = $1
+         ORDER BY c.board_id, c.kernel_id, c.last_run DESC";
+    let sql_variant = "SELECT b.name AS board, k.version AS kernel, v.name AS variant,
+                c.worst_us AS value, c.runs
+         FROM heatmap_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
+         JOIN variants v ON v.id = c.variant_id
+         WHERE c.kind = $1 AND v.name = $2";
+    let mut cells: Vec<Cell> = match variant {
+        None => {
+            sqlx::query_as(sql_latest)
+                .bind(kind)
+                .fetch_all(pool)
+                .await?
+        }
+        Some(v) => {
+            sqlx::query_as(sql_variant)
+                .bind(kind)
+                .bind(v)
+                .fetch_all(pool)
+                .await?
+        }
+    };
+    cells.sort_by(|a, b| (&a.board, &a.kernel).cmp(&(&b.board, &b.kernel)));
+    Ok(cells)
+}
+
+pub async fn heatmap_metric(
+    pool: &PgPool,
+    metric: &str,
+    variant: Option<&str>,
+) -> sqlx::Result<Vec<Cell>> {
+    let sql_latest = "SELECT DISTINCT ON (c.board_id, c.kernel_id)
+                b.name AS board, k.version AS kernel, v.name AS variant, c.total / c.n AS value,
+                c.n AS runs
          FROM metric_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
-         WHERE c.name = $1 AND c.n > 0 ORDER BY b.name, k.version",
-    )
-    .bind(metric)
-    .fetch_all(pool)
-    .await
+         JOIN variants v ON v.id = c.variant_id
+         WHERE c.name = $1 AND c.n > 0
+         ORDER BY c.board_id, c.kernel_id, c.last_run DESC";
+    let sql_variant = "SELECT b.name AS board, k.version AS kernel, v.name AS variant,
+                c.total / c.n AS value, c.n AS runs
+         FROM metric_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
+         JOIN variants v ON v.id = c.variant_id
+         WHERE c.name = $1 AND c.n > 0 AND v.name = $2";
+    let mut cells: Vec<Cell> = match variant {
+        None => {
+            sqlx::query_as(sql_latest)
+                .bind(metric)
+                .fetch_all(pool)
+                .await?
+        }
+        Some(v) => {
+            sqlx::query_as(sql_variant)
+                .bind(metric)
+                .bind(v)
+                .fetch_all(pool)
+                .await?
+        }
+    };
+    cells.sort_by(|a, b| (&a.board, &a.kernel).cmp(&(&b.board, &b.kernel)));
+    Ok(cells)
 }
 
 pub async fn metric_names(pool: &PgPool) -> sqlx::Result<Vec<String>> {

@@ -190,8 +190,8 @@ async fn insert_run(
     let run_id: i64 = sqlx::query_scalar(
         "INSERT INTO runs (upload_id, block_index, column_index, board_id, kernel_id, variant_id,
                            kind, block_kind, label, labels, tool_args, first_line, last_line, block, unlisted,
-                           simulation_id, worst_us)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+                           simulation_id, worst_us, worst_kind)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
          RETURNING id",
     )
     .bind(upload_id)
@@ -210,16 +210,18 @@ async fn insert_run(
     .bind(&spec.block)
     .bind(meta.unlisted)
     .bind(simulation_id)
-    .bind(spec.worst_us())
+    .bind(spec.worst().map(|w| w.0))
+    .bind(spec.worst().map(|w| w.1))
     .fetch_one(&mut *conn)
     .await?;
-    insert_results(conn, run_id, spec).await?;
+    insert_results(conn, run_id, upload_id, spec).await?;
     Ok(run_id)
 }
 
 async fn insert_results(
     conn: &mut PgConnection,
     run_id: i64,
+    upload_id: i64,
     spec: &RunSpec,
 ) -> Result<(), AppError> {
     if !spec.threads.is_empty() {
@@ -266,15 +268,36 @@ async fn insert_results(
         .execute(&mut *conn)
         .await?;
         sqlx::query(
-            "INSERT INTO histogram_threads (run_id, thread, bucket_us, overflows, total)
-             SELECT $1, t, $2, o, tot FROM UNNEST($3::int[], $4::bigint[], $5::bigint[]) AS x(t, o, tot)
+            "INSERT INTO histogram_threads (run_id, thread, bucket_us, overflows, total, min_us,
+                                            avg_us, max_us)
+             SELECT $1, t, $2, o, tot, mn, av, mx
+             FROM UNNEST($3::int[], $4::bigint[], $5::bigint[], $6::float8[], $7::float8[],
+                         $8::float8[]) AS x(t, o, tot, mn, av, mx)
              ON CONFLICT DO NOTHING",
         )
         .bind(run_id)
         .bind(h.bucket_us)
-        .bind(h.per_thread.iter().map(|p| p.thread as i32).collect::<Vec<_>>())
-        .bind(h.per_thread.iter().map(|p| p.overflows as i64).collect::<Vec<_>>())
-        .bind(h.per_thread.iter().map(|p| p.total.map(|v| v as i64)).collect::<Vec<_>>())
+        .bind(
+            h.per_thread
+                .iter()
+                .map(|p| p.thread as i32)
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            h.per_thread
+                .iter()
+                .map(|p| p.overflows as i64)
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            h.per_thread
+                .iter()
+                .map(|p| p.total.map(|v| v as i64))
+                .collect::<Vec<_>>(),
+        )
+        .bind(h.per_thread.iter().map(|p| p.min_us).collect::<Vec<_>>())
+        .bind(h.per_thread.iter().map(|p| p.avg_us).collect::<Vec<_>>())
+        .bind(h.per_thread.iter().map(|p| p.max_us).collect::<Vec<_>>())
         .execute(&mut *conn)
         .await?;
     }
@@ -299,11 +322,53 @@ async fn insert_results(
         .execute(&mut *conn)
         .await?;
     }
+    if !spec.locks.is_empty() {
+        let l = &spec.locks;
+        sqlx::query(
+            "INSERT INTO lock_rows (run_id, position, lock_type, caller, lock, address, task, pid,
+                                    cgroup, contended, total_wait_us, max_wait_us, min_wait_us,
+                                    avg_wait_us, stack)
+             SELECT $1, p, ty, ca, lo, ad, ta, pi, cg, co, tw, mx, mn, av,
+                    CASE WHEN st = '' THEN '{}'::text[] ELSE string_to_array(st, chr(10)) END
+             FROM UNNEST($2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                         $8::bigint[], $9::text[], $10::bigint[], $11::float8[], $12::float8[],
+                         $13::float8[], $14::float8[], $15::text[])
+                  AS x(p, ty, ca, lo, ad, ta, pi, cg, co, tw, mx, mn, av, st)",
+        )
+        .bind(run_id)
+        .bind((0..l.len() as i32).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.lock_type.clone()).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.caller.clone()).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.lock.clone()).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.address.clone()).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.task.clone()).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.pid).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.cgroup.clone()).collect::<Vec<_>>())
+        .bind(
+            l.iter()
+                .map(|r| r.contended.min(i64::MAX as u64) as i64)
+                .collect::<Vec<_>>(),
+        )
+        .bind(l.iter().map(|r| r.total_wait_us).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.max_wait_us).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.min_wait_us).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.avg_wait_us).collect::<Vec<_>>())
+        .bind(l.iter().map(|r| r.stack.join("\n")).collect::<Vec<_>>())
+        .execute(&mut *conn)
+        .await?;
+    }
     if !spec.metrics.is_empty() {
         let m = &spec.metrics;
+        // A printed table is a scope of its own: its rows are compared with
+        // rows of the same table only.
+        let scope = spec.scope.resolve(upload_id, spec.block_index);
         sqlx::query(
-            "INSERT INTO metrics (run_id, name, stat, value, unit, printed_delta_pct, spread_pct)
-             SELECT $1, * FROM UNNEST($2::text[], $3::text[], $4::float8[], $5::text[], $6::float8[], $7::float8[])",
+            "INSERT INTO metrics (run_id, name, stat, value, unit, printed_delta_pct, spread_pct,
+                                  scope, section, direction, direction_source, delta_convention)
+             SELECT $1, n, st, v, u, d, sp, $8, $9, dir, dsrc, conv
+             FROM UNNEST($2::text[], $3::text[], $4::float8[], $5::text[], $6::float8[],
+                         $7::float8[], $10::text[], $11::text[], $12::text[])
+                  AS x(n, st, v, u, d, sp, dir, dsrc, conv)",
         )
         .bind(run_id)
         .bind(m.iter().map(|x| x.name.clone()).collect::<Vec<_>>())
@@ -312,6 +377,23 @@ async fn insert_results(
         .bind(m.iter().map(|x| x.unit.clone()).collect::<Vec<_>>())
         .bind(m.iter().map(|x| x.printed_delta_pct).collect::<Vec<_>>())
         .bind(m.iter().map(|x| x.spread_pct).collect::<Vec<_>>())
+        .bind(&scope)
+        .bind(&spec.section)
+        .bind(
+            m.iter()
+                .map(|x| x.direction.map(crate::ingest::better_str))
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            m.iter()
+                .map(|x| x.direction_source.clone())
+                .collect::<Vec<_>>(),
+        )
+        .bind(
+            m.iter()
+                .map(|x| x.delta_convention.map(crate::ingest::convention_str))
+                .collect::<Vec<_>>(),
+        )
         .execute(&mut *conn)
         .await?;
     }

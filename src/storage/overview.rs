@@ -37,13 +37,16 @@ pub async fn rebuild_for_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx:
 async fn upsert_cells(conn: &mut PgConnection, filter: &str, run_ids: &[i64]) -> sqlx::Result<()> {
     let statements = [
         format!(
-            "INSERT INTO heatmap_cells (board_id, kernel_id, worst_us, runs)
-             SELECT r.board_id, r.kernel_id, max(r.worst_us), count(*) FROM runs r
-             WHERE {filter} AND {LISTED} AND r.worst_us IS NOT NULL
-             GROUP BY r.board_id, r.kernel_id
-             ON CONFLICT (board_id, kernel_id) DO UPDATE SET
+            "INSERT INTO heatmap_cells (board_id, kernel_id, variant_id, kind, worst_us, runs, last_run)
+             SELECT r.board_id, r.kernel_id, r.variant_id, r.worst_kind, max(r.worst_us), count(*),
+                    max(r.id)
+             FROM runs r
+             WHERE {filter} AND {LISTED} AND r.worst_us IS NOT NULL AND r.worst_kind IS NOT NULL
+             GROUP BY r.board_id, r.kernel_id, r.variant_id, r.worst_kind
+             ON CONFLICT (board_id, kernel_id, variant_id, kind) DO UPDATE SET
                  worst_us = GREATEST(heatmap_cells.worst_us, EXCLUDED.worst_us),
-                 runs = heatmap_cells.runs + EXCLUDED.runs"
+                 runs = heatmap_cells.runs + EXCLUDED.runs,
+                 last_run = GREATEST(heatmap_cells.last_run, EXCLUDED.last_run)"
         ),
         format!(
             "INSERT INTO culprit_cells (culprit, board_id, kernel_id, traces, worst_us, worst_run)
@@ -59,13 +62,15 @@ async fn upsert_cells(conn: &mut PgConnection, filter: &str, run_ids: &[i64]) ->
                  worst_us = GREATEST(culprit_cells.worst_us, EXCLUDED.worst_us)"
         ),
         format!(
-            "INSERT INTO metric_cells (name, board_id, kernel_id, total, n)
-             SELECT m.name, r.board_id, r.kernel_id, sum(m.value), count(*)
+            "INSERT INTO metric_cells (name, unit, board_id, kernel_id, variant_id, total, n, last_run)
+             SELECT m.name, coalesce(m.unit, ''), r.board_id, r.kernel_id, r.variant_id,
+                    sum(m.value), count(*), max(r.id)
              FROM metrics m JOIN runs r ON r.id = m.run_id
-             WHERE {filter} AND {LISTED} AND m.value = m.value
-             GROUP BY m.name, r.board_id, r.kernel_id
-             ON CONFLICT (name, board_id, kernel_id) DO UPDATE SET
-                 total = metric_cells.total + EXCLUDED.total, n = metric_cells.n + EXCLUDED.n"
+             WHERE {filter} AND {LISTED} AND m.value = m.value AND r.block_kind <> 'table'
+             GROUP BY m.name, coalesce(m.unit, ''), r.board_id, r.kernel_id, r.variant_id
+             ON CONFLICT (name, unit, board_id, kernel_id, variant_id) DO UPDATE SET
+                 total = metric_cells.total + EXCLUDED.total, n = metric_cells.n + EXCLUDED.n,
+                 last_run = GREATEST(metric_cells.last_run, EXCLUDED.last_run)"
         ),
     ];
     for sql in statements {

@@ -126,6 +126,66 @@ pub struct MetricValue {
     pub unit: Option<String>,
     pub printed_delta_pct: Option<f64>,
     pub spread_pct: Option<f64>,
+    /// The table or test the value belongs to (its identity scope).
+    pub scope: String,
+    pub section: Option<String>,
+    /// "higher" | "lower" | "neutral" when the upload or a printed gain set it.
+    pub direction: Option<String>,
+    pub direction_source: Option<String>,
+    /// "gain" (mmtests, positive = better) or "change" (raw).
+    pub delta_convention: Option<String>,
+}
+
+/// The columns of [`MetricValue`], in order.
+pub const METRIC_COLUMNS: &str = "name, stat, value, unit, printed_delta_pct, spread_pct, scope, \
+     section, direction, direction_source, delta_convention";
+
+/// One thread's histogram footer: overflows and the printed statistics.
+#[derive(Debug, Clone, FromRow, serde::Serialize)]
+pub struct HistThreadRow {
+    pub thread: i32,
+    pub bucket_us: f64,
+    pub overflows: i64,
+    pub total: Option<i64>,
+    pub min_us: Option<f64>,
+    pub avg_us: Option<f64>,
+    pub max_us: Option<f64>,
+}
+
+/// One `perf lock contention` row.
+#[derive(Debug, Clone, FromRow, serde::Serialize)]
+pub struct LockRowRow {
+    pub lock_type: Option<String>,
+    pub caller: Option<String>,
+    pub lock: Option<String>,
+    pub address: Option<String>,
+    pub task: Option<String>,
+    pub pid: Option<i64>,
+    pub cgroup: Option<String>,
+    pub contended: i64,
+    pub total_wait_us: f64,
+    pub max_wait_us: Option<f64>,
+    pub min_wait_us: Option<f64>,
+    pub avg_wait_us: Option<f64>,
+    pub stack: Vec<String>,
+}
+
+impl LockRowRow {
+    /// What the row is keyed by, as printed.
+    pub fn key(&self) -> String {
+        let mut parts: Vec<String> = [&self.lock, &self.caller, &self.address, &self.cgroup]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        if let Some(t) = &self.task {
+            parts.push(match self.pid {
+                Some(p) => format!("{t}-{p}"),
+                None => t.clone(),
+            });
+        }
+        parts.join(" ")
+    }
 }
 
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
@@ -147,6 +207,8 @@ pub struct RunDetail {
     pub trace: Option<TraceRow>,
     pub metrics: Vec<MetricValue>,
     pub histogram: Vec<BucketRow>,
+    /// Lock contention rows, most total wait first.
+    pub locks: Vec<LockRowRow>,
     pub block: serde_json::Value,
 }
 
@@ -186,10 +248,9 @@ pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
     .bind(id)
     .fetch_optional(pool)
     .await?;
-    let metrics = sqlx::query_as(
-        "SELECT name, stat, value, unit, printed_delta_pct, spread_pct FROM metrics
-         WHERE run_id = $1 ORDER BY id",
-    )
+    let metrics = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "SELECT {METRIC_COLUMNS} FROM metrics WHERE run_id = $1 ORDER BY id"
+    )))
     .bind(id)
     .fetch_all(pool)
     .await?;
@@ -199,8 +260,17 @@ pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
     .bind(id)
     .fetch_all(pool)
     .await?;
+    let locks = sqlx::query_as(
+        "SELECT lock_type, caller, lock, address, task, pid, cgroup, contended, total_wait_us,
+                max_wait_us, min_wait_us, avg_wait_us, stack
+         FROM lock_rows WHERE run_id = $1 ORDER BY total_wait_us DESC, position",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?;
     Ok(Some(RunDetail {
         summary,
+        locks,
         tool_args,
         lines: [first, last],
         blob_sha256: sha.map(hex::encode),

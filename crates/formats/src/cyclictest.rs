@@ -30,6 +30,9 @@ use crate::lines::{self, Line};
 
 const FORMAT: &str = "cyclictest";
 
+/// A histogram footer minimum at least this large is read as nanoseconds.
+const NS_FLOOR: u64 = 1000;
+
 /// How many lines above a block are searched for the cyclictest command.
 const CMDLINE_LOOKBACK: usize = 6;
 
@@ -151,12 +154,24 @@ fn is_thread_line(t: &str) -> bool {
         .is_some_and(|b| b.is_ascii_digit())
 }
 
-/// The rest of a `T:` line a mailer wrapped onto the next line.
+/// The rest of a `T:` line a mailer wrapped onto the next line: the next
+/// fields, or the value of a key left at the end of the line (`Max:` /
+/// `   4567`).
 fn is_wrapped_tail(text: &str) -> bool {
     let t = text.trim_start();
     ["Min:", "Act:", "Avg:", "Max:", "C:"]
         .iter()
         .any(|k| t.starts_with(k))
+        || (t
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.parse::<f64>().is_ok())
+            && t.split_whitespace().count() <= 8)
+}
+
+/// A `T:` line cut right after a key (`... Avg:    3 Max:`).
+fn ends_with_bare_key(t: &str) -> bool {
+    t.trim_end().ends_with(':')
 }
 
 /// Remove terminal escape sequences (`ESC [ 10 A`) that a non-quiet run
@@ -199,6 +214,8 @@ struct BlockParser {
     /// A `T:` line without `Max:` waiting for its wrapped tail.
     pending: Option<(u64, String)>,
     blank_seen: bool,
+    /// The last line was a `policy:` line (a refresh starts).
+    policy_just_seen: bool,
 }
 
 impl BlockParser {
@@ -211,6 +228,7 @@ impl BlockParser {
             all_wide: true,
             pending: None,
             blank_seen: false,
+            policy_just_seen: false,
         }
     }
 
@@ -228,15 +246,23 @@ impl BlockParser {
             self.thread(pno, &ptext, true)?;
         }
         if t.is_empty() {
-            // cyclictest prints `policy: ...` and a blank line above the `T:` lines.
-            let after_policy = self.policy.is_some() && self.threads.is_empty() && !self.blank_seen;
+            // cyclictest prints `policy: ...` and a blank line above the
+            // `T:` lines, at the start and at every refresh of a non-quiet
+            // run.
+            let after_policy = self.policy_just_seen
+                || (self.policy.is_some() && self.threads.is_empty() && !self.blank_seen);
             self.blank_seen = true;
+            self.policy_just_seen = false;
             return Ok(after_policy && self.hist.is_empty());
         }
+        self.policy_just_seen = false;
         if is_thread_line(t) {
-            if !t.contains("Max:") {
+            if !t.contains("Max:") || ends_with_bare_key(t) {
                 self.pending = Some((no, text.to_string()));
                 return Ok(true);
+            }
+            if self.starts_another_run(no, text) {
+                return Ok(false);
             }
             self.thread(no, text, false)?;
             return Ok(true);
@@ -251,9 +277,30 @@ impl BlockParser {
             if !p.is_empty() {
                 self.policy = Some(p.to_string());
             }
+            self.policy_just_seen = true;
             return Ok(true);
         }
         Ok(t.starts_with("# /dev/cpu_dma_latency set to"))
+    }
+
+    /// Whether a `T:` line is the first of another run printed straight
+    /// after this one: its thread number was seen already and it is not a
+    /// refresh of that thread (another thread id, or fewer cycles).
+    fn starts_another_run(&self, no: u64, text: &str) -> bool {
+        let Ok((t, _)) = parse_thread(no, text) else {
+            return false;
+        };
+        let Some(prev) = self.threads.iter().find(|p| p.thread == t.thread) else {
+            return false;
+        };
+        if prev.cycles.unwrap_or(0) == 0 {
+            // The start-up placeholder (`C: 0`, `Min:1000000`).
+            return false;
+        }
+        let other_tid =
+            matches!((prev.tid, t.tid), (Some(a), Some(b)) if a != 0 && b != 0 && a != b);
+        let fewer = matches!((prev.cycles, t.cycles), (Some(a), Some(b)) if b < a);
+        other_tid || fewer
     }
 
     fn thread(&mut self, no: u64, text: &str, wrapped: bool) -> Result<(), ParseError> {
@@ -264,7 +311,13 @@ impl BlockParser {
         if t.policy.is_none() {
             t.policy.clone_from(&self.policy);
         }
-        self.threads.push(t);
+        // A refresh of a non-quiet run, or a line a terminal printed twice:
+        // the later line wins.
+        if let Some(prev) = self.threads.iter_mut().find(|p| p.thread == t.thread) {
+            *prev = t;
+        } else {
+            self.threads.push(t);
+        }
         Ok(())
     }
 
@@ -272,7 +325,14 @@ impl BlockParser {
         if let Some((pno, ptext)) = self.pending.take() {
             self.thread(pno, &ptext, true)?;
         }
-        let ns = self.ns_hint || (self.all_wide && !self.threads.is_empty());
+        // A histogram without `T:` lines has no widths to tell `-N` by. Its
+        // footer does: a minimum of 1000 or more on every thread is 1 ms in
+        // microseconds (no latency test has that floor) and a plausible
+        // floor in nanoseconds.
+        let mins = self.hist.min_latencies();
+        let footer_ns =
+            self.threads.is_empty() && !mins.is_empty() && mins.iter().all(|&m| m >= NS_FLOOR);
+        let ns = self.ns_hint || footer_ns || (self.all_wide && !self.threads.is_empty());
         if ns {
             for t in &mut self.threads {
                 to_micros(t);
@@ -461,6 +521,47 @@ mod tests {
             Some(Err(e)) => Err(e),
             None => panic!("not recognised"),
         }
+    }
+
+    #[test]
+    fn a_repeated_line_is_replaced_by_the_later_one() {
+        let text = "T: 0 ( 100) P:99 I:1000 C:    500 Min:      1 Act:    2 Avg:    3 Max:      9\nT: 1 ( 101) P:99 I:1500 C:    300 Min:      1 Act:    2 Avg:    3 Max:      8\nT: 1 ( 101) P:99 I:1500 C:    333 Min:      1 Act:    2 Avg:    3 Max:     12\n";
+        let (n, c) = parse(text).unwrap();
+        assert_eq!(n, 3);
+        assert_eq!(c.threads.len(), 2);
+        assert_eq!(
+            (c.threads[1].cycles, c.threads[1].max_us),
+            (Some(333), 12.0)
+        );
+    }
+
+    #[test]
+    fn runs_back_to_back_are_two_blocks() {
+        let text = "T: 0 ( 100) P:99 I:1000 C:    500 Min:      1 Act:    2 Avg:    3 Max:      9\nT: 1 ( 101) P:99 I:1500 C:    300 Min:      1 Act:    2 Avg:    3 Max:      8\nT: 0 ( 200) P:99 I:1000 C:    500 Min:      1 Act:    2 Avg:    3 Max:     19\nT: 1 ( 201) P:99 I:1500 C:    300 Min:      1 Act:    2 Avg:    3 Max:     18\n";
+        let (n, c) = parse(text).unwrap();
+        assert_eq!(n, 2);
+        assert_eq!(c.threads[0].max_us, 9.0);
+        let doc = crate::parse_str(text, None).unwrap();
+        assert_eq!(doc.blocks.len(), 2);
+        assert_eq!(doc.blocks[1].lines, [3, 4]);
+    }
+
+    #[test]
+    fn a_value_wrapped_onto_the_next_line() {
+        let text = "> T: 0 ( 1234) P:99 I:1000 C: 100000 Min:      1 Act:    2 Avg:    3 Max:\n> 4567\n> T: 1 ( 1235) P:99 I:1500 C:  66666 Min:      1 Act:    2 Avg:    3\n> Max:     45\n";
+        let (n, c) = parse(text).unwrap();
+        assert_eq!(n, 4);
+        let maxes: Vec<f64> = c.threads.iter().map(|t| t.max_us).collect();
+        assert_eq!(maxes, vec![4567.0, 45.0]);
+    }
+
+    #[test]
+    fn a_histogram_footer_in_nanoseconds() {
+        let text = "# Histogram\n000000 000000\n000001 000000\n# Total: 000000000\n# Min Latencies: 24791\n# Avg Latencies: 98000\n# Max Latencies: 1234567\n# Histogram Overflows: 01500\n";
+        let (_, c) = parse(text).unwrap();
+        let h = c.histogram.unwrap();
+        assert_eq!(h.per_thread[0].min_us, Some(24.791));
+        assert_eq!(c.printed_unit, "ns");
     }
 
     #[test]

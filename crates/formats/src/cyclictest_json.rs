@@ -188,9 +188,21 @@ pub fn parse_str(text: &str, first_line: u64) -> Result<Cyclictest, ParseError> 
                 .filter(|(_, c)| *c > 0)
                 .collect();
             buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let in_buckets: u64 = buckets.iter().map(|b| b.1).sum();
+            // The JSON does not print the overflows: every cycle that is in
+            // no bucket landed past the last one.
+            let overflows = t
+                .get("overflows")
+                .and_then(Value::as_u64)
+                .or_else(|| {
+                    let cycles = t.get("cycles").and_then(Value::as_u64)?;
+                    Some(cycles.saturating_sub(in_buckets))
+                })
+                .unwrap_or(0);
             hist.push(HistogramThread {
                 thread: n,
-                total: Some(buckets.iter().map(|b| b.1).sum()),
+                total: Some(in_buckets),
+                overflows,
                 buckets,
                 min_us: Some(min * scale),
                 avg_us: Some(avg * scale),

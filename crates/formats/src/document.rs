@@ -79,6 +79,16 @@ pub struct Warning {
     pub message: String,
 }
 
+impl Warning {
+    /// A claim that could not be parsed, as a warning at its line.
+    pub fn from_error(e: &crate::error::ParseError) -> Self {
+        Warning {
+            line: (e.line > 0).then_some(e.line),
+            message: e.to_string(),
+        }
+    }
+}
+
 /// One result block found in the input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "BlockRepr")]
@@ -199,6 +209,10 @@ pub enum BlockBody {
     Table(Table),
     Time(Time),
     Metrics(Metrics),
+    Counters(Counters),
+    LockContention(LockContention),
+    Distribution(Distribution),
+    Profile(Profile),
 }
 
 impl BlockBody {
@@ -210,6 +224,10 @@ impl BlockBody {
             BlockBody::Table(_) => "table",
             BlockBody::Time(_) => "time",
             BlockBody::Metrics(_) => "metrics",
+            BlockBody::Counters(_) => "counters",
+            BlockBody::LockContention(_) => "lock_contention",
+            BlockBody::Distribution(_) => "distribution",
+            BlockBody::Profile(_) => "profile",
         }
     }
 }
@@ -462,6 +480,15 @@ pub struct Table {
     /// Unit of the values when the whole table has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
+    /// Headers of columns that hold row labels (`size` with `80GB`,
+    /// `threads`): dimensions of the experiment, joined into each row's
+    /// `metric`, never result columns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub label_columns: Vec<String>,
+    /// Headers of columns that held a printed change (`delta`, `%change`):
+    /// their values are in the rows' `printed_deltas_pct`, never columns.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delta_columns: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -473,7 +500,9 @@ pub struct TableRow {
     pub metric: String,
     /// One value per column; `None` where the cell was empty or not a number.
     pub values: Vec<Option<f64>>,
-    /// `( x.xx%)` as printed, one per column (None where absent).
+    /// The change printed for each column, one per column (None where
+    /// absent): mmtests' `( x.xx%)` gain (positive = better), or the raw
+    /// change of a `delta` / `%change` column (LKP, hand-made tables).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub printed_deltas_pct: Vec<Option<f64>>,
     /// `± N%` spreads (LKP `%stddev`), one per column.
@@ -506,6 +535,20 @@ pub struct Time {
     /// Command line, when printed (`-v` "Command being timed").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<String>,
+    /// The command's exit status when GNU time printed one: `Command exited
+    /// with non-zero status N` above the report, or `-v`'s `Exit status`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<i32>,
+    /// The signal that ended the command (`Command terminated by signal N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+}
+
+impl Time {
+    /// Whether the timed command failed: a non-zero exit or a signal.
+    pub fn failed(&self) -> bool {
+        self.signal.is_some() || self.exit_status.is_some_and(|s| s != 0)
+    }
 }
 
 // ------------------------------------------------------------------ metrics
@@ -524,4 +567,184 @@ pub struct Metric {
     pub value: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
+}
+
+// ----------------------------------------------------------------- counters
+
+/// Kernel counters: `/proc/vmstat`, cgroup v2 `memory.stat` /
+/// `memory.events`, PSI (`/proc/pressure/*`), `/proc/meminfo`,
+/// `smaps_rollup`, or a hand-made table of counters in two or more columns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counters {
+    /// "vmstat" | "meminfo" | "memory.stat" | "memory.events" | "psi" |
+    /// "smaps_rollup" | "table"
+    pub source: String,
+    /// PSI: "memory" | "io" | "cpu" | "irq", when the paste names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    /// Column names of a table (`["base", "patched"]`); empty for a single
+    /// dump. A table without a header has empty strings here.
+    #[serde(default)]
+    pub columns: Vec<String>,
+    pub counters: Vec<Counter>,
+}
+
+/// One counter with one value per column (a single value for a dump).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counter {
+    /// As printed (`pgscan_kswapd`, `MemFree`, `Active(anon)`), PSI as
+    /// `some.avg10`, `full.total`.
+    pub name: String,
+    /// `null` where a table cell was empty or not a number (`-`, `n/a`).
+    pub values: Vec<Option<f64>>,
+    /// "kB" (meminfo, smaps_rollup), "%" (PSI avg), "us" (PSI total).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    /// Percent change printed next to a value, one per column.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub printed_delta_pct: Vec<Option<f64>>,
+    /// Absolute difference printed in a `delta` / `diff` column.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed_delta: Option<f64>,
+    /// `± N%` printed next to a value, one per column.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spread_pct: Vec<Option<f64>>,
+}
+
+// ---------------------------------------------------------- lock contention
+
+/// A `perf lock contention` table.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LockContention {
+    /// "perf-lock"
+    pub tool: String,
+    /// Which key columns were printed: "caller" (`type caller`, the
+    /// default), "task" (`pid comm`, `-t`), "owner" (`pid owner`, `-o`),
+    /// "lock" (`address symbol`, `-l`), "cgroup" (`--lock-cgroup`).
+    pub key: String,
+    pub rows: Vec<LockRow>,
+}
+
+/// One row. Waits in microseconds whatever unit each cell was printed in.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LockRow {
+    pub contended: u64,
+    pub total_wait_us: f64,
+    /// Absent only when `-F` left the column out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_wait_us: Option<f64>,
+    /// `min wait` is printed only when asked for (`-F ...,wait_min`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_wait_us: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg_wait_us: Option<f64>,
+    /// Lock type: "spinlock", "rwlock:W", "mutex", "rwsem:R", ...
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub lock_type: Option<String>,
+    /// `caller` key: the caller as printed (`pipe_read+0x57`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<String>,
+    /// `lock` key: the lock symbol (`&zone->lock`, `&task_struct`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock: Option<String>,
+    /// `lock` key: the lock address in hex, as printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
+    /// `task` / `owner` key: the comm.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<String>,
+    /// `task` / `owner` key: the pid (-1 when the owner is unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup: Option<String>,
+    /// Call-stack lines printed under the row (`-v`, `-S`), innermost first,
+    /// `symbol+offset` as printed without the address.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stack: Vec<String>,
+}
+
+// ------------------------------------------------------------- distribution
+
+/// One histogram of a bpftrace map (`@usecs:` / `@ns[comm]:`) or of a BCC
+/// tool (`usecs : count distribution`). Buckets exactly as printed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Distribution {
+    /// "bpftrace" | "bcc"
+    pub tool: String,
+    /// Map name with its `@` (`@usecs`) or the BCC column name (`usecs`).
+    pub name: String,
+    /// The map key or the BCC section line (`disk = sda`), as printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// Unit of the bucket bounds: "ns" | "us" | "ms" | "s" when the name
+    /// says so (`usecs`, `@ns`), "kB" for BCC `kbytes`, else absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    /// Whether `high` belongs to the bucket: BCC prints `2 -> 3`
+    /// (inclusive), bpftrace `[2, 4)` (exclusive).
+    #[serde(default)]
+    pub high_inclusive: bool,
+    pub buckets: Vec<DistBucket>,
+    /// Events counted, when printed (BCC funclatency `count:`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// Sum of the values, when printed (BCC funclatency `total:`), in
+    /// `summary_unit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sum: Option<f64>,
+    /// Mean, when printed (BCC funclatency `avg =`), in `summary_unit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avg: Option<f64>,
+    /// Unit of `sum` and `avg` as funclatency prints it, which is not
+    /// always the histogram's (`-u` prints buckets in usecs, avg in nsecs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_unit: Option<String>,
+}
+
+/// One bucket. `low` is absent for bpftrace's `(..., x)` underflow bucket,
+/// `high` for its `[x, ...)` overflow bucket. `K`/`M`/`G` suffixes of
+/// bpftrace are expanded (powers of 1024).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DistBucket {
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+    pub count: u64,
+}
+
+// ------------------------------------------------------------------ profile
+
+/// A `perf report` / `perf top` flat profile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Profile {
+    /// "perf-report" | "perf-top"
+    pub tool: String,
+    /// `# Samples: 11K of event 'cpu-clock'` -> "cpu-clock".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    /// Sample count as printed with its suffix expanded (`11K` -> 11000,
+    /// so approximate when a suffix was printed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<u64>,
+    /// `# Event count (approx.): N`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_count: Option<u64>,
+    pub rows: Vec<ProfileRow>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProfileRow {
+    /// `Overhead`, or `Self` when `Children` was printed too.
+    pub overhead_pct: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub children_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// Shared object: `[kernel.kallsyms]`, `libc.so.6`, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
+    /// `k` (kernel) or `.` (user) from the `[k]` / `[.]` marker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub space: Option<String>,
+    pub symbol: String,
 }

@@ -354,12 +354,61 @@ pub fn is_start(text: &str) -> bool {
     };
     let rest = rest.trim_start();
     if let Some(t) = rest.strip_prefix("tracer:") {
-        return LATENCY_TRACERS.contains(&t.trim());
+        return latency_tracer(t).is_some();
     }
     match rest.split_once(" latency trace") {
-        Some((t, _)) => LATENCY_TRACERS.contains(&t.trim()),
+        Some((t, _)) => latency_tracer(t).is_some(),
         None => false,
     }
+}
+
+/// The tracer's name when it is a latency tracer: one of
+/// [`LATENCY_TRACERS`] in any capitalisation (lowercased), or a name that
+/// custom trees give their variants (`preemptirqsoff_hist`,
+/// `Wakeup_RT_lazy`), kept as printed.
+pub fn latency_tracer(name: &str) -> Option<String> {
+    let name = name.trim();
+    if name.is_empty()
+        || name.len() > 64
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return None;
+    }
+    let lower = name.to_ascii_lowercase();
+    if LATENCY_TRACERS.contains(&lower.as_str()) {
+        return Some(lower);
+    }
+    ["irqsoff", "preemptoff", "wakeup"]
+        .iter()
+        .any(|t| lower.contains(t))
+        .then(|| name.to_string())
+}
+
+/// `HP:0`, `SP:0 HP:0`: the middle of a wrapped `# latency:` line.
+fn is_field_fragment(t: &str) -> bool {
+    let mut words = t.split_whitespace().peekable();
+    words.peek().is_some()
+        && words.all(|w| {
+            let w = w.trim_end_matches(',');
+            w.split_once(':').is_some_and(|(k, v)| {
+                !k.is_empty() && k.chars().all(|c| c.is_ascii_uppercase()) && !v.is_empty()
+            })
+        })
+}
+
+/// An event line at least this long may have been wrapped by a mailer.
+const WRAPPED_LINE: usize = 40;
+
+/// The short rest of a wrapped event line: a few words, no `#`, no event.
+fn is_wrapped_fragment(t: &str) -> bool {
+    let t = t.trim();
+    !t.is_empty()
+        && t.len() <= 72
+        && t.split_whitespace().count() <= 6
+        && !t.starts_with(['#', '>', '[', '-', '='])
+        && !t.ends_with([':', '.', ',', '?', '!'])
 }
 
 /// A line that belongs to the previous one after mail wrapping.
@@ -462,6 +511,8 @@ struct Parser {
     saw_latency: bool,
     saw_body: bool,
     latency_open: bool,
+    /// The `latency trace ... on` line ended before the kernel version.
+    kernel_open: bool,
     prev_valid: bool,
     prev_time: f64,
     /// The previous event line, parsed only when it precedes a new largest gap.
@@ -469,6 +520,8 @@ struct Parser {
     /// `prev_line` is not maintained: the previous line is `tail.back()`.
     prev_in_tail: bool,
     best: Option<GapCandidate>,
+    /// Length of the previous line when it was an event (a wrapped one is long).
+    prev_event_len: Option<usize>,
 }
 
 impl Parser {
@@ -497,17 +550,20 @@ impl Parser {
             saw_latency: false,
             saw_body: false,
             latency_open: false,
+            kernel_open: false,
             prev_valid: false,
             prev_time: 0.0,
             prev_line: Vec::new(),
             prev_in_tail: false,
             best: None,
+            prev_event_len: None,
         }
     }
 
     fn feed(&mut self, no: u64, text: &str) -> Result<Step, ParseError> {
         let text = &*ascii_spaces(text);
         let t = text.trim_start();
+        let after_event = self.prev_event_len.take();
         if t.is_empty() {
             return Ok(Step::End);
         }
@@ -515,12 +571,27 @@ impl Parser {
             return self.header(no, text, h.trim());
         }
         if self.latency_open {
-            // `# latency: ... SP:0` wrapped, the rest (`HP:0 #P:512)`) here.
+            // `# latency: ... SP:0` wrapped, the rest (`HP:0 #P:512)`) here,
+            // maybe over several lines.
             self.latency_open = false;
             if t.contains("#P:") || t.ends_with(')') {
                 self.latency_fields(t);
                 return Ok(Step::Consumed);
             }
+            if is_field_fragment(t) {
+                self.latency_fields(t);
+                self.latency_open = true;
+                return Ok(Step::Consumed);
+            }
+        }
+        if std::mem::take(&mut self.kernel_open) && !t.contains(' ') && t.len() <= 128 {
+            // `# wakeup_rt latency trace v1.1.5 on` / `6.5.0-rt6-...`.
+            self.out.kernel = Some(t.trim_end().to_string());
+            return Ok(Step::Consumed);
+        }
+        if !self.saw_body && t.len() >= 8 && t.trim_end().chars().all(|c| c == '-') {
+            // The header's `# ------` rule, wrapped after its `# `.
+            return Ok(Step::Consumed);
         }
         if let Some(frame) = t.strip_prefix("=>") {
             self.frame(frame);
@@ -545,6 +616,13 @@ impl Parser {
             self.in_stack = false;
             return Ok(Step::Consumed);
         }
+        if after_event.is_some_and(|n| n >= WRAPPED_LINE) && is_wrapped_fragment(t) {
+            // A mailer wrapped the event line: `... 250:  ` / `0:R cyclictest`.
+            self.continue_prev(" ", t.trim_end());
+            // A line wrapped twice continues once more.
+            self.prev_event_len = after_event;
+            return Ok(Step::Consumed);
+        }
         Ok(Step::End)
     }
 
@@ -560,7 +638,7 @@ impl Parser {
                 // A second report follows without a blank line.
                 return Ok(Step::End);
             }
-            self.out.tracer = t.trim().to_string();
+            self.out.tracer = latency_tracer(t).unwrap_or_else(|| t.trim().to_string());
             return Ok(Step::Consumed);
         }
         if let Some(rest) = h.strip_prefix("latency:") {
@@ -582,15 +660,18 @@ impl Parser {
             return Ok(Step::Consumed);
         }
         if let Some((before, after)) = h.split_once(" latency trace") {
-            let tracer = before.trim();
-            if self.out.tracer.is_empty() && LATENCY_TRACERS.contains(&tracer) {
-                self.out.tracer = tracer.to_string();
+            if self.out.tracer.is_empty()
+                && let Some(tracer) = latency_tracer(before)
+            {
+                self.out.tracer = tracer;
             }
             if let Some((_, kernel)) = after.split_once(" on ") {
                 let k = kernel.trim();
                 if !k.is_empty() {
                     self.out.kernel = Some(k.to_string());
                 }
+            } else if after.trim_end().ends_with(" on") {
+                self.kernel_open = true;
             }
             return Ok(Step::Consumed);
         }
@@ -666,31 +747,39 @@ impl Parser {
         self.in_stack = true;
     }
 
+    /// Append the rest of a wrapped event line to the event it belongs to.
+    fn continue_prev(&mut self, sep: &str, c: &str) {
+        if self.prev_valid && !self.prev_in_tail {
+            self.prev_line.extend_from_slice(sep.as_bytes());
+            self.prev_line.extend_from_slice(c.as_bytes());
+        }
+        if let Some(raw) = self.tail.newest_mut() {
+            raw.extend_from_slice(sep.as_bytes());
+            raw.extend_from_slice(c.as_bytes());
+            return;
+        }
+        if let Some(e) = self.out.events.last_mut() {
+            if sep == " <-" {
+                if e.function.is_none() || e.caller.is_some() {
+                    return;
+                }
+                e.caller = Some(culprit::strip_offset(c).to_string());
+            }
+            e.text.push_str(sep);
+            e.text.push_str(c);
+        }
+    }
+
     fn wrapped_caller(&mut self, c: &str) {
         let c = c.trim();
         if culprit::strip_offset(c).is_empty() {
             return;
         }
-        if self.prev_valid && !self.prev_in_tail {
-            self.prev_line.extend_from_slice(b" <-");
-            self.prev_line.extend_from_slice(c.as_bytes());
-        }
-        if let Some(raw) = self.tail.newest_mut() {
-            raw.extend_from_slice(b" <-");
-            raw.extend_from_slice(c.as_bytes());
-            return;
-        }
-        if let Some(e) = self.out.events.last_mut()
-            && e.function.is_some()
-            && e.caller.is_none()
-        {
-            e.caller = Some(culprit::strip_offset(c).to_string());
-            e.text.push_str(" <-");
-            e.text.push_str(c);
-        }
+        self.continue_prev(" <-", c);
     }
 
     fn event(&mut self, ev: EventRef<'_>, raw: &str) {
+        self.prev_event_len = Some(raw.trim_end().len());
         self.saw_body = true;
         self.in_stack = false;
         if self.out.flag_columns.is_none() && self.legend_cols == 0 {
@@ -1065,5 +1154,19 @@ mod tests {
         let lines = crate::lines::split(text);
         let e = recognize(&lines, 0).unwrap().unwrap_err();
         assert_eq!((e.line, e.column), (2, 12));
+    }
+
+    #[test]
+    fn tracer_names_in_any_capitalisation() {
+        assert_eq!(latency_tracer("IRQSOFF").as_deref(), Some("irqsoff"));
+        assert_eq!(latency_tracer(" Wakeup_RT ").as_deref(), Some("wakeup_rt"));
+        assert_eq!(
+            latency_tracer("preemptirqsoff_hist").as_deref(),
+            Some("preemptirqsoff_hist")
+        );
+        assert_eq!(latency_tracer("function"), None);
+        assert_eq!(latency_tracer("nop"), None);
+        assert!(is_start("# tracer: PreemptIrqsOff"));
+        assert!(is_start("# IRQSOFF latency trace v1.1.5 on 6.1.0"));
     }
 }

@@ -382,7 +382,11 @@ fn body_kernel(body: &BlockBody) -> Option<String> {
         BlockBody::Cyclictest(_)
         | BlockBody::Rtla(_)
         | BlockBody::Time(_)
-        | BlockBody::Metrics(_) => None,
+        | BlockBody::Metrics(_)
+        | BlockBody::Counters(_)
+        | BlockBody::LockContention(_)
+        | BlockBody::Distribution(_)
+        | BlockBody::Profile(_) => None,
     }
 }
 
@@ -479,7 +483,7 @@ mod tests {
 
     #[test]
     fn quoted_copies_and_pairs() {
-        use crate::detect::{Format, Scanned};
+        use crate::detect::{Scanned, by_name};
         use crate::document::{Block, Cyclictest, CyclictestThread};
         let text = "latency went to this:\nT0\n> load gave this:\n> T1\n> then:\n> T0";
         let lines = crate::lines::split(text);
@@ -500,7 +504,7 @@ mod tests {
             b.quote_level = Some(lines[at].quote);
             Scanned {
                 block: b,
-                format: Format::Cyclictest,
+                format: by_name("cyclictest").unwrap(),
                 column_label: None,
                 first: at,
                 last: at,

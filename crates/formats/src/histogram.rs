@@ -66,6 +66,11 @@ impl HistogramBuilder {
     }
 
     /// Whether any histogram line has been fed.
+    /// The `# Min Latencies:` footer values as printed.
+    pub fn min_latencies(&self) -> &[u64] {
+        &self.mins
+    }
+
     pub fn is_empty(&self) -> bool {
         !self.seen
     }

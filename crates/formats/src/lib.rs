@@ -17,20 +17,28 @@ pub mod document;
 pub mod error;
 pub mod lines;
 
+pub mod counters;
 pub mod culprit;
 pub mod cyclictest;
 pub mod cyclictest_json;
 pub mod detect;
+pub mod distribution;
 pub mod ftrace;
 pub mod hints;
 pub mod histogram;
 pub mod lkp;
 pub mod mail;
 pub mod metrics;
+pub mod microbench;
+pub mod mime;
 pub mod mmtests;
+pub mod perf_lock;
 pub mod plain;
+pub mod profile;
 pub mod rtla;
 pub mod time;
+pub mod units;
+pub mod willitscale;
 
 pub use document::*;
 pub use error::{ErrorKind, ParseError};
@@ -73,12 +81,17 @@ fn parse_any(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
         return mail::parse(text, bytes, name);
     }
     let lines = lines::split(text);
-    let (mut scanned, _) = detect::scan(&lines, detect::OnError::Fail)?;
+    let scan = detect::scan(&lines)?;
+    let mut scanned = scan.blocks;
     if scanned.is_empty() {
+        // A claim that failed says more than "nothing found": its format,
+        // line and column.
+        if let Some(e) = scan.failures.into_iter().next() {
+            return Err(e);
+        }
         let first = lines.iter().find(|l| !l.text.trim().is_empty());
         return Err(ParseError::unrecognized(
-            "a known result format (cyclictest `T:` lines, an ftrace latency report, \
-             an mmtests or LKP table, `time` output, stress-ng / perf stat metrics, a mail)",
+            detect::looked_for(),
             first.map(|l| l.no).unwrap_or(0),
             first.map(|l| l.text).unwrap_or(""),
         ));
@@ -88,6 +101,9 @@ fn parse_any(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
         Some(s) if scanned.iter().all(|o| o.format == s.format) => s.format.name(),
         _ => "text",
     };
+    let mut warnings: Vec<Warning> = scan.failures.iter().map(Warning::from_error).collect();
+    warnings.extend(scan.unread);
+    warnings.sort_by_key(|w| w.line);
     Ok(Document {
         source: Source {
             name: name.map(str::to_string),
@@ -98,7 +114,7 @@ fn parse_any(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
         },
         context: None,
         blocks: scanned.into_iter().map(|s| s.block).collect(),
-        warnings: Vec::new(),
+        warnings,
     })
 }
 

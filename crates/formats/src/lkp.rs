@@ -173,8 +173,21 @@ pub fn recognize(
             column_variants: Vec::new(),
             rows,
             unit: None,
+            ..Table::default()
         }),
     )))
+}
+
+/// `compiler/.../testcase:` (older layout) or `compiler/.../testcase/testtime:`
+/// (newer): slash-separated parameter names that include `testcase`.
+fn is_parameter_names(t: &str) -> bool {
+    t.strip_suffix(':').is_some_and(|names| {
+        names.contains('/')
+            && names.split('/').any(|n| n == "testcase")
+            && names
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '/' || c == '-')
+    })
 }
 
 /// The robot prints the job parameters above each table:
@@ -186,7 +199,7 @@ fn testcase_above(lines: &[Line<'_>], start: usize) -> Option<String> {
     let at = (from..start).rev().find(|&i| {
         lines
             .get(i)
-            .is_some_and(|l| l.quote == quote && l.text.trim_end().ends_with("testcase:"))
+            .is_some_and(|l| l.quote == quote && is_parameter_names(l.text.trim()))
     })?;
     let values = lines.get(at + 1)?.text.trim();
     (!values.is_empty() && values.contains('/')).then(|| values.to_string())

@@ -9,7 +9,7 @@
 //! block spans always point at the original text. Finding blocks is
 //! [`crate::detect`]'s job, guessing labels [`crate::hints`]'s.
 
-use crate::detect::{self, OnError, Scanned};
+use crate::detect::{self, Scanned};
 use crate::document::{Document, MailContext, MailMessage, Source, Warning};
 use crate::error::ParseError;
 use crate::hints;
@@ -255,6 +255,9 @@ struct Parsed {
     header: MailMessage,
     body_start: usize,
     qp_declared: bool,
+    /// Index of the first header line when the body needs the MIME layer
+    /// (multipart, base64, HTML).
+    mime_from: Option<usize>,
 }
 
 fn parse_headers(phys: &[Phys], msg: &Msg, end: usize, flattened: bool) -> Parsed {
@@ -283,6 +286,7 @@ fn parse_headers(phys: &[Phys], msg: &Msg, end: usize, flattened: bool) -> Parse
                     author + 1
                 },
                 qp_declared: false,
+                mime_from: None,
             }
         }
         Layout::Headers(from) => {
@@ -328,17 +332,23 @@ fn parse_headers(phys: &[Phys], msg: &Msg, end: usize, flattened: bool) -> Parse
                     .map(|(_, v)| v.trim().to_string())
                     .filter(|v| !v.is_empty())
             };
-            header.subject = get("Subject");
-            header.from = get("From");
+            header.subject = get("Subject").map(|v| crate::mime::decode_header(&v));
+            header.from = get("From").map(|v| crate::mime::decode_header(&v));
             header.date = get("Date");
             header.message_id = get("Message-ID").map(|v| strip_angles(&v));
             header.in_reply_to = get("In-Reply-To").map(|v| strip_angles(&v));
             let qp_declared = get("Content-Transfer-Encoding")
                 .is_some_and(|v| v.to_ascii_lowercase().starts_with("quoted-printable"));
+            let mime = !flattened
+                && crate::mime::needed(
+                    get("Content-Type").as_deref(),
+                    get("Content-Transfer-Encoding").as_deref(),
+                );
             Parsed {
                 header,
                 body_start: i,
                 qp_declared,
+                mime_from: mime.then_some(from),
             }
         }
     }
@@ -409,7 +419,7 @@ fn evidently_qp(body: &[Phys]) -> bool {
 
 /// Decode quoted-printable: join soft line breaks (keeping the first line's
 /// number), then `=XX` escapes to bytes, read as UTF-8.
-fn decode_qp(body: &[Phys], flattened: bool) -> Vec<Phys> {
+pub(crate) fn decode_qp(body: &[Phys], flattened: bool) -> Vec<Phys> {
     let mut out: Vec<Phys> = Vec::new();
     let mut pending: Option<(u64, String)> = None;
     for (no, raw) in body {
@@ -474,7 +484,12 @@ pub fn parse(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
         let end = msgs.get(k + 1).map(|m| m.start).unwrap_or(phys.len());
         let parsed = parse_headers(&phys, msg, end, flattened);
         let body = phys.get(parsed.body_start.min(end)..end).unwrap_or(&[]);
-        let lines = if parsed.qp_declared || evidently_qp(body) {
+        let mime = parsed
+            .mime_from
+            .and_then(|from| crate::mime::body_lines(phys.get(from.min(end)..end).unwrap_or(&[])));
+        let lines = if let Some(lines) = mime {
+            lines
+        } else if parsed.qp_declared || evidently_qp(body) {
             decode_qp(body, flattened)
         } else {
             body.to_vec()
@@ -508,23 +523,23 @@ pub fn parse(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
     let mut warnings = Vec::new();
     for (k, &(from, to)) in ranges.iter().enumerate() {
         let slice = lines.get(from..to).unwrap_or(&[]);
-        let (found, failures) = detect::scan(slice, OnError::Warn)?;
-        if blocks.len() + found.len() > crate::MAX_BLOCKS {
+        let scan = detect::scan(slice)?;
+        if blocks.len() + scan.blocks.len() > crate::MAX_BLOCKS {
             return Err(crate::too_many_blocks(
                 slice.first().map(|l| l.no).unwrap_or(0),
             ));
         }
-        for mut s in found {
+        for mut s in scan.blocks {
             s.first += from;
             s.last += from;
             s.block.message = Some(k);
             s.block.quote_level = Some(lines.get(s.first).map(|l| l.quote).unwrap_or(0));
             blocks.push(s);
         }
-        warnings.extend(failures.into_iter().map(|e| Warning {
-            line: (e.line > 0).then_some(e.line),
-            message: e.to_string(),
-        }));
+        let mut found: Vec<Warning> = scan.failures.iter().map(Warning::from_error).collect();
+        found.extend(scan.unread);
+        found.sort_by_key(|w| w.line);
+        warnings.extend(found);
     }
     hints::annotate(&mut blocks, &lines, &ranges);
     if blocks.is_empty() {

@@ -39,7 +39,11 @@ pub fn recognize(
         && rest.trim_start().starts_with("stressor")
         && rest.contains("bogo ops")
     {
-        return stress_ng(lines, start).map(Ok);
+        return stress_ng(lines, start, stress_ng_payload).map(Ok);
+    }
+    // `--log-brief`: the same table without any prefix.
+    if line.text.starts_with("stressor ") && line.text.contains("bogo ops") {
+        return stress_ng(lines, start, bare).map(Ok);
     }
     if usemem_line(line.text).is_some() {
         return usemem(lines, start).map(Ok);
@@ -51,14 +55,88 @@ pub fn recognize(
     {
         return perf_stat(lines, start).map(Ok);
     }
+    if perf_csv_line(line.text).is_some() {
+        return perf_csv(lines, start).map(Ok);
+    }
     None
+}
+
+/// [`recognize`], and `perf stat -I` output, whose intervals are one block
+/// each.
+pub fn recognize_blocks(
+    lines: &[Line<'_>],
+    start: usize,
+) -> Option<Result<crate::detect::Found, ParseError>> {
+    if let Some(line) = lines.get(start)
+        && !line
+            .text
+            .trim_start()
+            .starts_with("Performance counter stats")
+        && let Some((label, mut metrics)) = elapsed_line(line.text)
+    {
+        // The elapsed time alone (`-r N` results cut down to it), and the
+        // `user` / `sys` lines under it.
+        let mut n = 1;
+        while let Some(l) = lines.get(start + n).filter(|l| l.quote == line.quote) {
+            match perf_line(l.text) {
+                Some(m)
+                    if m.first()
+                        .is_some_and(|m| m.name == "user" || m.name == "sys") =>
+                {
+                    metrics.extend(m);
+                    n += 1;
+                }
+                _ => break,
+            }
+        }
+        return Some(Ok(crate::detect::Found {
+            consumed: n,
+            bodies: vec![(
+                BlockBody::Metrics(Metrics {
+                    tool: "perf-stat".into(),
+                    metrics,
+                }),
+                label,
+            )],
+        }));
+    }
+    if let Some((consumed, blocks)) = perf_intervals(lines, start) {
+        return Some(Ok(crate::detect::Found {
+            consumed,
+            bodies: blocks
+                .into_iter()
+                .map(|m| (BlockBody::Metrics(m), None))
+                .collect(),
+        }));
+    }
+    recognize(lines, start).map(|r| {
+        r.map(|(consumed, body)| crate::detect::Found {
+            consumed,
+            bodies: vec![(body, None)],
+        })
+    })
+}
+
+/// A `--log-brief` line is all payload.
+fn bare(text: &str) -> Option<&str> {
+    Some(text)
 }
 
 /// The text after `stress-ng: <level>: [pid] `, wherever the line starts
 /// (journal lines carry a date and `stress-ng[pid]:` prefix).
 fn stress_ng_payload(text: &str) -> Option<&str> {
     let at = text.find("stress-ng: ")?;
-    let rest = text.get(at + "stress-ng: ".len()..)?;
+    let mut rest = text.get(at + "stress-ng: ".len()..)?;
+    // `--timestamp`: `stress-ng: 08:40:54.91 metrc: [23074] ...`.
+    if let Some((ts, after)) = rest.split_once(' ')
+        && ts.len() >= 8
+        && ts
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == ':' || c == '.')
+        && ts.matches(':').count() == 2
+    {
+        rest = after;
+    }
     let (level, rest) = rest.split_once(':')?;
     if !matches!(level, "info" | "metrc" | "debug") {
         return None;
@@ -68,28 +146,43 @@ fn stress_ng_payload(text: &str) -> Option<&str> {
     pid.chars().all(|c| c.is_ascii_digit()).then_some(rest)
 }
 
-fn stress_ng(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+fn stress_ng(
+    lines: &[Line<'_>],
+    start: usize,
+    payload: fn(&str) -> Option<&str>,
+) -> Option<(usize, BlockBody)> {
     let quote = lines.get(start)?.quote;
     let mut metrics = Vec::new();
+    let mut stressors: Vec<String> = Vec::new();
     let mut misc = false;
-    let mut i = start + 1;
-    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
-        let Some(rest) = stress_ng_payload(l.text) else {
-            break;
-        };
-        let rest = rest.trim();
+    let (_, header_lines) = stress_ng_logical(lines, start, payload)?;
+    let mut i = start + header_lines;
+    while let Some((joined, n)) = lines
+        .get(i)
+        .filter(|l| l.quote == quote)
+        .and_then(|_| stress_ng_logical(lines, i, payload))
+    {
+        let rest = joined.trim();
         if rest.starts_with("(secs)") {
-            i += 1;
+            i += n;
             continue;
         }
         if rest.starts_with("miscellaneous metrics") {
             misc = true;
-            i += 1;
+            i += n;
             continue;
         }
         let mut words = rest.split_whitespace();
         let Some(stressor) = words.next() else { break };
-        if misc {
+        // An older layout prints a stressor's own metric under the table
+        // without a `miscellaneous metrics:` heading (`vdso  9.88
+        // nanoseconds per call (...)`).
+        let one_number_then_words = {
+            let mut w = rest.split_whitespace().skip(1);
+            w.next().and_then(parse_number_unit).is_some()
+                && w.next().is_some_and(|x| parse_number_unit(x).is_none())
+        };
+        if misc || (stressors.iter().any(|s| s == stressor) && one_number_then_words) {
             // `close   600923.80 close calls per sec (harmonic mean of 192 instances)`
             let Some((v, _)) = words.next().and_then(parse_number_unit) else {
                 break;
@@ -100,7 +193,7 @@ fn stress_ng(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
                 value: v,
                 unit: None,
             });
-            i += 1;
+            i += n;
             continue;
         }
         let values: Vec<f64> = words
@@ -120,7 +213,8 @@ fn stress_ng(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
                 unit: Some((*unit).to_string()),
             });
         }
-        i += 1;
+        stressors.push(stressor.to_string());
+        i += n;
     }
     if metrics.is_empty() {
         return None;
@@ -132,6 +226,37 @@ fn stress_ng(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             metrics,
         }),
     ))
+}
+
+/// A stress-ng line with the lines a mailer wrapped it onto: the payload
+/// joined, and how many lines it took. A wrapped line is long and the
+/// rest has no `stress-ng:` prefix of its own (so `--log-brief` lines,
+/// which have none, are never joined).
+fn stress_ng_logical(
+    lines: &[Line<'_>],
+    i: usize,
+    payload: fn(&str) -> Option<&str>,
+) -> Option<(String, usize)> {
+    let first = lines.get(i)?;
+    let mut joined = payload(first.text)?.trim_end().to_string();
+    let mut n = 1;
+    let mut prev_len = first.text.trim_end().len();
+    while let Some(l) = lines.get(i + n).filter(|l| l.quote == first.quote) {
+        let t = l.text.trim();
+        let wrapped = prev_len >= 60
+            && !t.is_empty()
+            && payload(l.text).is_none()
+            && !l.text.contains("stress-ng")
+            && t.len() <= 80;
+        if !wrapped {
+            break;
+        }
+        joined.push(' ');
+        joined.push_str(t);
+        prev_len = l.text.trim_end().len();
+        n += 1;
+    }
+    Some((joined, n))
 }
 
 enum Usemem {
@@ -194,10 +319,22 @@ fn usemem(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     })
 }
 
-/// `  1,234.56 msec task-clock   #  0.998 CPUs utilized`,
-/// `  <not counted>  cycles`, `  49.634 seconds time elapsed`.
-fn perf_line(text: &str) -> Option<Option<Metric>> {
+/// `( +-  0.09% )` at the end of a `perf stat -r` line: the spread in %.
+fn perf_spread_pct(text: &str) -> Option<f64> {
+    let at = text.rfind("( +-")?;
+    let rest = text.get(at + 4..)?.trim_start();
+    let end = rest.find('%')?;
+    rest.get(..end)?.trim().parse().ok()
+}
+
+/// `  1,234.56 msec task-clock   #  0.998 CPUs utilized   ( +-  0.09% )`,
+/// `  <not counted>  cycles`, `  49.634 seconds time elapsed`,
+/// `  0.1200 +- 0.0155 seconds time elapsed  ( +- 12.95% )`. The metric,
+/// then its spread over the runs when `-r N` printed one: `<name> +-` in
+/// `%`, for the elapsed time in seconds as printed.
+fn perf_line(text: &str) -> Option<Vec<Metric>> {
     let t = text.trim();
+    let spread_pct = perf_spread_pct(t);
     let body = t.split(" # ").next().unwrap_or(t).trim();
     let body = match body.find("( +-") {
         Some(at) => body.get(..at).unwrap_or(body).trim(),
@@ -208,10 +345,15 @@ fn perf_line(text: &str) -> Option<Option<Metric>> {
         .or(body.strip_prefix("<not supported>"))
     {
         // Printed but not measured: recognised, no value.
-        return rest.split_whitespace().next().map(|_| None);
+        return rest.split_whitespace().next().map(|_| Vec::new());
     }
-    let mut words = body.split_whitespace();
+    let mut words = body.split_whitespace().peekable();
     let (value, _) = parse_number_unit(words.next()?).filter(|(_, u)| u.is_none())?;
+    let mut abs_spread = None;
+    if words.peek() == Some(&"+-") {
+        words.next();
+        abs_spread = Some(parse_number_unit(words.next()?)?.0);
+    }
     let rest: Vec<&str> = words.collect();
     let (unit, name) = match rest.as_slice() {
         ["seconds", tail @ ..] if !tail.is_empty() => (Some("s"), tail.join(" ")),
@@ -220,25 +362,106 @@ fn perf_line(text: &str) -> Option<Option<Metric>> {
         [unit, name] if matches!(*unit, "Joules" | "MiB" | "ns" | "us" | "ms") => {
             (Some(*unit), (*name).to_string())
         }
+        ["msec", name, cgroup] if is_cgroup(cgroup) => (Some("msec"), format!("{name} {cgroup}")),
+        // `--for-each-cgroup`: the cgroup after the event (`cycles  A`).
+        [name, cgroup] if is_cgroup(cgroup) => (None, format!("{name} {cgroup}")),
         _ => return None,
     };
-    Some(Some(Metric {
-        name,
+    let mut out = vec![Metric {
+        name: name.clone(),
         value,
         unit: unit.map(str::to_string),
-    }))
+    }];
+    match (abs_spread, spread_pct) {
+        (Some(s), _) => out.push(Metric {
+            name: format!("{name} +-"),
+            value: s,
+            unit: unit.map(str::to_string),
+        }),
+        (None, Some(p)) => out.push(Metric {
+            name: format!("{name} +-"),
+            value: p,
+            unit: Some("%".into()),
+        }),
+        (None, None) => {}
+    }
+    Some(out)
+}
+
+/// The end of a `# 0.956 CPUs utilized` comment that a mailer wrapped onto
+/// its own line.
+fn is_comment_tail(text: &str, prev: Option<&str>) -> bool {
+    let t = text.trim();
+    prev.is_some_and(|p| p.contains(" # ") && p.len() >= 40)
+        && !t.is_empty()
+        && t.split_whitespace().count() <= 4
+        && !t.chars().any(|c| c.is_ascii_digit())
+}
+
+/// A cgroup name as `perf stat --for-each-cgroup` prints it after an event.
+fn is_cgroup(w: &str) -> bool {
+    w.len() <= 64
+        && !w.starts_with('#')
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/_-.:@".contains(c))
+}
+
+/// A `seconds time elapsed` line printed on its own, maybe after a label
+/// (`ATOMIC_TIMING:   46.50451 +- 0.00134 seconds time elapsed ( +- 0.00% )`):
+/// the label and the metrics of the line.
+fn elapsed_line(text: &str) -> Option<(Option<String>, Vec<Metric>)> {
+    let at = text.find(" seconds time elapsed")?;
+    let head = text.get(..at)?;
+    let words: Vec<&str> = head.split_whitespace().collect();
+    let n = words.len();
+    let value_at = match words.as_slice() {
+        [.., _, "+-", _] => n - 3,
+        [..] if n >= 1 => n - 1,
+        _ => return None,
+    };
+    let value_word = *words.get(value_at)?;
+    parse_number_unit(value_word).filter(|(_, u)| u.is_none())?;
+    // Byte offset of that word: words are sub-slices of `head`.
+    let from = (value_word.as_ptr() as usize).checked_sub(head.as_ptr() as usize)?;
+    let rest = text.get(from..)?;
+    let metrics = perf_line(rest)?;
+    let label = head
+        .get(..from)
+        .map(|l| l.trim().trim_end_matches(':').trim())
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string);
+    Some((label, metrics))
+}
+
+/// `Performance counter stats for 'cmd' (3 runs):` → 3.
+fn perf_runs(text: &str) -> Option<f64> {
+    let t = text
+        .trim()
+        .strip_suffix(':')?
+        .trim_end()
+        .strip_suffix("runs)")?;
+    let at = t.rfind('(')?;
+    t.get(at + 1..)?.trim().parse().ok()
 }
 
 fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     let quote = lines.get(start)?.quote;
     let mut metrics = Vec::new();
+    if let Some(runs) = lines.get(start).and_then(|l| perf_runs(l.text)) {
+        metrics.push(Metric {
+            name: "runs".into(),
+            value: runs,
+            unit: None,
+        });
+    }
+    let header = metrics.len();
     let mut i = start + 1;
     let mut end = i;
     let mut blanks = 0;
     while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
         if l.text.trim().is_empty() {
             blanks += 1;
-            if blanks > 1 && !metrics.is_empty() {
+            if blanks > 1 && metrics.len() > header {
                 break;
             }
             i += 1;
@@ -246,14 +469,14 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
         }
         blanks = 0;
         match perf_line(l.text) {
-            Some(Some(m)) => metrics.push(m),
-            Some(None) => {}
+            Some(m) => metrics.extend(m),
+            None if is_comment_tail(l.text, lines.get(i - 1).map(|p| p.text)) => {}
             None => break,
         }
         i += 1;
         end = i;
     }
-    if metrics.is_empty() {
+    if metrics.len() == header {
         return None;
     }
     Some((
@@ -265,6 +488,127 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     ))
 }
 
+/// One `perf stat -x,` line: `82.09,msec,task-clock,82091888,100.00,0.437,CPUs utilized`
+/// (with `-r N` a variance field `0.37%` follows the event). `None` when
+/// the line is not one; `Some(vec![])` for `<not supported>` events.
+fn perf_csv_line(text: &str) -> Option<Vec<Metric>> {
+    let f: Vec<&str> = text.trim().split(',').collect();
+    if f.len() < 4 {
+        return None;
+    }
+    let (value, unit, event) = (f.first()?.trim(), f.get(1)?.trim(), f.get(2)?.trim());
+    let event_ok = !event.is_empty()
+        && event.len() <= 128
+        && event
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_:./=@[]".contains(c))
+        && event.starts_with(|c: char| c.is_ascii_alphabetic());
+    let unit_ok =
+        unit.is_empty() || (unit.len() <= 8 && unit.chars().all(|c| c.is_ascii_alphabetic()));
+    if !event_ok || !unit_ok {
+        return None;
+    }
+    if value.starts_with("<not ") {
+        return Some(Vec::new());
+    }
+    let value: f64 = value.parse().ok().filter(|v: &f64| v.is_finite())?;
+    let unit = (!unit.is_empty()).then(|| unit.to_string());
+    let mut out = vec![Metric {
+        name: event.to_string(),
+        value,
+        unit: unit.clone(),
+    }];
+    if let Some(var) = f.get(3).and_then(|v| v.trim().strip_suffix('%'))
+        && let Ok(p) = var.parse::<f64>()
+    {
+        out.push(Metric {
+            name: format!("{event} +-"),
+            value: p,
+            unit: Some("%".into()),
+        });
+    }
+    Some(out)
+}
+
+/// A run of `perf stat -x,` lines (at least two).
+fn perf_csv(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+    let quote = lines.get(start)?.quote;
+    let mut metrics = Vec::new();
+    let mut n = 0;
+    while let Some(l) = lines.get(start + n).filter(|l| l.quote == quote) {
+        match perf_csv_line(l.text) {
+            Some(m) => metrics.extend(m),
+            None => break,
+        }
+        n += 1;
+    }
+    (n >= 2 && !metrics.is_empty()).then(|| {
+        (
+            n,
+            BlockBody::Metrics(Metrics {
+                tool: "perf-stat".into(),
+                metrics,
+            }),
+        )
+    })
+}
+
+/// `     0.503483555             191.47 msec task-clock   # ...`: the
+/// interval's end time and the rest of the line.
+fn perf_interval_line(text: &str) -> Option<(f64, &str)> {
+    let t = text.trim_start();
+    let (ts, rest) = t.split_once(char::is_whitespace)?;
+    let (secs, frac) = ts.split_once('.')?;
+    if frac.len() != 9
+        || !secs.chars().all(|c| c.is_ascii_digit())
+        || !frac.chars().all(|c| c.is_ascii_digit())
+    {
+        return None;
+    }
+    Some((ts.parse().ok()?, rest))
+}
+
+/// `perf stat -I N`: one block per interval, each with an `interval end`
+/// metric (seconds since the start) and the counts of that interval.
+pub fn perf_intervals(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Metrics>)> {
+    let first = lines.get(start)?;
+    let header = first.text.trim_start().starts_with('#')
+        && first.text.contains("time")
+        && first.text.contains("counts")
+        && first.text.contains("events");
+    let quote = first.quote;
+    let mut i = start + usize::from(header);
+    let mut blocks: Vec<(f64, Metrics)> = Vec::new();
+    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
+        let Some((ts, rest)) = perf_interval_line(l.text) else {
+            break;
+        };
+        let Some(ms) = perf_line(rest) else { break };
+        if blocks.last().is_none_or(|(t, _)| *t != ts) {
+            blocks.push((
+                ts,
+                Metrics {
+                    tool: "perf-stat".into(),
+                    metrics: vec![Metric {
+                        name: "interval end".into(),
+                        value: ts,
+                        unit: Some("s".into()),
+                    }],
+                },
+            ));
+        }
+        if let Some((_, b)) = blocks.last_mut() {
+            b.metrics.extend(ms);
+        }
+        i += 1;
+    }
+    let lines_read = i - start - usize::from(header);
+    if lines_read < 2 {
+        return None;
+    }
+    Some((i - start, blocks.into_iter().map(|(_, m)| m).collect()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,22 +616,73 @@ mod tests {
 
     #[test]
     fn perf_lines() {
-        let m = perf_line("         1,234,567      cycles                    #    3.200 GHz")
-            .unwrap()
-            .unwrap();
-        assert_eq!((m.name.as_str(), m.value), ("cycles", 1234567.0));
-        let m = perf_line("      49.634000000 seconds time elapsed")
-            .unwrap()
-            .unwrap();
+        let m =
+            perf_line("         1,234,567      cycles                    #    3.200 GHz").unwrap();
+        assert_eq!((m[0].name.as_str(), m[0].value), ("cycles", 1234567.0));
+        let m = perf_line("      49.634000000 seconds time elapsed").unwrap();
         assert_eq!(
-            (m.name.as_str(), m.unit.as_deref()),
+            (m[0].name.as_str(), m[0].unit.as_deref()),
             ("time elapsed", Some("s"))
         );
-        let m = perf_line("          1,234.56 msec task-clock   #    0.998 CPUs utilized")
-            .unwrap()
-            .unwrap();
-        assert_eq!(m.value, 1234.56);
+        let m = perf_line("          1,234.56 msec task-clock   #    0.998 CPUs utilized").unwrap();
+        assert_eq!(m[0].value, 1234.56);
         assert!(perf_line("Some prose here").is_none());
+    }
+
+    #[test]
+    fn perf_spreads() {
+        let m =
+            perf_line("            0.1200 +- 0.0155 seconds time elapsed  ( +- 12.95% )").unwrap();
+        assert_eq!((m[0].name.as_str(), m[0].value), ("time elapsed", 0.12));
+        assert_eq!(
+            (m[1].name.as_str(), m[1].value, m[1].unit.as_deref()),
+            ("time elapsed +-", 0.0155, Some("s"))
+        );
+        let m = perf_line(
+            "   146      context-switches      #    2.613 K/sec                    ( +- 13.64% )",
+        )
+        .unwrap();
+        assert_eq!(
+            (m[1].name.as_str(), m[1].value, m[1].unit.as_deref()),
+            ("context-switches +-", 13.64, Some("%"))
+        );
+        assert_eq!(
+            perf_runs(" Performance counter stats for 'sh -c x' (3 runs):"),
+            Some(3.0)
+        );
+    }
+
+    #[test]
+    fn labelled_elapsed_lines() {
+        let (label, m) = elapsed_line("    REFCOUNT_TIMING (REFCOUNT_FULL, mainline):\t\t1 +- 0.1 seconds time elapsed  ( +-  0.01% )").unwrap();
+        assert_eq!(
+            label.as_deref(),
+            Some("REFCOUNT_TIMING (REFCOUNT_FULL, mainline)")
+        );
+        assert_eq!((m[0].value, m[1].value), (1.0, 0.1));
+        let (label, m) =
+            elapsed_line("  6.5681 +- 0.0225 seconds time elapsed  ( +-  0.34% )").unwrap();
+        assert_eq!((label, m[0].value), (None, 6.5681));
+    }
+
+    #[test]
+    fn perf_csv_and_intervals() {
+        let m = perf_csv_line("57.08,msec,task-clock,0.37%,57076211,100.00,0.439,CPUs utilized")
+            .unwrap();
+        assert_eq!((m[0].value, m[1].value), (57.08, 0.37));
+        assert_eq!(
+            perf_csv_line("<not supported>,,cycles,0,100.00,,"),
+            Some(vec![])
+        );
+        assert!(perf_csv_line("a,b,c").is_none());
+        assert!(perf_csv_line("1,2,3,4").is_none());
+        let lines = split(
+            "#           time             counts unit events\n     0.503483555             191.47 msec task-clock  # 0.383 CPUs utilized\n     0.503483555               1906      page-faults\n     0.859980489             170.99 msec task-clock\n",
+        );
+        let (n, blocks) = perf_intervals(&lines, 0).unwrap();
+        assert_eq!((n, blocks.len()), (4, 2));
+        assert_eq!(blocks[0].metrics[2].value, 1906.0);
+        assert_eq!(blocks[1].metrics[0].value, 0.859980489);
     }
 
     #[test]

@@ -38,6 +38,20 @@ const STATS: &[&str] = &[
 /// Row names of the duration block.
 const DURATION_ROWS: &[&str] = &["User", "System", "Elapsed"];
 
+/// A duration row as newer compare-kernels prints it (`Duration User`),
+/// or as older ones do (`User`): the row name without the prefix.
+fn duration_row(label: &str) -> Option<&str> {
+    let name = label.strip_prefix("Duration ").unwrap_or(label);
+    DURATION_ROWS.contains(&name).then_some(name)
+}
+
+/// Rows of the sections compare-kernels prints after the statistics: the
+/// duration block and the vmstat `Ops ...` block (`Ops Minor Faults`,
+/// `Ops Kswapd pages scanned`, `Ops NUMA hint local faults %`).
+fn section_row(label: &str) -> bool {
+    duration_row(label).is_some() || label.starts_with("Ops ")
+}
+
 fn is_stat(tok: &str) -> bool {
     let base = match tok.split_once('-') {
         Some((b, n)) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '.') => b,
@@ -145,7 +159,31 @@ fn named_row(text: &str) -> Option<(String, Vec<f64>)> {
             _ => return None,
         }
     }
-    Some((label.join(" "), values))
+    // Newer compare-kernels prints `Duration User`, `Duration System`.
+    let label = match label {
+        ["Duration", row] if DURATION_ROWS.contains(row) => (*row).to_string(),
+        _ => label.join(" "),
+    };
+    Some((label, values))
+}
+
+/// Lines above a table searched for the column names of a header whose
+/// names ran together.
+const UNGLUE_LOOKBACK: usize = 80;
+
+/// A variant header whose names ran together (`vanillaresetpcpu-v1r1`,
+/// both names too long for their columns): the `n` names, taken from an
+/// earlier header of the same mail whose names, joined, spell it.
+fn unglue<'a>(glued: &[&str], n: usize, lines: &[Line<'a>], start: usize) -> Option<Vec<&'a str>> {
+    let want: String = glued.concat();
+    let quote = lines.get(start)?.quote;
+    (start.saturating_sub(UNGLUE_LOOKBACK)..start)
+        .rev()
+        .find_map(|i| {
+            let l = lines.get(i).filter(|l| l.quote == quote)?;
+            let words: Vec<&'a str> = l.text.split_whitespace().collect();
+            (words.len() == n && words.concat() == want).then_some(words)
+        })
 }
 
 /// A header line: words that are not numbers and not a statistic row.
@@ -155,7 +193,7 @@ fn header(text: &str) -> Option<Vec<&str>> {
         return None;
     }
     let first = words.first()?;
-    if is_stat(first) || DURATION_ROWS.contains(first) {
+    if is_stat(first) || DURATION_ROWS.contains(first) || matches!(*first, "Duration" | "Ops") {
         return None;
     }
     let ok = words.iter().all(|w| {
@@ -197,7 +235,12 @@ pub fn recognize(
 
     // Work out the header lines and where rows begin.
     let (kernels, variants, rows_at, kind, ncols) = if let Some(h1) = header(first.text) {
-        let h2 = same(start + 1).and_then(|l| header(l.text));
+        let h2 = same(start + 1)
+            .and_then(|l| header(l.text))
+            .map(|h2| match h2.len() < h1.len() {
+                true => unglue(&h2, h1.len(), lines, start).unwrap_or(h2),
+                false => h2,
+            });
         let two = h2.as_ref().and_then(|h2| {
             let (kind, n) = row_kind(same(start + 2)?.text)?;
             (n == h1.len() && n == h2.len()).then_some((kind, n))
@@ -213,7 +256,7 @@ pub fn recognize(
             // table unless the rows are the duration block.
             if kind == RowKind::Named {
                 let (label, _) = named_row(same(start + 1)?.text)?;
-                if !DURATION_ROWS.contains(&label.as_str()) {
+                if !section_row(&label) {
                     return None;
                 }
             }
@@ -263,9 +306,11 @@ pub fn recognize(
                 if values.len() != ncols {
                     break;
                 }
+                // `Duration User` and `User` are the same row.
+                let metric = duration_row(&label).map(str::to_string).unwrap_or(label);
                 rows.push(TableRow {
                     stat: None,
-                    metric: label,
+                    metric,
                     values: values.into_iter().map(Some).collect(),
                     ..TableRow::default()
                 });
@@ -305,6 +350,7 @@ pub fn recognize(
             column_variants: variants.iter().map(|s| s.to_string()).collect(),
             rows,
             unit: None,
+            ..Table::default()
         }),
     )))
 }
@@ -353,5 +399,23 @@ mod tests {
                 "39012.44 *  -2.74%*".to_string()
             )
         );
+    }
+
+    #[test]
+    fn duration_and_ops_sections_under_one_header_line() {
+        let text = "                      6.4.0-rc2  6.4.0-rc2-compactfix    6.4.0-rc2-revert\nDuration User        2106.24             2065.61        2047.87\nDuration Elapsed     2693.98             2551.89        2529.83\n\n                  6.4.0-rc2  6.4.0-rc2-compactfix  6.4.0-rc2-revert\nOps Minor Faults  2440289187.00  2356626072.00  2354663705.00\nOps Compact scan efficiency  82.52  62.78  67.35\n";
+        let lines = crate::lines::split(text);
+        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!((n, t.style.as_str()), (3, "duration"));
+        assert_eq!(t.rows[1].metric, "Elapsed");
+        assert_eq!(t.column_kernels[2], "6.4.0-rc2-revert");
+        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 4) else {
+            panic!()
+        };
+        assert_eq!((n, t.style.as_str()), (3, "mmtests"));
+        assert_eq!(t.rows[1].metric, "Ops Compact scan efficiency");
+        assert_eq!(t.rows[1].values[1], Some(62.78));
     }
 }

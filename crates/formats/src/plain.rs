@@ -168,7 +168,119 @@ fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
     None
 }
 
+/// Header words that name a dimension of the experiment (`size`, `threads`,
+/// ...): their column holds row labels, never a variant of its own.
+pub const DIMENSIONS: &[&str] = &[
+    "size",
+    "sizes",
+    "threads",
+    "thread",
+    "nr_threads",
+    "nthreads",
+    "clients",
+    "client",
+    "cpus",
+    "cpu",
+    "nr_cpus",
+    "ncpus",
+    "tasks",
+    "task",
+    "nr_tasks",
+    "jobs",
+    "procs",
+    "processes",
+    "instances",
+    "workers",
+    "nodes",
+    "node",
+    "order",
+    "type",
+    "test",
+    "tests",
+    "case",
+    "cases",
+    "benchmark",
+    "workload",
+    "config",
+    "mode",
+    "pattern",
+    "name",
+    "metric",
+    "file",
+    "filesize",
+    "bs",
+    "blocksize",
+    "iodepth",
+    "memory",
+    "mem",
+    "pages",
+    "nr_pages",
+    "length",
+    "len",
+    "load",
+    "scenario",
+    "run",
+    "iteration",
+    "groups",
+    "loops",
+    "fds",
+    "depth",
+    "ratio",
+    "batch",
+];
+
+/// Header words of a column that holds the printed change between the
+/// other columns, not a result of its own.
+pub const DELTAS: &[&str] = &[
+    "delta",
+    "diff",
+    "change",
+    "%change",
+    "%",
+    "ratio%",
+    "gain",
+    "speedup",
+    "improvement",
+    "delta%",
+    "diff%",
+    "%diff",
+    "%delta",
+    "chg",
+    "+/-",
+];
+
+fn is_dimension(word: &str) -> bool {
+    let w = word.to_ascii_lowercase();
+    let w = w.trim_end_matches(':');
+    DIMENSIONS.contains(&w)
+}
+
+fn is_delta(word: &str) -> bool {
+    DELTAS.contains(&word.to_ascii_lowercase().as_str())
+}
+
+/// A unit named in parentheses in a title or header: `(#/s)`, `(us)`.
+pub fn unit_in_parens(text: &str) -> Option<String> {
+    let mut rest = text;
+    while let Some(open) = rest.find('(') {
+        let after = &rest[open + 1..];
+        let close = after.find(')')?;
+        let inner = after[..close].trim();
+        if UNITS.contains(&inner) && inner != "%" {
+            return Some(inner.to_string());
+        }
+        rest = &after[close + 1..];
+    }
+    None
+}
+
 /// Recognise a header line followed by at least one row of numbers.
+///
+/// Column roles: a column whose header names a dimension (`size`,
+/// `threads`, ...) holds row labels; a column whose header names a delta
+/// (`delta`, `%change`, ...) holds the printed change of the column before
+/// it relative to the first value column, kept as `printed_deltas_pct` and
+/// never a column of its own. Every other column is a result column.
 pub fn recognize(
     lines: &[Line<'_>],
     start: usize,
@@ -176,44 +288,123 @@ pub fn recognize(
     let head = lines.get(start)?;
     let columns = is_header(head.text)?;
     let k = columns.len();
-    let mut rows = Vec::new();
-    let mut units: Vec<String> = Vec::new();
+    let mut raw: Vec<(Option<String>, Vec<Cell>)> = Vec::new();
     let mut i = start + 1;
     while let Some(line) = lines.get(i) {
         if line.quote != head.quote {
             break;
         }
-        let Some((label, cs)) = data_row(line.text, k) else {
+        let Some(row) = data_row(line.text, k) else {
             break;
         };
-        let metric =
-            label.unwrap_or_else(|| cs.first().map(|c| c.printed.clone()).unwrap_or_default());
-        rows.push(row_from_cells(metric, &cs));
+        raw.push(row);
+        i += 1;
+    }
+    if raw.is_empty() {
+        return None;
+    }
+    // Rows of k cells under k headers start with the header's first column.
+    let first_is_label = is_dimension(columns[0])
+        || raw
+            .iter()
+            .filter(|(l, _)| l.is_none())
+            .all(|(_, cs)| cs.first().is_some_and(|c| c.value.is_none()));
+    let any_unlabelled = raw.iter().any(|(l, _)| l.is_none());
+    let label_col = any_unlabelled && first_is_label && k >= 2;
+    let value_headers: Vec<&str> = if label_col {
+        columns[1..].to_vec()
+    } else {
+        columns.clone()
+    };
+    let delta_at: Vec<bool> = value_headers.iter().map(|h| is_delta(h)).collect();
+    let title = title_above(lines, start);
+    let title_unit = title.as_deref().and_then(unit_in_parens);
+    let single = raw.len() == 1;
+    let mut rows = Vec::new();
+    let mut units: Vec<String> = Vec::new();
+    for (n, (label, cs)) in raw.into_iter().enumerate() {
+        let (label, values): (Option<String>, Vec<Cell>) = match label {
+            Some(l) => (Some(l), cs),
+            None if label_col => {
+                let mut it = cs.into_iter();
+                // A number as a label says what it counts: `size=80GB`.
+                let l = it.next().map(|c| {
+                    if c.value.is_some() {
+                        format!("{}={}", columns[0], c.printed)
+                    } else {
+                        c.printed
+                    }
+                });
+                (l, it.collect())
+            }
+            None => (None, cs),
+        };
+        let metric = label.unwrap_or_else(|| match (&title, single) {
+            (Some(t), true) => t.clone(),
+            _ => format!("row {}", n + 1),
+        });
+        let mut kept: Vec<Cell> = Vec::new();
+        let mut deltas: Vec<Option<f64>> = Vec::new();
+        for (j, c) in values.into_iter().enumerate() {
+            if delta_at.get(j).copied().unwrap_or(false) {
+                // The change of the last result column so far, when it is a
+                // change in percent (a `1.09x` speedup is not).
+                if let Some(slot) = deltas.last_mut()
+                    && !matches!(c.unit.as_deref(), Some("x" | "X"))
+                {
+                    *slot = c.value;
+                }
+            } else {
+                kept.push(c);
+                deltas.push(None);
+            }
+        }
+        let mut row = row_from_cells(metric, &kept);
+        if row.unit.is_none() {
+            row.unit = title_unit.clone();
+        }
+        if deltas.iter().any(Option::is_some) {
+            row.printed_deltas_pct = deltas;
+        }
         units.extend(
-            cs.iter()
+            kept.iter()
                 .filter_map(|c| c.unit.clone())
                 .filter(|u| u != "%"),
         );
-        i += 1;
+        rows.push(row);
     }
-    if rows.is_empty() {
-        return None;
-    }
-    let title = title_above(lines, start);
-    let mut table_unit = units.first().cloned();
+    let mut table_unit = units.first().cloned().or(title_unit);
     if units.iter().any(|u| Some(u) != table_unit.as_ref()) {
         table_unit = None;
     }
+    let label_columns = if label_col {
+        vec![columns[0].to_string()]
+    } else {
+        Vec::new()
+    };
+    let delta_columns: Vec<String> = value_headers
+        .iter()
+        .zip(&delta_at)
+        .filter(|(_, d)| **d)
+        .map(|(h, _)| h.to_string())
+        .collect();
     Some(Ok((
         i - start,
         BlockBody::Table(Table {
             style: "plain".into(),
             title,
-            columns: columns.iter().map(|s| s.to_string()).collect(),
+            columns: value_headers
+                .iter()
+                .zip(&delta_at)
+                .filter(|(_, d)| !**d)
+                .map(|(h, _)| h.to_string())
+                .collect(),
             column_kernels: Vec::new(),
             column_variants: Vec::new(),
             rows,
             unit: table_unit,
+            label_columns,
+            delta_columns,
         }),
     )))
 }
@@ -245,15 +436,25 @@ pub fn row_from_cells(metric: String, cs: &[Cell]) -> TableRow {
     }
 }
 
-/// The line right above a table when it introduces it (`Throughput of page
-/// faults (#/s) with vm-scalability:`), without the colon.
+/// The line that introduces a table (`Throughput of page faults (#/s)
+/// with vm-scalability:`), without the colon: the line right above, or
+/// one of the three above it in the same paragraph (a command line may sit
+/// between the title and the table).
 fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
-    let prev = lines.get(start.checked_sub(1)?)?;
-    let t = prev.text.trim();
-    if prev.quote != lines.get(start)?.quote || t.is_empty() || t.chars().count() > 120 {
-        return None;
+    let quote = lines.get(start)?.quote;
+    for back in 1..=4 {
+        let prev = lines.get(start.checked_sub(back)?)?;
+        let t = prev.text.trim();
+        if prev.quote != quote || t.is_empty() {
+            return None;
+        }
+        if t.chars().count() <= 120
+            && let Some(title) = t.strip_suffix(':')
+        {
+            return Some(title.trim().to_string());
+        }
     }
-    t.strip_suffix(':').map(|s| s.trim().to_string())
+    None
 }
 
 #[cfg(test)]

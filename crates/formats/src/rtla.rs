@@ -376,6 +376,13 @@ impl Parser {
         if t.starts_with("rtla timerlat hit stop tracing") {
             return true;
         }
+        if let Some((head, rest)) = split_glued(t) {
+            // Two items printed without a newline between them (rtla before
+            // its `Previous IRQ interference` fix).
+            let a = self.analysis_line(head);
+            let b = self.analysis_line(rest);
+            return a || b;
+        }
         let a = self.analysis.get_or_insert_with(RtlaAnalysis::default);
         if is_stop_header(t) {
             let cpu = t
@@ -498,6 +505,36 @@ fn leading_numbers(s: &str) -> Vec<f64> {
         .collect()
 }
 
+/// `Previous IRQ interference: up to 2.22 us  IRQ handler delay: 18.06 us
+/// (0.00 %)` -> the two items, when a second `Name: N us` follows the
+/// first value.
+fn split_glued(t: &str) -> Option<(&str, &str)> {
+    for (at, _) in t.match_indices(" us") {
+        let before = t.get(..at)?;
+        let number = before.split_whitespace().next_back()?;
+        if number.parse::<f64>().is_err() {
+            continue;
+        }
+        let mut cut = at + 3;
+        let mut rest = t.get(cut..)?;
+        if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
+            continue;
+        }
+        let trimmed = rest.trim_start();
+        if trimmed.starts_with('(') {
+            let close = trimmed.find(')')?;
+            cut += rest.len() - trimmed.len() + close + 1;
+            rest = t.get(cut..)?;
+        }
+        let rest = rest.trim();
+        if rest.contains(':') && value_us(rest).is_some() {
+            return Some((t.get(..cut)?.trim_end(), rest));
+        }
+        return None;
+    }
+    None
+}
+
 /// `IRQ handler delay:  (exit from idle)  27.49 us (65.52 %)` ->
 /// ("IRQ handler delay:", 27.49): the first number followed by `us`.
 fn value_us(t: &str) -> Option<(String, f64)> {
@@ -525,6 +562,19 @@ fn value_us(t: &str) -> Option<(String, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn glued_items() {
+        let t = "Previous IRQ interference:\t\t\tup to      2.22 us  IRQ handler delay:\t\t    18.06 us (0.00 %)";
+        let (a, b) = split_glued(t).unwrap();
+        assert_eq!(
+            value_us(a),
+            Some(("Previous IRQ interference:".into(), 2.22))
+        );
+        assert_eq!(value_us(b), Some(("IRQ handler delay:".into(), 18.06)));
+        assert!(split_glued("IRQ latency:  18.52 us").is_none());
+        assert!(split_glued("Timerlat IRQ duration:  4.41 us (0.00 %)").is_none());
+    }
 
     fn parse(text: &str) -> Rtla {
         let lines = crate::lines::split(text);

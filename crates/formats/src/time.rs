@@ -40,6 +40,25 @@ pub fn recognize_runs(
     if t.starts_with("real") {
         return bash(lines, start);
     }
+    if let Some(status) = exit_line(t) {
+        // GNU time prints how the command ended above its report.
+        let next = lines.get(start + 1).filter(|l| l.quote == line.quote)?;
+        let next_t = next.text.trim();
+        let r = if next_t.starts_with("Command being timed:") {
+            gnu_verbose(lines, start + 1).map(|(n, t)| (n, vec![(t, None)]))
+        } else {
+            Ok(gnu_default(lines, start + 1)?)
+        };
+        return Some(r.map(|(n, mut runs)| {
+            for (run, _) in &mut runs {
+                match status {
+                    Ended::Status(s) => run.exit_status = Some(s),
+                    Ended::Signal(s) => run.signal = Some(s),
+                }
+            }
+            (n + 1, runs)
+        }));
+    }
     if t.starts_with("Command being timed:") || t.starts_with("User time (seconds):") {
         return Some(gnu_verbose(lines, start).map(|(n, t)| (n, vec![(t, None)])));
     }
@@ -47,6 +66,24 @@ pub fn recognize_runs(
         return Some(Ok(t));
     }
     zsh(t).map(|t| Ok((1, vec![(t, None)])))
+}
+
+/// How a command timed by GNU time ended, when it did not end well.
+#[derive(Debug, Clone, Copy)]
+enum Ended {
+    Status(i32),
+    Signal(i32),
+}
+
+/// `Command exited with non-zero status 3` / `Command terminated by signal 9`.
+fn exit_line(t: &str) -> Option<Ended> {
+    if let Some(v) = t.strip_prefix("Command exited with non-zero status ") {
+        return v.trim().parse().ok().map(Ended::Status);
+    }
+    if let Some(v) = t.strip_prefix("Command terminated by signal ") {
+        return v.trim().parse().ok().map(Ended::Signal);
+    }
+    None
 }
 
 /// `0m49.634s`, `49.634s`, `1h2m3s`, `0m1,234s` (comma locales), `49.634`.
@@ -143,6 +180,7 @@ fn bash(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, Vec<Run>), Pa
                     style: Some("bash".into()),
                     fields: Vec::new(),
                     command: commands.get(k).cloned(),
+                    ..Time::default()
                 },
                 labels.get(k).cloned(),
             )
@@ -252,8 +290,22 @@ fn gnu_default(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
         return None;
     }
     let mut consumed = 1;
+    if let Some(l) = lines.get(start + 1).filter(|l| {
+        l.quote == first.quote
+            && l.text.contains("maxresident)k")
+            && !first.text.contains("maxresident")
+    }) {
+        // The first line wrapped by a mailer before its `NNNmaxresident)k`.
+        for tok in l
+            .text
+            .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | '+'))
+        {
+            gnu_counter(tok, &mut t.fields);
+        }
+        consumed = 2;
+    }
     if let Some(l) = lines
-        .get(start + 1)
+        .get(start + consumed)
         .filter(|l| l.quote == first.quote && l.text.contains("pagefaults"))
     {
         for tok in l
@@ -262,7 +314,7 @@ fn gnu_default(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
         {
             gnu_counter(tok, &mut t.fields);
         }
-        consumed = 2;
+        consumed += 1;
     }
     Some((consumed, vec![(t, None)]))
 }
@@ -297,7 +349,21 @@ fn gnu_verbose(lines: &[Line<'_>], start: usize) -> Result<(usize, Time), ParseE
         };
         let name = name.trim();
         let value = value.trim();
-        if name == "Command being timed" {
+        let seen_any = t.command.is_some() || saw_elapsed || t.user_s.is_some();
+        if seen_any
+            && (name == "Command being timed"
+                || name == "User time (seconds)" && t.user_s.is_some())
+        {
+            // The next run's report: two `-v` reports pasted together are
+            // two blocks.
+            break;
+        }
+        if name == "Exit status" {
+            t.exit_status = value.parse().ok();
+            if let Ok(v) = value.parse() {
+                t.fields.push((name.to_string(), v));
+            }
+        } else if name == "Command being timed" {
             t.command = Some(value.trim_matches('"').to_string());
         } else if name.starts_with("Elapsed (wall clock) time") {
             t.real_s = clock(value).ok_or_else(|| {
@@ -356,6 +422,7 @@ fn zsh(text: &str) -> Option<Time> {
             .get(..user.checked_sub(1)?)
             .map(|w| w.join(" "))
             .filter(|c| !c.is_empty()),
+        ..Time::default()
     })
 }
 

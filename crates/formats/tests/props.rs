@@ -4,7 +4,7 @@
 //! with random bytes spliced in.
 
 use proptest::prelude::*;
-use reclaimlab_formats::{Document, parse};
+use reclaimlab_formats::{Document, parse, parse_str};
 
 fn corpus_files() -> Vec<(String, Vec<u8>)> {
     let root = format!("{}/tests/corpus", env!("CARGO_MANIFEST_DIR"));
@@ -94,4 +94,127 @@ proptest! {
         let cut = cut.index(v.len() + 1);
         parse_ok(&v[..cut]);
     }
+}
+
+/// The bodies of a document's blocks, without spans and hints.
+fn bodies(doc: &Document) -> Vec<serde_json::Value> {
+    doc.blocks
+        .iter()
+        .map(|b| serde_json::to_value(&b.body).unwrap())
+        .collect()
+}
+
+/// Prose is context, never a reason to fail: every corpus file that parses
+/// as plain text gives the same blocks with a greeting and a paragraph in
+/// front of it and a signature after it, at lines shifted by the prose.
+#[test]
+fn prose_around_a_block_changes_nothing_but_line_numbers() {
+    let head = "Hi all,\n\nHere are the numbers from my test box, with the series applied\non top of the current tree (see below for the setup):\n\n";
+    let tail = "\nThanks,\nA. Tester\n";
+    let shift = head.lines().count() as u64;
+    let mut checked = 0;
+    for (path, bytes) in corpus_files() {
+        if path.contains("/mail/") || path.contains("cyclictest_json") {
+            continue;
+        }
+        let Ok(bare) = parse(&bytes, None) else {
+            continue;
+        };
+        if bare.source.format == "mail" {
+            continue;
+        }
+        let mut wrapped = head.as_bytes().to_vec();
+        wrapped.extend_from_slice(&bytes);
+        wrapped.extend_from_slice(tail.as_bytes());
+        let doc = parse(&wrapped, None).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(bodies(&doc), bodies(&bare), "{path}");
+        let spans: Vec<_> = doc.blocks.iter().map(|b| b.lines).collect();
+        let moved: Vec<_> = bare
+            .blocks
+            .iter()
+            .map(|b| [b.lines[0] + shift, b.lines[1] + shift])
+            .collect();
+        assert_eq!(spans, moved, "{path}");
+        checked += 1;
+    }
+    assert!(checked > 30, "{checked}");
+}
+
+/// Collapse runs of whitespace in every string of a JSON value.
+fn squeeze_spaces(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::String(s) => *s = s.split_whitespace().collect::<Vec<_>>().join(" "),
+        serde_json::Value::Array(a) => a.iter_mut().for_each(squeeze_spaces),
+        serde_json::Value::Object(o) => o.values_mut().for_each(squeeze_spaces),
+        _ => {}
+    }
+}
+
+/// Wrap like a mail client at `width` columns: a longer line breaks after
+/// the last space that keeps it within the width (`fold -s`).
+fn fold(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut rest = line;
+        while rest.len() > width {
+            let cut = rest
+                .get(..width)
+                .and_then(|head| head.rfind(' '))
+                .map(|p| p + 1)
+                .filter(|&p| p > 0);
+            let Some(cut) = cut else { break };
+            out.push_str(&rest[..cut]);
+            out.push('\n');
+            rest = &rest[cut..];
+        }
+        out.push_str(rest);
+        out.push('\n');
+    }
+    out
+}
+
+/// cyclictest summaries, ftrace reports, `time` and perf stat survive a
+/// 72-column hard wrap: every unquoted corpus file of those kinds gives the
+/// same blocks folded as it does as printed.
+#[test]
+fn a_mail_clients_hard_wrap_changes_nothing() {
+    let mut checked = 0;
+    for (path, bytes) in corpus_files() {
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            continue;
+        };
+        if text.lines().any(|l| l.starts_with('>')) || !text.is_ascii() {
+            continue;
+        }
+        let Ok(bare) = parse_str(text, None) else {
+            continue;
+        };
+        let survives = |b: &reclaimlab_formats::Block| match &b.body {
+            reclaimlab_formats::BlockBody::Cyclictest(_)
+            | reclaimlab_formats::BlockBody::FtraceLatency(_)
+            | reclaimlab_formats::BlockBody::Time(_) => true,
+            reclaimlab_formats::BlockBody::Metrics(m) => m.tool == "perf-stat",
+            _ => false,
+        };
+        if matches!(bare.source.format.as_str(), "mail" | "cyclictest_json")
+            || bare.blocks.is_empty()
+            || !bare.blocks.iter().all(survives)
+        {
+            continue;
+        }
+        let folded = fold(text, 72);
+        if folded == text {
+            continue;
+        }
+        let doc = parse_str(&folded, None).unwrap_or_else(|e| panic!("{path}: {e}"));
+        // A wrap eats the spaces at the cut: compare text modulo spacing.
+        let squeeze = |d: &Document| {
+            let mut v = serde_json::Value::Array(bodies(d));
+            squeeze_spaces(&mut v);
+            v
+        };
+        assert_eq!(squeeze(&doc), squeeze(&bare), "{path}");
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked}");
 }

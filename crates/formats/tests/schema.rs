@@ -160,6 +160,37 @@ fn every_corpus_document_matches_the_schema() {
     assert!(checked > 20, "{checked}");
 }
 
+/// The real pastes (`tests/pastes/`, `tests/real/`): every file that parses
+/// gives a document of the contract.
+#[test]
+fn every_real_paste_document_matches_the_schema() {
+    let root = schema();
+    let mut checked = 0;
+    for top in ["tests/pastes", "tests/real"] {
+        let mut dirs = vec![std::path::PathBuf::from(format!(
+            "{}/{top}",
+            env!("CARGO_MANIFEST_DIR")
+        ))];
+        while let Some(dir) = dirs.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries {
+                let path = e.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if !path.ends_with("manifest.toml")
+                    && !path.ends_with("README.md")
+                    && check_file(&root, &path)
+                {
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 20, "{checked}");
+}
+
 #[test]
 fn the_validator_catches_a_missing_field() {
     let root = schema();

@@ -107,15 +107,12 @@ const CASES: &[Case] = &[
         blocks: 1,
         checks: &[
             ("/blocks/0/title", r#""Compaction latency per order""#),
-            (
-                "/blocks/0/columns",
-                r#"["order", "base", "patched", "speedup"]"#,
-            ),
-            (
-                "/blocks/0/rows/2/printed",
-                r#"["9", "2.4s", "1.1s", "2.18x"]"#,
-            ),
-            ("/blocks/0/rows/2/values", "[9.0, 2.4, 1.1, 2.18]"),
+            ("/blocks/0/columns", r#"["base", "patched"]"#),
+            ("/blocks/0/label_columns", r#"["order"]"#),
+            ("/blocks/0/delta_columns", r#"["speedup"]"#),
+            ("/blocks/0/rows/2/metric", r#""order=9""#),
+            ("/blocks/0/rows/2/printed", r#"["2.4s", "1.1s"]"#),
+            ("/blocks/0/rows/2/values", "[2.4, 1.1]"),
             ("/blocks/0/rows/2/unit", r#""s""#),
             ("/blocks/0/rows/0/unit", r#""ms""#),
         ],
@@ -125,8 +122,9 @@ const CASES: &[Case] = &[
         format: "plain",
         blocks: 1,
         checks: &[
-            ("/blocks/0/rows/2/metric", r#""64""#),
-            ("/blocks/0/rows/2/values", "[64.0, 201334.0, 260001.0]"),
+            ("/blocks/0/rows/2/metric", r#""threads=64""#),
+            ("/blocks/0/rows/2/values", "[201334.0, 260001.0]"),
+            ("/blocks/0/columns", r#"["vanilla", "patched"]"#),
         ],
     },
     Case {
@@ -296,6 +294,70 @@ const CASES: &[Case] = &[
             ("/warnings/0/line", "11"),
             ("/blocks/0/kind", r#""time""#),
             ("/blocks/0/real_s", "12.001"),
+        ],
+    },
+    // https://lore.kernel.org/r/c633b107-845a-1c70-b8bb-5d4163bfa274@linux.alibaba.com
+    // (quoting Daniel Jordan's thpscale run): newer compare-kernels prints
+    // `Duration User` and the vmstat `Ops ...` section.
+    Case {
+        file: "mmtests/lore-thpscale-duration-ops.txt",
+        format: "mmtests",
+        blocks: 2,
+        checks: &[
+            ("/blocks/0/style", r#""duration""#),
+            ("/blocks/0/rows/0/metric", r#""User""#),
+            ("/blocks/0/rows/0/values", "[93.79, 93.26, 93.61, 97.02]"),
+            ("/blocks/0/rows/2/metric", r#""Elapsed""#),
+            ("/blocks/1/style", r#""mmtests""#),
+            ("/blocks/1/columns/0", r#""thp base1""#),
+            ("/blocks/1/rows/0/metric", r#""Ops Minor Faults""#),
+            ("/blocks/1/rows/0/values/0", "2532126.0"),
+            ("/blocks/1/rows/11/metric", r#""Ops Kswapd pages scanned""#),
+            ("/blocks/1/rows/11/values/1", "3517190.0"),
+            ("/blocks/1/rows/14/metric", r#""Ops Kswapd efficiency %""#),
+            ("/blocks/1/rows/14/values/2", "0.6"),
+        ],
+    },
+    // https://lore.kernel.org/r/20241022192451.38138-13-ryncsn@gmail.com:
+    // GNU time's default two lines, m:ss elapsed, no `swaps`.
+    Case {
+        file: "time/lore-kairui-gnu-default-two-runs.txt",
+        format: "time",
+        blocks: 2,
+        checks: &[
+            ("/blocks/0/style", r#""gnu""#),
+            ("/blocks/0/real_s", "2382.9"),
+            ("/blocks/0/user_s", "114.44"),
+            ("/blocks/0/sys_s", "29.11"),
+            ("/blocks/0/fields/0", r#"["Percent of CPU", 6.0]"#),
+            ("/blocks/0/fields/3", r#"["maxresident", 157284.0]"#),
+            ("/blocks/1/real_s", "2291.77"),
+            ("/blocks/1/fields/7", r#"["minor", 4238110.0]"#),
+        ],
+    },
+    // https://lore.kernel.org/r/20241022192451.38138-1-ryncsn@gmail.com
+    // (the cover letter): the same runs without the avgtext part.
+    Case {
+        file: "time/lore-kairui-gnu-default-short.txt",
+        format: "time",
+        blocks: 2,
+        checks: &[
+            ("/blocks/0/real_s", "2382.9"),
+            ("/blocks/0/fields/0", r#"["Percent of CPU", 6.0]"#),
+            ("/blocks/0/fields/1", r#"["inputs", 2901232.0]"#),
+            ("/blocks/1/real_s", "2291.77"),
+            ("/blocks/1/sys_s", "23.81"),
+        ],
+    },
+    // GNU time 1.9 (Debian): `/usr/bin/time perf bench sched pipe -l 5000`.
+    Case {
+        file: "time/tool-gnu-time-default.txt",
+        format: "time",
+        blocks: 1,
+        checks: &[
+            ("/blocks/0/real_s", "0.02"),
+            ("/blocks/0/user_s", "0.01"),
+            ("/blocks/0/fields/3", r#"["maxresident", 12040.0]"#),
         ],
     },
 ];

@@ -1,19 +1,39 @@
 //! The model of a comparison (columns of runs, metrics, latency) and the
-//! verdict logic: which mean, % change with the direction of "better",
-//! significance, noise floor, per-thread latency and the culprit diff.
+//! verdict logic: which mean, % change and whether it is better or worse,
+//! significance with family-wise error control, noise floor, latency per
+//! tool and tracer, and the culprit diff.
 //!
 //! Owns the meaning of the numbers; renderers (`text`, `svg`, the web pages)
-//! only lay them out. Pure and total: any input, including NaN, empty
-//! samples, zero baselines or an out-of-range baseline index, yields a
-//! `Comparison` whose verdict strings say what could not be computed.
+//! only lay them out, through [`crate::fmt`]. Pure and total: any input,
+//! including NaN, empty samples, zero baselines or an out-of-range baseline
+//! index, yields a `Comparison` whose verdict strings say what could not be
+//! computed.
+//!
+//! # Metric identity
+//!
+//! A metric is identified by its **scope** (the table or test it came
+//! from: one printed table of one message, or a tool such as `time` or
+//! `stress-ng` for run-to-run uploads), its printed statistic, its name
+//! and its unit. Rows are compared only with the same identity: a
+//! comparison never pools values of different tables, tests or units.
+//!
+//! # Sign convention
+//!
+//! Every % is the raw change of the value, `(new - old) / |old|`, as mails
+//! write it ("-2%" for a time that went down). Whether that is better or
+//! worse is a separate [`Judgement`] from the metric's [`Better`], which
+//! comes from data ([`crate::direction`]), never from guessing.
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{self, Interval, Tails};
+use crate::direction::DirectionSource;
+use crate::fmt;
+use crate::stats::{self, Interval};
 
-/// p-value below which a change gets one mark (`*`).
+/// Adjusted p-value below which a change gets one mark (`*`): the
+/// family-wise error rate of a whole comparison.
 pub const P_SIGNIFICANT: f64 = 0.05;
-/// p-value below which a change gets two marks (`**`).
+/// Adjusted p-value below which a change gets two marks (`**`).
 pub const P_HIGHLY_SIGNIFICANT: f64 = 0.01;
 /// Fewest samples on each side before any test is run.
 pub const MIN_SAMPLES_FOR_TESTS: usize = 3;
@@ -73,10 +93,24 @@ pub struct RunRef {
 #[serde(rename_all = "snake_case")]
 pub enum Better {
     /// Times, latencies, CPU usage.
-    #[default]
     Lower,
     /// Throughput, rates.
     Higher,
+    /// No direction: activity counters (`pgscan`), or a metric the
+    /// direction table does not know. Shown, never judged.
+    #[default]
+    Neutral,
+}
+
+impl Better {
+    /// "lower is better", "higher is better", "not judged".
+    pub fn words(self) -> &'static str {
+        match self {
+            Better::Lower => "lower is better",
+            Better::Higher => "higher is better",
+            Better::Neutral => "not judged",
+        }
+    }
 }
 
 /// Which mean summarises a metric.
@@ -101,11 +135,21 @@ impl MeanKind {
 /// only a summary printed in a mail.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MetricSamples {
+    /// Identity of the table or test the metric belongs to (see the module
+    /// docs). Metrics of different scopes are never compared.
+    #[serde(default)]
+    pub scope: String,
+    /// What a reader calls that table or test: its printed title, the tool,
+    /// and where it was posted.
+    #[serde(default)]
+    pub section: String,
     pub name: String,
     #[serde(default)]
     pub unit: String,
     #[serde(default)]
     pub better: Better,
+    #[serde(default)]
+    pub direction_source: DirectionSource,
     #[serde(default)]
     pub samples: Vec<f64>,
     /// A value taken from a printed table when no samples exist.
@@ -122,18 +166,35 @@ pub struct PrintedSummary {
     /// The row's statistic as printed: "Amean", "Hmean", "Min", ...
     pub stat: String,
     pub value: f64,
-    /// The printed `( x.xx%)`, positive = better.
+    /// The delta the table printed for this cell, exactly as printed (its
+    /// sign convention is `printed_convention`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub printed_delta_pct: Option<f64>,
+    #[serde(default)]
+    pub printed_convention: DeltaConvention,
     /// Column index the printed delta was relative to (the first column of
     /// the printed table). `None` means the comparison's baseline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relative_to: Option<usize>,
 }
 
-/// Latency results of one column (cyclictest threads, histogram, trace).
+/// How a printed delta is signed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeltaConvention {
+    /// The raw change of the value (LKP `%change`, hand-made `delta`).
+    #[default]
+    Change,
+    /// mmtests' gain: positive = better, signed by the test's direction.
+    Gain,
+}
+
+/// Latency results of one column: cyclictest threads and histograms, and
+/// the worst report of each latency tracer. Each tool and tracer is kept
+/// apart: they measure different things.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencyColumn {
+    /// cyclictest `T:` lines, aggregated per thread.
     #[serde(default)]
     pub per_thread: Vec<ThreadLatency>,
     /// `(bucket_lower_us, count)`, all threads merged. When empty, the sum
@@ -143,17 +204,37 @@ pub struct LatencyColumn {
     /// Per-thread (per-CPU) histograms, for per-CPU tails.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub thread_histograms: Vec<ThreadHistogram>,
-    /// The function that held the CPU at the worst traced latency.
+    /// Samples beyond the last bucket of `histogram` (cyclictest
+    /// `# Histogram Overflows`), all threads. Ignored when
+    /// `thread_histograms` is given: theirs are summed.
+    #[serde(default)]
+    pub overflows: u64,
+    /// The largest `# Max Latencies` a histogram footer printed: the real
+    /// maximum, overflows included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram_max_us: Option<f64>,
+    /// Width of one histogram bucket (1 us for cyclictest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bucket_us: Option<f64>,
+    /// The worst report of each latency tracer (wakeup_rt, irqsoff, ...).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traces: Vec<TraceSummary>,
+}
+
+/// The worst report of one latency tracer in a column.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceSummary {
+    pub tracer: String,
+    pub latency_us: f64,
+    /// The function that held the CPU.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub culprit: Option<String>,
     /// The culprit and its callers, innermost first.
     #[serde(default)]
     pub culprit_path: Vec<String>,
-    /// Latency reported by the ftrace latency tracer.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trace_latency_us: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tracer: Option<String>,
+    /// Reports of this tracer in the column.
+    #[serde(default = "one")]
+    pub n_runs: u32,
 }
 
 /// One cyclictest thread (or CPU), aggregated over `n_runs` runs: min of
@@ -174,6 +255,12 @@ pub struct ThreadHistogram {
     pub thread: u32,
     /// `(bucket_lower_us, count)`.
     pub buckets: Vec<(f64, u64)>,
+    /// Samples beyond the last bucket.
+    #[serde(default)]
+    pub overflows: u64,
+    /// The thread's real maximum as the footer printed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_us: Option<f64>,
 }
 
 fn one() -> u32 {
@@ -193,9 +280,27 @@ pub struct Comparison {
     pub metrics: Vec<MetricComparison>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<LatencyComparison>,
+    /// How significance was controlled over all the tests of this
+    /// comparison.
+    pub family: FamilyWise,
     /// Problems with the input as a whole (bad baseline index, ...).
     #[serde(default)]
     pub notes: Vec<String>,
+}
+
+/// Family-wise error control: every test of a comparison (each metric,
+/// each column against the baseline and, in a chain, against the previous
+/// column) is one family, adjusted with Holm-Bonferroni.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FamilyWise {
+    /// "holm-bonferroni".
+    pub method: String,
+    /// The family-wise error rate the marks keep (0.05).
+    pub alpha: f64,
+    /// Number of tests in the family.
+    pub tests: usize,
+    /// One line for readers, the same in HTML and text.
+    pub sentence: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -206,12 +311,16 @@ pub struct ColumnSummary {
 }
 
 /// One metric across all columns. Metrics are matched across columns by
-/// `(name, printed stat)`, in order of first appearance.
+/// identity `(scope, printed stat, name, unit)`, in order of first
+/// appearance.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MetricComparison {
+    pub scope: String,
+    pub section: String,
     pub name: String,
     pub unit: String,
     pub better: Better,
+    pub direction_source: DirectionSource,
     pub mean_kind: MeanKind,
     /// Row label: the mean's label, or the printed statistic for metrics that
     /// only exist as printed summaries ("Min", "Amean", ...).
@@ -255,12 +364,16 @@ pub struct MetricCell {
 pub enum Significance {
     /// Too few samples (or no data): no test was run.
     NotAssessed,
-    /// Welch's p ≥ 0.05.
+    /// Adjusted Welch p ≥ 0.05.
     NotSignificant,
-    /// Welch's p < 0.05.
+    /// Adjusted Welch p < 0.05.
     Significant,
-    /// Welch's p < 0.01.
+    /// Adjusted Welch p < 0.01.
     HighlySignificant,
+    /// n ≥ 3 on both sides, every run of each side identical, and the two
+    /// sides differ: no test applies, and none is needed to see the change
+    /// in these runs.
+    NoVariance,
 }
 
 impl Significance {
@@ -274,17 +387,70 @@ impl Significance {
     }
 }
 
+/// Whether a change is an improvement, from the metric's direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Judgement {
+    Better,
+    Worse,
+    /// No change at all.
+    Same,
+    /// The metric has no direction, or the change is unknown.
+    NotJudged,
+}
+
+impl Judgement {
+    pub fn of(pct: Option<f64>, better: Better) -> Judgement {
+        match (pct, better) {
+            (None, _) | (_, Better::Neutral) => Judgement::NotJudged,
+            (Some(0.0), _) => Judgement::Same,
+            (Some(p), Better::Lower) if p < 0.0 => Judgement::Better,
+            (Some(p), Better::Higher) if p > 0.0 => Judgement::Better,
+            (Some(_), _) => Judgement::Worse,
+        }
+    }
+
+    /// "better", "worse", "no change", "" (not judged).
+    pub fn word(self) -> &'static str {
+        match self {
+            Judgement::Better => "better",
+            Judgement::Worse => "worse",
+            Judgement::Same => "no change",
+            Judgement::NotJudged => "",
+        }
+    }
+}
+
 /// A change of one metric between two columns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Delta {
     /// Column compared against.
     pub against: usize,
-    /// Change of the mean in %, positive = better (mmtests convention).
+    /// Raw change of the mean in %, `(this - against) / |against|`.
     /// `None` when undefined (zero or missing reference value).
     pub pct: Option<f64>,
-    /// `pct` is the delta printed in the imported table, not recomputed.
+    /// `pct` is the delta printed in the imported table (converted to a
+    /// raw change), because the values themselves were missing.
     pub printed: bool,
+    /// The delta the imported table printed for this very pair of columns,
+    /// as printed, and how it is signed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed_convention: Option<DeltaConvention>,
+    /// Better or worse, from the metric's direction.
+    pub judgement: Judgement,
+    /// Samples on this side and on the side compared against.
+    pub n: usize,
+    pub n_against: usize,
+    /// One side is a single summary copied from a printed table.
+    pub summary_only: bool,
+    /// Welch's two-sided p, unadjusted.
     pub welch_p: Option<f64>,
+    /// Welch's p adjusted over the comparison's family of tests (Holm);
+    /// the marks and the significance come from this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub adjusted_p: Option<f64>,
     pub mann_whitney_p: Option<f64>,
     /// 95% percentile-bootstrap interval of median(this) - median(against).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -298,24 +464,76 @@ pub struct Delta {
 /// Latency across columns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LatencyComparison {
-    /// Every thread seen in any column, ascending.
+    /// Every cyclictest thread seen in any column, ascending.
     pub threads: Vec<ThreadRow>,
-    /// Per column: p50/p99/p99.9/max of its histogram.
-    pub tails: Vec<Option<Tails>>,
+    /// Per column: p50/p99/p99.9/max of its cyclictest histogram.
+    pub tails: Vec<Option<LatencyTails>>,
     /// Per thread (CPU) seen in any column's `thread_histograms`, ascending:
     /// its tails in each column.
     #[serde(default)]
     pub thread_tails: Vec<ThreadTailsRow>,
-    /// Per column: the worst latency known (trace latency, else the largest
-    /// per-thread max, else the histogram max).
-    pub max_us: Vec<Option<f64>>,
-    pub culprits: Vec<Option<String>>,
+    /// The worst latency of each kind (cyclictest, then each tracer), one
+    /// row per kind; kinds are never mixed.
+    pub worst: Vec<WorstRow>,
     /// Per column: the merged histogram, kept for the overlay chart.
     pub histograms: Vec<Vec<(f64, u64)>>,
-    /// Per non-baseline column with data: the culprit diff sentence against
-    /// the baseline, e.g. "max 1969 us -> 879 us (-55%); culprit changed from
-    /// madvise_cold_or_pageout_pte_range to free_unref_page_list".
+    /// Per kind and non-baseline column with data of that kind in both:
+    /// the sentence against the baseline, e.g. "wakeup_rt: max 1969 us ->
+    /// 879 us (-55%); culprit changed from madvise_cold_or_pageout_pte_range
+    /// to free_unref_page_list".
     pub culprit_diffs: Vec<CulpritDiff>,
+}
+
+/// A percentile of a histogram; `beyond` when it falls past the last
+/// bucket (among the overflows): the value is then the last bucket's upper
+/// bound and the percentile is larger than it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Percentile {
+    pub value_us: f64,
+    #[serde(default)]
+    pub beyond: bool,
+}
+
+impl Percentile {
+    /// `23`, or `> 25` past the last bucket.
+    pub fn show(&self) -> String {
+        if self.beyond {
+            format!("> {}", fmt::us(self.value_us))
+        } else {
+            fmt::us(self.value_us)
+        }
+    }
+}
+
+/// Tails of a cyclictest histogram with everything the output says:
+/// buckets, overflows and the printed maximum.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LatencyTails {
+    /// Samples in the buckets plus overflows.
+    pub count: u64,
+    pub overflows: u64,
+    pub p50: Percentile,
+    pub p99: Percentile,
+    pub p99_9: Percentile,
+    /// The real maximum when printed (`# Max Latencies`), else the highest
+    /// non-empty bucket (`beyond` when overflows exist and no maximum was
+    /// printed).
+    pub max: Percentile,
+}
+
+/// The worst latency of one kind in each column.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorstRow {
+    /// "cyclictest" or the tracer's name ("wakeup_rt", "irqsoff", ...).
+    pub kind: String,
+    /// "cyclictest max" or "wakeup_rt trace".
+    pub label: String,
+    /// One per column; `None` where the column has none of this kind.
+    pub cells: Vec<Option<Percentile>>,
+    /// Culprit per column (tracers only).
+    pub culprits: Vec<Option<String>>,
+    /// Runs (cyclictest) or reports (tracers) behind each cell.
+    pub n_runs: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -329,13 +547,15 @@ pub struct ThreadRow {
 pub struct ThreadTailsRow {
     pub thread: u32,
     /// One per column; `None` where the column has no histogram for it.
-    pub cells: Vec<Option<Tails>>,
+    pub cells: Vec<Option<LatencyTails>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CulpritDiff {
     pub column: usize,
     pub against: usize,
+    /// The [`WorstRow::kind`] compared.
+    pub kind: String,
     pub sentence: String,
 }
 
@@ -349,21 +569,29 @@ pub struct CulpritDiff {
 pub fn mean_kind_for(m: &MetricSamples) -> MeanKind {
     m.mean.unwrap_or(match m.better {
         Better::Higher => MeanKind::Harmonic,
-        Better::Lower => MeanKind::Arithmetic,
+        Better::Lower | Better::Neutral => MeanKind::Arithmetic,
     })
 }
 
-/// Change from `reference` to `value` in %, positive = better.
-pub fn pct_change(reference: f64, value: f64, better: Better) -> Option<f64> {
+/// Raw change from `reference` to `value` in %: `(value - reference) /
+/// |reference|`. `None` for a zero or non-finite reference.
+pub fn pct_change(reference: f64, value: f64) -> Option<f64> {
     if !reference.is_finite() || !value.is_finite() || reference == 0.0 {
         return None;
     }
     let raw = (value - reference) / reference.abs() * 100.0;
-    let pct = match better {
-        Better::Lower => -raw,
-        Better::Higher => raw,
-    };
-    pct.is_finite().then_some(pct)
+    raw.is_finite().then_some(raw)
+}
+
+/// A printed delta as a raw change: mmtests' gain is the raw change with
+/// the sign flipped for lower-is-better tests.
+fn printed_as_change(printed: f64, conv: DeltaConvention, better: Better) -> Option<f64> {
+    match (conv, better) {
+        (DeltaConvention::Change, _) => Some(printed),
+        (DeltaConvention::Gain, Better::Higher) => Some(printed),
+        (DeltaConvention::Gain, Better::Lower) => Some(-printed),
+        (DeltaConvention::Gain, Better::Neutral) => None,
+    }
 }
 
 /// Knobs of [`compare_with`]; [`compare`] uses the defaults.
@@ -415,10 +643,11 @@ pub fn compare_with(input: &ComparisonInput, opts: &CompareOptions) -> Compariso
         })
         .collect();
 
-    let metrics = metric_keys(input)
+    let mut metrics: Vec<MetricComparison> = metric_keys(input)
         .into_iter()
         .map(|key| compare_metric(input, &key, baseline, opts))
         .collect();
+    let family = adjust_family(&mut metrics);
 
     Comparison {
         title: input.title.clone(),
@@ -427,26 +656,32 @@ pub fn compare_with(input: &ComparisonInput, opts: &CompareOptions) -> Compariso
         chain_previous: input.chain_previous,
         metrics,
         latency: compare_latency(input, baseline),
+        family,
         notes,
     }
 }
 
-/// Metrics are identified by name plus printed statistic, so that a printed
-/// "Min Elapsd-8" and "Amean Elapsd-8" stay separate rows.
+/// A metric's identity: scope, printed statistic, name and unit. A printed
+/// "Min Elapsd-8" and "Amean Elapsd-8" stay separate rows, and so do two
+/// tables that happen to share a metric name.
 #[derive(Debug, Clone, PartialEq)]
 struct MetricKey {
-    name: String,
+    scope: String,
     printed_stat: Option<String>,
+    name: String,
+    unit: String,
 }
 
 fn key_of(m: &MetricSamples) -> MetricKey {
     MetricKey {
-        name: m.name.clone(),
+        scope: m.scope.clone(),
         printed_stat: if m.samples.is_empty() {
             m.printed.as_ref().map(|p| p.stat.clone())
         } else {
             None
         },
+        name: m.name.clone(),
+        unit: m.unit.clone(),
     }
 }
 
@@ -507,19 +742,30 @@ fn summarize<'a>(m: Option<&'a MetricSamples>, kind: MeanKind) -> Side<'a> {
             printed: Some(p),
         };
     }
+    let constant = samples.windows(2).all(|w| w[0] == w[1]);
     let mean = match kind {
+        _ if constant && !samples.is_empty() => Some(samples[0]),
         MeanKind::Arithmetic => stats::amean(&samples),
         // A zero or negative rate has no harmonic mean; fall back rather than
         // show nothing.
         MeanKind::Harmonic => stats::hmean(&samples).or_else(|| stats::amean(&samples)),
+    };
+    // Identical values have no spread at all, whatever rounding says.
+    let (stddev, cov_pct) = if constant && samples.len() >= 2 {
+        (Some(0.0), Some(0.0))
+    } else {
+        (
+            stats::stddev(&samples),
+            stats::coefficient_of_variation(&samples).map(|c| c * 100.0),
+        )
     };
     Side {
         cell: MetricCell {
             n: samples.len(),
             single_summary: false,
             mean,
-            stddev: stats::stddev(&samples),
-            cov_pct: stats::coefficient_of_variation(&samples).map(|c| c * 100.0),
+            stddev,
+            cov_pct,
             min: stats::min(&samples),
             max: stats::max(&samples),
             median: stats::median(&samples),
@@ -528,7 +774,8 @@ fn summarize<'a>(m: Option<&'a MetricSamples>, kind: MeanKind) -> Side<'a> {
             vs_previous: None,
         },
         samples,
-        printed: None,
+        // A delta the table printed next to run-to-run values is kept too.
+        printed: m.printed.as_ref(),
     }
 }
 
@@ -544,8 +791,19 @@ fn compare_metric(
         .find_map(|c| find(c, key))
         .cloned()
         .unwrap_or_default();
-    let kind = mean_kind_for(&first);
-    let better = first.better;
+    // The first column that knows a direction decides for the row.
+    let (better, direction_source) = input
+        .columns
+        .iter()
+        .filter_map(|c| find(c, key))
+        .find(|m| m.direction_source != DirectionSource::Unknown)
+        .map_or((first.better, first.direction_source), |m| {
+            (m.better, m.direction_source)
+        });
+    let kind = mean_kind_for(&MetricSamples {
+        better,
+        ..first.clone()
+    });
     let sides: Vec<Side> = input
         .columns
         .iter()
@@ -565,9 +823,12 @@ fn compare_metric(
         .and_then(|s| s.cell.cov_pct)
         .filter(|_| sides[baseline].cell.n >= 2);
     MetricComparison {
+        scope: key.scope.clone(),
+        section: first.section.clone(),
         name: key.name.clone(),
-        unit: first.unit.clone(),
+        unit: key.unit.clone(),
         better,
+        direction_source,
         mean_kind: kind,
         stat: key
             .printed_stat
@@ -575,14 +836,6 @@ fn compare_metric(
             .unwrap_or_else(|| kind.label().to_string()),
         cells,
         noise_floor_pct,
-    }
-}
-
-fn fmt_p(p: f64) -> String {
-    if p < 0.0001 {
-        format!("{p:.1e}")
-    } else {
-        format!("{p:.4}")
     }
 }
 
@@ -596,49 +849,54 @@ fn delta(
 ) -> Delta {
     let (new, old) = (&sides[i], &sides[against]);
     // A printed delta is kept when it was printed against this very column.
-    let printed_pct = new
+    let printed = new
         .printed
         .filter(|p| p.relative_to.unwrap_or(baseline) == against)
-        .and_then(|p| p.printed_delta_pct)
-        .filter(|d| d.is_finite());
+        .and_then(|p| {
+            p.printed_delta_pct
+                .filter(|d| d.is_finite())
+                .map(|d| (d, p.printed_convention))
+        });
     let computed = match (old.cell.mean, new.cell.mean) {
-        (Some(o), Some(n)) => pct_change(o, n, better),
+        (Some(o), Some(n)) => pct_change(o, n),
         _ => None,
     };
-    let pct = printed_pct.or(computed);
+    let from_print = printed.and_then(|(d, conv)| printed_as_change(d, conv, better));
+    let pct = computed.or(from_print);
     let mut d = Delta {
         against,
         pct,
-        printed: printed_pct.is_some(),
+        printed: computed.is_none() && from_print.is_some(),
+        printed_pct: printed.map(|p| p.0),
+        printed_convention: printed.map(|p| p.1),
+        judgement: Judgement::of(pct, better),
+        n: new.cell.n,
+        n_against: old.cell.n,
+        summary_only: new.cell.single_summary || old.cell.single_summary,
         welch_p: None,
+        adjusted_p: None,
         mann_whitney_p: None,
         median_diff_ci: None,
         significance: Significance::NotAssessed,
         verdict: String::new(),
     };
-    let change = match pct {
-        Some(p) => format!("{p:+.2}%"),
-        None => match old.cell.mean {
-            Some(0.0) => "reference value is 0, % change undefined".to_string(),
-            _ => "no data".to_string(),
-        },
-    };
     let (nn, no) = (new.cell.n, old.cell.n);
-    if nn == 0 || no == 0 {
-        d.verdict = format!("{change}; no data, cannot assess");
+    if nn == 0
+        || no == 0
+        || new.cell.single_summary
+        || old.cell.single_summary
+        || nn < MIN_SAMPLES_FOR_TESTS
+        || no < MIN_SAMPLES_FOR_TESTS
+    {
+        d.verdict = verdict(&d);
         return d;
     }
-    if new.cell.single_summary || old.cell.single_summary {
-        d.verdict = format!("{change}; n=1 (printed summary), cannot assess");
-        return d;
-    }
-    if nn < MIN_SAMPLES_FOR_TESTS || no < MIN_SAMPLES_FOR_TESTS {
-        let n = if nn == no {
-            format!("n={nn}")
-        } else {
-            format!("n={no}/{nn}")
-        };
-        d.verdict = format!("{change}; {n}, cannot assess");
+    if new.cell.stddev == Some(0.0) && old.cell.stddev == Some(0.0) {
+        // Every run identical within each side: no test applies.
+        if new.cell.mean != old.cell.mean {
+            d.significance = Significance::NoVariance;
+        }
+        d.verdict = verdict(&d);
         return d;
     }
     d.welch_p = stats::welch_t_test(&new.samples, &old.samples).map(|t| t.p);
@@ -650,33 +908,69 @@ fn delta(
         BOOTSTRAP_CONFIDENCE,
         opts.bootstrap_seed,
     );
-    d.significance = match d.welch_p {
-        Some(p) if p < P_HIGHLY_SIGNIFICANT => Significance::HighlySignificant,
-        Some(p) if p < P_SIGNIFICANT => Significance::Significant,
-        Some(_) => Significance::NotSignificant,
-        // Both sides constant: Welch is undefined. Identical constants are
-        // plainly no change; different constants are a change we cannot put
-        // a p-value on.
-        None => Significance::NotAssessed,
+    // Significance of tested deltas is set by `adjust_family`, which then
+    // writes the verdict again.
+    d.verdict = verdict(&d);
+    d
+}
+
+/// The human sentence of a delta, after its significance is known.
+fn verdict(d: &Delta) -> String {
+    let (nn, no) = (d.n, d.n_against);
+    let change = match d.pct {
+        Some(p) => {
+            let j = d.judgement.word();
+            if j.is_empty() || d.judgement == Judgement::Same {
+                fmt::pct(Some(p))
+            } else {
+                format!("{} {j}", fmt::pct(Some(p)))
+            }
+        }
+        None if nn > 0 && no > 0 => "reference value is 0, % change undefined".to_string(),
+        None => "no data".to_string(),
     };
-    let direction = match pct {
-        Some(p) if p > 0.0 => " better",
-        Some(p) if p < 0.0 => " worse",
-        _ => "",
-    };
-    let mut v = format!("{change}{direction}; n={no}/{nn}");
-    match d.welch_p {
-        Some(p) => v.push_str(&format!(", Welch p={}", fmt_p(p))),
-        None => v.push_str(", no variance on either side, Welch undefined"),
+    if nn == 0 || no == 0 {
+        return format!("{change}; no data, cannot assess");
+    }
+    if d.summary_only {
+        return format!("{change}; n=1 (printed summary), cannot assess");
+    }
+    if nn < MIN_SAMPLES_FOR_TESTS || no < MIN_SAMPLES_FOR_TESTS {
+        let n = if nn == no {
+            format!("n={nn}")
+        } else {
+            format!("n={no}/{nn}")
+        };
+        return format!("{change}; {n}, cannot assess");
+    }
+    let mut v = format!("{change}; n={no}/{nn}");
+    match (d.welch_p, d.significance) {
+        (None, Significance::NoVariance) => {
+            v.push_str(
+                ", every run identical within each side: the change is exact, no test applies",
+            );
+            return v;
+        }
+        (None, _) if d.pct == Some(0.0) => {
+            v.push_str(", identical runs on both sides");
+            return v;
+        }
+        (None, _) => v.push_str(", no variance on either side, Welch undefined"),
+        (Some(p), _) => {
+            v.push_str(&format!(", Welch p={}", fmt::p_value(p)));
+            if let Some(a) = d.adjusted_p.filter(|a| *a != p) {
+                v.push_str(&format!(" (adjusted {})", fmt::p_value(a)));
+            }
+        }
     }
     if let Some(p) = d.mann_whitney_p {
-        v.push_str(&format!(", Mann-Whitney p={}", fmt_p(p)));
+        v.push_str(&format!(", Mann-Whitney p={}", fmt::p_value(p)));
     }
     v.push_str(match d.significance {
-        Significance::HighlySignificant => " (significant, p<0.01)",
-        Significance::Significant => " (significant, p<0.05)",
+        Significance::HighlySignificant => " (significant, adjusted p<0.01)",
+        Significance::Significant => " (significant, adjusted p<0.05)",
         Significance::NotSignificant => " (not significant)",
-        Significance::NotAssessed => " (not assessed)",
+        Significance::NotAssessed | Significance::NoVariance => " (not assessed)",
     });
     if matches!(
         d.significance,
@@ -685,11 +979,212 @@ fn delta(
     {
         v.push_str("; the rank test does not confirm it");
     }
-    d.verdict = v;
-    d
+    v
+}
+
+/// Holm-Bonferroni over every Welch test of the comparison: sort the m
+/// p-values ascending, adjusted p(i) = max over j <= i of min(1, (m - j + 1)
+/// p(j)). Keeps the family-wise error rate at [`P_SIGNIFICANT`] whatever the
+/// dependence between tests. Sets each tested delta's significance and
+/// verdict.
+pub fn holm_adjust(ps: &[f64]) -> Vec<f64> {
+    let m = ps.len();
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&a, &b| ps[a].total_cmp(&ps[b]));
+    let mut adjusted = vec![1.0; m];
+    let mut running: f64 = 0.0;
+    for (rank, &i) in order.iter().enumerate() {
+        let a = ((m - rank) as f64 * ps[i]).min(1.0);
+        running = running.max(a);
+        adjusted[i] = running;
+    }
+    adjusted
+}
+
+fn adjust_family(metrics: &mut [MetricComparison]) -> FamilyWise {
+    let mut ps: Vec<f64> = Vec::new();
+    for m in metrics.iter() {
+        for c in &m.cells {
+            for d in [&c.vs_baseline, &c.vs_previous].into_iter().flatten() {
+                if let Some(p) = d.welch_p {
+                    ps.push(p);
+                }
+            }
+        }
+    }
+    let adjusted = holm_adjust(&ps);
+    let mut k = 0;
+    for m in metrics.iter_mut() {
+        for c in m.cells.iter_mut() {
+            for d in [&mut c.vs_baseline, &mut c.vs_previous]
+                .into_iter()
+                .flatten()
+            {
+                if d.welch_p.is_some() {
+                    let a = adjusted[k];
+                    k += 1;
+                    d.adjusted_p = Some(a);
+                    d.significance = if a < P_HIGHLY_SIGNIFICANT {
+                        Significance::HighlySignificant
+                    } else if a < P_SIGNIFICANT {
+                        Significance::Significant
+                    } else {
+                        Significance::NotSignificant
+                    };
+                    d.verdict = verdict(d);
+                }
+            }
+        }
+    }
+    let tests = ps.len();
+    let sentence = if tests == 0 {
+        "No change could be tested (fewer than 3 runs on a side, or printed summaries).".to_string()
+    } else {
+        format!(
+            "Significance: Welch's t-test on n>=3 runs a side, p-values adjusted with \
+             Holm-Bonferroni over the {tests} test{} of this comparison \
+             (family-wise error 5%): * adjusted p<0.05, ** adjusted p<0.01.",
+            if tests == 1 { "" } else { "s" }
+        )
+    };
+    FamilyWise {
+        method: "holm-bonferroni".to_string(),
+        alpha: P_SIGNIFICANT,
+        tests,
+        sentence,
+    }
 }
 
 // ---------------------------------------------------------------- latency
+
+/// Tails of a histogram with its overflows and printed maximum.
+pub fn latency_tails(
+    buckets: &[(f64, u64)],
+    overflows: u64,
+    printed_max_us: Option<f64>,
+    bucket_us: f64,
+) -> Option<LatencyTails> {
+    let mut v: Vec<(f64, u64)> = buckets
+        .iter()
+        .copied()
+        .filter(|(lo, c)| lo.is_finite() && *c > 0)
+        .collect();
+    v.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let in_buckets: u128 = v.iter().map(|&(_, c)| u128::from(c)).sum();
+    let total = in_buckets + u128::from(overflows);
+    if total == 0 {
+        return None;
+    }
+    let width = if bucket_us.is_finite() && bucket_us > 0.0 {
+        bucket_us
+    } else {
+        1.0
+    };
+    // Upper bound of the histogram's range: cyclictest counts a latency of
+    // N or more (N buckets) as an overflow.
+    let last_upper = v.last().map_or(0.0, |&(lo, _)| lo + width);
+    let pct = |q: f64| -> Percentile {
+        let rank = ((total as f64) * (q / 100.0)).ceil();
+        let rank = if rank.is_finite() && rank >= 1.0 {
+            rank as u128
+        } else {
+            1
+        };
+        if rank > in_buckets {
+            return Percentile {
+                value_us: last_upper,
+                beyond: true,
+            };
+        }
+        let mut seen = 0u128;
+        for &(lo, c) in &v {
+            seen += u128::from(c);
+            if seen >= rank {
+                return Percentile {
+                    value_us: lo,
+                    beyond: false,
+                };
+            }
+        }
+        Percentile {
+            value_us: last_upper,
+            beyond: true,
+        }
+    };
+    let highest = v.last().map(|&(lo, _)| lo);
+    let max = match (printed_max_us.filter(|m| m.is_finite()), highest) {
+        (Some(m), Some(h)) => Percentile {
+            value_us: m.max(h),
+            beyond: false,
+        },
+        (Some(m), None) => Percentile {
+            value_us: m,
+            beyond: false,
+        },
+        (None, _) if overflows > 0 => Percentile {
+            value_us: last_upper,
+            beyond: true,
+        },
+        (None, Some(h)) => Percentile {
+            value_us: h,
+            beyond: false,
+        },
+        (None, None) => return None,
+    };
+    Some(LatencyTails {
+        count: u64::try_from(total).unwrap_or(u64::MAX),
+        overflows,
+        p50: pct(50.0),
+        p99: pct(99.0),
+        p99_9: pct(99.9),
+        max,
+    })
+}
+
+fn column_tails(l: &LatencyColumn) -> Option<LatencyTails> {
+    let merged = merged_histogram(l);
+    let (overflows, printed_max) = if l.thread_histograms.is_empty() {
+        (l.overflows, l.histogram_max_us)
+    } else {
+        let o = l
+            .thread_histograms
+            .iter()
+            .fold(0u64, |a, h| a.saturating_add(h.overflows));
+        let m = l
+            .thread_histograms
+            .iter()
+            .filter_map(|h| h.max_us)
+            .chain(l.histogram_max_us)
+            .filter(|x| x.is_finite())
+            .reduce(f64::max);
+        (o, m)
+    };
+    latency_tails(&merged, overflows, printed_max, l.bucket_us.unwrap_or(1.0))
+}
+
+/// The largest cyclictest latency a column knows: thread maxima, the
+/// histogram footer, the highest bucket (a lower bound when overflows
+/// exist without a printed maximum).
+fn cyclictest_worst(l: &LatencyColumn, tails: Option<&LatencyTails>) -> Option<Percentile> {
+    let threads = l
+        .per_thread
+        .iter()
+        .map(|t| t.max_us)
+        .filter(|x| x.is_finite())
+        .reduce(f64::max);
+    match (threads, tails.map(|t| t.max)) {
+        (Some(t), Some(h)) if h.beyond && h.value_us > t => Some(h),
+        (Some(t), Some(h)) => Some(Percentile {
+            value_us: t.max(h.value_us),
+            beyond: false,
+        }),
+        (Some(t), None) => Some(Percentile {
+            value_us: t,
+            beyond: false,
+        }),
+        (None, h) => h,
+    }
+}
 
 fn compare_latency(input: &ComparisonInput, baseline: usize) -> Option<LatencyComparison> {
     if input.columns.iter().all(|c| c.latency.is_none()) {
@@ -718,10 +1213,7 @@ fn compare_latency(input: &ComparisonInput, baseline: usize) -> Option<LatencyCo
         .iter()
         .map(|l| l.map(merged_histogram).unwrap_or_default())
         .collect();
-    let tails: Vec<Option<Tails>> = histograms
-        .iter()
-        .map(|h| stats::histogram_tails(h))
-        .collect();
+    let tails: Vec<Option<LatencyTails>> = lat.iter().map(|l| l.and_then(column_tails)).collect();
     let mut hist_ids: Vec<u32> = lat
         .iter()
         .flatten()
@@ -736,54 +1228,143 @@ fn compare_latency(input: &ComparisonInput, baseline: usize) -> Option<LatencyCo
             cells: lat
                 .iter()
                 .map(|l| {
-                    let h = (*l)?
-                        .thread_histograms
-                        .iter()
-                        .find(|h| h.thread == thread)?;
-                    stats::histogram_tails(&h.buckets)
+                    let l = (*l)?;
+                    let h = l.thread_histograms.iter().find(|h| h.thread == thread)?;
+                    latency_tails(
+                        &h.buckets,
+                        h.overflows,
+                        h.max_us,
+                        l.bucket_us.unwrap_or(1.0),
+                    )
                 })
                 .collect(),
         })
         .collect();
-    let max_us: Vec<Option<f64>> = lat
+
+    let mut worst: Vec<WorstRow> = Vec::new();
+    // cyclictest first, then each tracer in order of first appearance.
+    let cyc: Vec<Option<Percentile>> = lat
         .iter()
         .zip(&tails)
-        .map(|(l, t)| {
-            let l = (*l)?;
-            l.trace_latency_us
-                .filter(|x| x.is_finite())
-                .or_else(|| {
-                    let m: Vec<f64> = l.per_thread.iter().map(|t| t.max_us).collect();
-                    stats::max(&m)
+        .map(|(l, t)| l.and_then(|l| cyclictest_worst(l, t.as_ref())))
+        .collect();
+    if cyc.iter().any(Option::is_some) {
+        worst.push(WorstRow {
+            kind: "cyclictest".to_string(),
+            label: "cyclictest max".to_string(),
+            n_runs: lat
+                .iter()
+                .map(|l| {
+                    l.map_or(0, |l| {
+                        l.per_thread
+                            .iter()
+                            .map(|t| t.n_runs)
+                            .max()
+                            .unwrap_or(u32::from(
+                                !l.histogram.is_empty() || !l.thread_histograms.is_empty(),
+                            ))
+                    })
                 })
-                .or(t.map(|t| t.max))
-        })
-        .collect();
-    let culprits: Vec<Option<String>> = lat
-        .iter()
-        .map(|l| l.and_then(|l| l.culprit.clone()).filter(|c| !c.is_empty()))
-        .collect();
-    let culprit_diffs = (0..lat.len())
-        .filter(|&i| {
-            i != baseline && lat[i].is_some() && lat.get(baseline).is_some_and(|b| b.is_some())
-        })
-        .map(|i| CulpritDiff {
-            column: i,
-            against: baseline,
-            sentence: culprit_sentence(
-                max_us[baseline],
-                max_us[i],
-                culprits[baseline].as_deref(),
-                culprits[i].as_deref(),
-            ),
-        })
-        .collect();
+                .collect(),
+            culprits: vec![None; lat.len()],
+            cells: cyc,
+        });
+    }
+    let mut tracers: Vec<String> = Vec::new();
+    for l in lat.iter().flatten() {
+        for t in &l.traces {
+            if !tracers.contains(&t.tracer) {
+                tracers.push(t.tracer.clone());
+            }
+        }
+    }
+    for tracer in tracers {
+        let of = |l: &Option<&LatencyColumn>| -> Option<TraceSummary> {
+            l.and_then(|l| {
+                l.traces
+                    .iter()
+                    .filter(|t| t.tracer == tracer && t.latency_us.is_finite())
+                    .max_by(|a, b| a.latency_us.total_cmp(&b.latency_us))
+                    .cloned()
+            })
+        };
+        let per: Vec<Option<TraceSummary>> = lat.iter().map(of).collect();
+        let kind_name = tracer.clone();
+        worst.push(WorstRow {
+            label: format!("{tracer} trace"),
+            kind: tracer,
+            cells: per
+                .iter()
+                .map(|t| {
+                    t.as_ref().map(|t| Percentile {
+                        value_us: t.latency_us,
+                        beyond: false,
+                    })
+                })
+                .collect(),
+            culprits: per
+                .iter()
+                .map(|t| {
+                    t.as_ref()
+                        .and_then(|t| t.culprit.clone())
+                        .filter(|c| !c.is_empty())
+                })
+                .collect(),
+            n_runs: lat
+                .iter()
+                .map(|l| {
+                    l.map_or(0, |l| {
+                        l.traces
+                            .iter()
+                            .filter(|t| t.tracer == kind_name)
+                            .map(|t| t.n_runs)
+                            .sum()
+                    })
+                })
+                .collect(),
+        });
+    }
+    let mut culprit_diffs = Vec::new();
+    for row in &worst {
+        let Some(Some(base)) = row.cells.get(baseline) else {
+            continue;
+        };
+        for (i, cell) in row.cells.iter().enumerate() {
+            let Some(cell) = cell.filter(|_| i != baseline) else {
+                continue;
+            };
+            let mut sentence = format!(
+                "{}: {}",
+                row.label,
+                culprit_sentence_p(
+                    Some(*base),
+                    Some(cell),
+                    row.culprits[baseline].as_deref(),
+                    row.culprits[i].as_deref(),
+                )
+            );
+            let (nb, na) = (row.n_runs[baseline], row.n_runs[i]);
+            if nb < MIN_SAMPLES_FOR_TESTS as u32 || na < MIN_SAMPLES_FOR_TESTS as u32 {
+                let n = if nb == na {
+                    format!("n={nb} each")
+                } else {
+                    format!("n={nb}/{na}")
+                };
+                sentence.push_str(&format!("; {n}, not assessed"));
+            }
+            culprit_diffs.push(CulpritDiff {
+                column: i,
+                against: baseline,
+                kind: row.kind.clone(),
+                sentence,
+            });
+        }
+    }
     Some(LatencyComparison {
         threads,
         tails,
         thread_tails,
-        max_us,
-        culprits,
+        worst,
         histograms,
         culprit_diffs,
     })
@@ -811,43 +1392,48 @@ fn merged_histogram(l: &LatencyColumn) -> Vec<(f64, u64)> {
     out
 }
 
-/// Microseconds as a kernel developer writes them: whole numbers stay whole,
-/// fractions get one decimal.
+/// Microseconds as a kernel developer writes them (see [`crate::fmt::us`]).
 pub fn fmt_us(v: f64) -> String {
-    if !v.is_finite() {
-        "?".to_string()
-    } else if v.abs() >= 1e9 {
-        format!("{v:.3e}")
-    } else if (v - v.round()).abs() < 0.05 || v.abs() >= 100.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
-    }
+    fmt::us(v)
 }
 
 /// The culprit diff sentence:
 /// `max 1969 us -> 879 us (-55%); culprit changed from A to B`, or
-/// `...; culprit unchanged: A`. The % here is the raw change of the maximum
-/// (negative = lower latency), as written in mails, not "positive = better".
+/// `...; culprit unchanged: A`. The % is the raw change of the maximum
+/// (negative = lower latency), as written in mails.
 pub fn culprit_sentence(
     before_us: Option<f64>,
     after_us: Option<f64>,
     before: Option<&str>,
     after: Option<&str>,
 ) -> String {
-    let show = |v: Option<f64>| v.map_or_else(|| "?".to_string(), |v| format!("{} us", fmt_us(v)));
+    let p = |v: Option<f64>| {
+        v.map(|value_us| Percentile {
+            value_us,
+            beyond: false,
+        })
+    };
+    culprit_sentence_p(p(before_us), p(after_us), before, after)
+}
+
+fn culprit_sentence_p(
+    before_us: Option<Percentile>,
+    after_us: Option<Percentile>,
+    before: Option<&str>,
+    after: Option<&str>,
+) -> String {
+    let show =
+        |v: Option<Percentile>| v.map_or_else(|| "?".to_string(), |v| format!("{} us", v.show()));
     let mut s = format!("max {} -> {}", show(before_us), show(after_us));
     if let (Some(b), Some(a)) = (before_us, after_us)
-        && b != 0.0
-        && b.is_finite()
-        && a.is_finite()
+        && !b.beyond
+        && !a.beyond
+        && b.value_us != 0.0
+        && b.value_us.is_finite()
+        && a.value_us.is_finite()
     {
-        let pct = ((a - b) / b.abs() * 100.0).round();
-        if pct == 0.0 {
-            s.push_str(" (0%)");
-        } else {
-            s.push_str(&format!(" ({pct:+.0}%)"));
-        }
+        let pct = pct_change(b.value_us, a.value_us);
+        s.push_str(&format!(" ({})", fmt::pct_whole(pct)));
     }
     match (before, after) {
         (Some(b), Some(a)) if a == b => s.push_str(&format!("; culprit unchanged: {a}")),

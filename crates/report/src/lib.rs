@@ -26,14 +26,21 @@
 //! - **Mean**: harmonic for higher-is-better metrics (rates, throughput),
 //!   arithmetic for lower-is-better ones (times, latencies), as mmtests
 //!   does; a metric may override it ([`compare::mean_kind_for`]).
-//! - **% change**: of the mean, relative to the reference column, signed so
-//!   that positive = better (mmtests). A delta printed in an imported table
-//!   is kept as printed when it was relative to the same column.
+//! - **% change**: the raw change of the mean, `(new - old) / |old|`,
+//!   relative to the reference column; whether it is better or worse is a
+//!   separate judgement from the metric's direction, which comes from data
+//!   ([`direction`]: the uploader, an mmtests printed gain, or the direction
+//!   table), never guessed. A delta printed in an imported table is kept as
+//!   printed beside it.
+//! - **Identity**: metrics are compared only within their scope (one
+//!   printed table, or one tool's run-to-run measurements), statistic, name
+//!   and unit.
 //! - **Spread**: sample stddev (n-1); CoV = stddev / |mean|, shown in %.
 //!   The baseline's CoV is the noise floor.
 //! - **Tests**, only when both sides have n >= 3 run-to-run samples:
-//!   Welch's t-test (two-sided) decides the marks, `*` for p < 0.05 and `**`
-//!   for p < 0.01; Mann-Whitney U (two-sided; exact for small samples
+//!   Welch's t-test (two-sided), its p-values adjusted with Holm-Bonferroni
+//!   over all the tests of a comparison, decides the marks, `*` for an
+//!   adjusted p < 0.05 and `**` for < 0.01; Mann-Whitney U (two-sided; exact for small samples
 //!   without ties, else normal approximation with tie and continuity
 //!   corrections, as scipy) is reported beside it and the verdict says when
 //!   it does not confirm a Welch result; a 95% percentile-bootstrap interval
@@ -44,13 +51,17 @@
 //! - **Percentiles**: of samples, numpy's default linear interpolation;
 //!   of histograms, nearest rank on bucket lower bounds (numpy
 //!   `method="inverted_cdf"` on the expanded samples).
-//! - **Culprit diff**: the worst latency (trace latency, else the largest
-//!   per-thread max, else the histogram max) and the culprit function of
-//!   each column against the baseline, e.g. `max 1969 us -> 879 us (-55%);
-//!   culprit changed from madvise_cold_or_pageout_pte_range to
-//!   free_unref_page_list`; here the % is the raw change of the maximum.
+//! - **Culprit diff**: the worst latency of each kind (cyclictest max from
+//!   summaries and histogram footers; each tracer's worst report) and the
+//!   culprit of each column against the baseline's of the same kind, e.g.
+//!   `wakeup_rt trace: max 1969 us -> 879 us (-55%); culprit changed from
+//!   madvise_cold_or_pageout_pte_range to free_unref_page_list`.
+//!
+//! docs/COMPARING.md explains every number for readers.
 
 pub mod compare;
+pub mod direction;
+pub mod fmt;
 pub mod stats;
 pub mod svg;
 pub mod text;

@@ -111,28 +111,9 @@ fn c(v: f64) -> String {
     if s == "-0.0" { "0.0".to_string() } else { s }
 }
 
-/// A tick or value label: as few decimals as the step needs.
+/// A tick or value label, through the one number formatter.
 fn num(v: f64) -> String {
-    if !v.is_finite() {
-        return "?".to_string();
-    }
-    let a = v.abs();
-    if a != 0.0 && !(1e-3..1e7).contains(&a) {
-        return format!("{v:.2e}");
-    }
-    let s = if (v - v.round()).abs() < 1e-9 || a >= 1e5 {
-        format!("{v:.0}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    };
-    let s = if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    };
-    if s == "-0" { "0".to_string() } else { s }
+    crate::fmt::compact(v)
 }
 
 /// `v` rounded to `digits` significant digits, for legend stops that are
@@ -506,7 +487,7 @@ pub fn heatmap(h: &Heatmap) -> String {
             (v - lo) / (hi - lo)
         };
         match h.better {
-            Better::Lower => t,
+            Better::Lower | Better::Neutral => t,
             Better::Higher => 1.0 - t,
         }
     };
@@ -724,7 +705,14 @@ pub fn bar_chart(title: &str, unit: &str, bars: &[Bar]) -> String {
             line(&mut out, cx - 5.0, eb, cx + 5.0, eb, "#333333");
             label_y = label_y.min(ea).min(eb);
         }
-        text(&mut out, "bar-value", cx, label_y - 6.0, "middle", &num(v));
+        text(
+            &mut out,
+            "bar-value",
+            cx,
+            label_y - 6.0,
+            "middle",
+            &crate::fmt::value(v),
+        );
     }
     out.push_str("</g></svg>");
     out

@@ -9,9 +9,9 @@
 //! width in bytes is the width on screen and mail clients cannot mangle it.
 
 use crate::compare::{
-    Better, Comparison, LatencyComparison, MetricCell, MetricComparison, Significance, fmt_us,
-    pct_change,
+    Better, Comparison, LatencyComparison, MetricCell, MetricComparison, Significance, pct_change,
 };
+use crate::fmt;
 
 /// Maximum line width of the rendering.
 pub const WIDTH: usize = 72;
@@ -147,34 +147,13 @@ fn hard_split_into(out: &mut Vec<String>, s: &str) {
     }
 }
 
-/// A value as mmtests prints it (two decimals), switching to scientific
-/// notation where two decimals would be unreadable or too wide.
 fn fmt_val(v: f64) -> String {
-    if !v.is_finite() {
-        "?".to_string()
-    } else if v != 0.0 && (v.abs() >= 1e9 || v.abs() < 0.01) {
-        format!("{v:.3e}")
-    } else {
-        format!("{v:.2}")
-    }
+    fmt::value(v)
 }
 
-/// `( 25.93%)`, mmtests style, bounded in width.
+/// `(-2.05%)`, the raw change, padded so columns stay aligned.
 fn fmt_pct(p: Option<f64>) -> String {
-    // Whatever prints as zero is zero: no "-0.00%".
-    let p = p.map(|p| if p.abs() < 0.005 { 0.0 } else { p });
-    match p {
-        None => "(   n/a)".to_string(),
-        Some(p) if p.abs() >= 1e6 => {
-            if p > 0.0 {
-                "(>+1e6%)".to_string()
-            } else {
-                "(<-1e6%)".to_string()
-            }
-        }
-        Some(p) if p.abs() >= 1000.0 => format!("({p:6.0}%)"),
-        Some(p) => format!("({p:6.2}%)"),
-    }
+    format!("({:>7})", fmt::pct(p))
 }
 
 /// A significance mark padded to two characters so columns stay aligned.
@@ -419,10 +398,7 @@ fn stat_group(stat: &str) -> u8 {
 }
 
 fn better_words(b: Better) -> &'static str {
-    match b {
-        Better::Lower => "lower is better",
-        Better::Higher => "higher is better",
-    }
+    b.words()
 }
 
 fn n_header(metrics: &[&MetricComparison], j: usize) -> String {
@@ -445,70 +421,115 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
     if c.metrics.is_empty() {
         return;
     }
-    // One table per (unit, direction), in order of first appearance.
-    let mut groups: Vec<(String, Better, Vec<&MetricComparison>)> = Vec::new();
+    // One table per (scope, unit, direction), in order of first
+    // appearance: rows of different tables or tests never share one.
+    type Group<'a> = (String, String, String, Better, Vec<&'a MetricComparison>);
+    let mut groups: Vec<Group> = Vec::new();
     for m in &c.metrics {
         match groups
             .iter_mut()
-            .find(|(u, b, _)| *u == m.unit && *b == m.better)
+            .find(|(sc, _, u, b, _)| *sc == m.scope && *u == m.unit && *b == m.better)
         {
-            Some(g) => g.2.push(m),
-            None => groups.push((m.unit.clone(), m.better, vec![m])),
+            Some(g) => g.4.push(m),
+            None => groups.push((
+                m.scope.clone(),
+                m.section.clone(),
+                m.unit.clone(),
+                m.better,
+                vec![m],
+            )),
         }
     }
     let base = c.baseline;
-    let headers: Vec<String> = c.columns.iter().map(|col| clean(&col.label)).collect();
+    let labels: Vec<String> = c.columns.iter().map(|col| clean(&col.label)).collect();
     let mut any_assessed = false;
-    for (unit, better, metrics) in &groups {
+    let mut single_column_tables = 0usize;
+    for (_, section, unit, better, metrics) in &groups {
+        // Only the columns that have data in this table, compared with the
+        // baseline when it is one of them, else with the first of them.
+        let cols: Vec<usize> = (0..c.columns.len())
+            .filter(|&j| {
+                metrics
+                    .iter()
+                    .any(|m| m.cells.get(j).is_some_and(|x| x.n > 0))
+            })
+            .collect();
+        let Some(&first) = cols.first() else {
+            continue;
+        };
+        // A table with one column here compares nothing: it is left out of
+        // the text (the HTML and JSON keep it) and counted below.
+        if cols.len() < 2 && c.columns.len() > 1 {
+            single_column_tables += 1;
+            continue;
+        }
+        let reference = if cols.contains(&base) { base } else { first };
         let unit = if unit.is_empty() {
             "no unit".to_string()
         } else {
             clean(unit)
         };
-        wrap_into(
-            out,
-            &format!(
-                "{}, {}; % vs column {}, positive = better",
-                unit,
-                better_words(*better),
-                base + 1
-            ),
-            "",
-            "  ",
+        let section = clean(section);
+        let head = format!(
+            "{}, {}; % = change vs {}",
+            unit,
+            better_words(*better),
+            labels.get(reference).map_or("", String::as_str)
         );
+        if section.trim().is_empty() {
+            wrap_into(out, &head, "", "  ");
+        } else {
+            wrap_into(out, &format!("{}: {head}", section.trim()), "", "  ");
+        }
+        // The change of cell j against the reference, with its mark when a
+        // test was run for exactly that pair.
+        let change = |m: &MetricComparison, j: usize| -> (Option<f64>, Option<Significance>) {
+            if j == reference {
+                return (Some(0.0), None);
+            }
+            let x = &m.cells[j];
+            let d = if reference == base {
+                x.vs_baseline.as_ref()
+            } else if c.chain_previous && j > 0 && j - 1 == reference {
+                x.vs_previous.as_ref()
+            } else {
+                None
+            };
+            match d {
+                Some(d) => (d.pct, Some(d.significance)),
+                None => (
+                    match (m.cells[reference].mean, x.mean) {
+                        (Some(r), Some(v)) => pct_change(r, v),
+                        _ => None,
+                    },
+                    None,
+                ),
+            }
+        };
         let mut rows: Vec<(u8, usize, String, Vec<String>)> = Vec::new();
         for (mi, m) in metrics.iter().enumerate() {
             let name = clean(&m.name);
             let label = |stat: &str| format!("{:<8} {}", clean(stat), name);
-            let has_spread = m.cells.iter().any(|x| x.n >= 2 && !x.single_summary);
-            let base_cell = m.cells.get(base);
+            let has_spread = cols
+                .iter()
+                .any(|&j| m.cells[j].n >= 2 && !m.cells[j].single_summary);
             let value_row = |get: &dyn Fn(&MetricCell) -> Option<f64>| -> Vec<String> {
-                m.cells
-                    .iter()
-                    .map(|x| match get(x) {
+                cols.iter()
+                    .map(|&j| match get(&m.cells[j]) {
                         None => "-".to_string(),
                         Some(v) => {
-                            let pct = base_cell
-                                .and_then(get)
-                                .and_then(|b| pct_change(b, v, m.better));
+                            let pct = get(&m.cells[reference]).and_then(|r| pct_change(r, v));
                             format!("{} {}{}", fmt_val(v), fmt_pct(pct), mark(None))
                         }
                     })
                     .collect()
             };
-            let mean_cells: Vec<String> = m
-                .cells
+            let mean_cells: Vec<String> = cols
                 .iter()
-                .enumerate()
-                .map(|(j, x)| match x.mean {
+                .map(|&j| match m.cells[j].mean {
                     None => "-".to_string(),
                     Some(v) => {
-                        let (pct, sig) = if j == base {
-                            (Some(0.0), None)
-                        } else {
-                            let d = x.vs_baseline.as_ref();
-                            (d.and_then(|d| d.pct), d.map(|d| d.significance))
-                        };
+                        let (pct, sig) = change(m, j);
                         if sig.is_some_and(|s| s != Significance::NotAssessed) {
                             any_assessed = true;
                         }
@@ -521,12 +542,11 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
                 rows.push((0, mi, label("Min"), value_row(&|x: &MetricCell| x.min)));
                 rows.push((4, mi, label("Max"), value_row(&|x: &MetricCell| x.max)));
                 let plain = |get: &dyn Fn(&MetricCell) -> Option<f64>| -> Vec<String> {
-                    m.cells
-                        .iter()
-                        .map(|x| {
-                            get(x).map_or("-".to_string(), |v| {
-                                format!("{}{}", fmt_val(v), mark(None))
-                            })
+                    cols.iter()
+                        .map(|&j| match get(&m.cells[j]) {
+                            Some(0.0) => "none".to_string(),
+                            Some(v) => format!("{}{}", fmt_val(v), mark(None)),
+                            None => "-".to_string(),
                         })
                         .collect()
                 };
@@ -535,26 +555,26 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
             }
         }
         rows.sort_by_key(|r| (r.0, r.1));
-        let grid = Grid {
-            headers: headers.clone(),
-            subheaders: (0..c.columns.len()).map(|j| n_header(metrics, j)).collect(),
+        let n_headers: Vec<String> = cols.iter().map(|&j| n_header(metrics, j)).collect();
+        Grid {
+            headers: cols.iter().map(|&j| labels[j].clone()).collect(),
+            subheaders: n_headers,
             rows: rows.into_iter().map(|r| (r.2, r.3)).collect(),
             min_cell: 10,
-        };
-        grid.render(out);
+        }
+        .render(out);
         out.push(String::new());
 
-        if c.chain_previous && c.columns.len() > 1 {
-            out.push("Change vs previous column, positive = better".to_string());
-            // The first column has no previous one: leave it out.
+        // A chain of three or more columns in one table: each link too.
+        if c.chain_previous && cols.len() > 2 {
+            out.push("% change vs previous column".to_string());
             let rows: Vec<(String, Vec<String>)> = metrics
                 .iter()
                 .map(|m| {
-                    let cells = m
-                        .cells
+                    let cells = cols
                         .iter()
                         .skip(1)
-                        .map(|x| match &x.vs_previous {
+                        .map(|&j| match &m.cells[j].vs_previous {
                             None => "-".to_string(),
                             Some(d) => {
                                 if d.significance != Significance::NotAssessed {
@@ -568,7 +588,7 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
                 })
                 .collect();
             Grid {
-                headers: headers.iter().skip(1).cloned().collect(),
+                headers: cols.iter().skip(1).map(|&j| labels[j].clone()).collect(),
                 subheaders: Vec::new(),
                 rows,
                 min_cell: 8,
@@ -577,11 +597,33 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
             out.push(String::new());
         }
     }
+    if single_column_tables > 0 {
+        wrap_into(
+            out,
+            &format!(
+                "{single_column_tables} table{} with data in only one column here {} left \
+                 out; the permalink's page and JSON keep {}.",
+                if single_column_tables == 1 { "" } else { "s" },
+                if single_column_tables == 1 {
+                    "is"
+                } else {
+                    "are"
+                },
+                if single_column_tables == 1 {
+                    "it"
+                } else {
+                    "them"
+                },
+            ),
+            "",
+            "",
+        );
+    }
+    wrap_into(out, &clean(&c.family.sentence), "", "");
     wrap_into(
         out,
-        "* p<0.05, ** p<0.01 (Welch's t-test, two-sided, n>=3 on both sides). \
-         Fewer than 3 runs on a side, or a single printed summary: \
-         n=1, cannot assess (never marked).",
+        "Fewer than 3 runs on a side, or a single printed summary: \
+         cannot assess (never marked).",
         "",
         "",
     );
@@ -637,9 +679,9 @@ fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyCompariso
                         None => "-".to_string(),
                         Some(x) => format!(
                             "{}/{}/{}",
-                            fmt_us(x.min_us),
-                            fmt_us(x.avg_us),
-                            fmt_us(x.max_us)
+                            fmt::us(x.min_us),
+                            fmt::us(x.avg_us),
+                            fmt::us(x.max_us)
                         ),
                     })
                     .collect();
@@ -690,10 +732,10 @@ fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyCompariso
                     &format!(
                         "{}: per-thread max {}-{} us -> {}-{} us ({})",
                         header,
-                        fmt_us(b0),
-                        fmt_us(b1),
-                        fmt_us(a0),
-                        fmt_us(a1),
+                        fmt::us(b0),
+                        fmt::us(b1),
+                        fmt::us(a0),
+                        fmt::us(a1),
                         honesty
                     ),
                     "",
@@ -705,7 +747,7 @@ fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyCompariso
     }
     if lat.tails.iter().any(Option::is_some) {
         out.push("Latency tails from histograms, us".to_string());
-        let row = |name: &str, get: &dyn Fn(&crate::stats::Tails) -> String| {
+        let row = |name: &str, get: &dyn Fn(&crate::compare::LatencyTails) -> String| {
             (
                 name.to_string(),
                 lat.tails
@@ -715,12 +757,16 @@ fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyCompariso
             )
         };
         let rows = vec![
-            row("p50", &|t| fmt_us(t.p50)),
-            row("p99", &|t| fmt_us(t.p99)),
-            row("p99.9", &|t| fmt_us(t.p99_9)),
-            row("max", &|t| fmt_us(t.max)),
+            row("p50", &|t| t.p50.show()),
+            row("p99", &|t| t.p99.show()),
+            row("p99.9", &|t| t.p99_9.show()),
+            row("max", &|t| t.max.show()),
             row("samples", &|t| t.count.to_string()),
         ];
+        let mut rows = rows;
+        if lat.tails.iter().flatten().any(|t| t.overflows > 0) {
+            rows.push(row("overflows", &|t| t.overflows.to_string()));
+        }
         Grid {
             headers: headers.clone(),
             subheaders: Vec::new(),
@@ -741,11 +787,34 @@ fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyCompariso
                     .iter()
                     .map(|t| {
                         t.as_ref().map_or("-".to_string(), |t| {
-                            format!("{}/{}/{}", fmt_us(t.p99), fmt_us(t.p99_9), fmt_us(t.max))
+                            format!("{}/{}/{}", t.p99.show(), t.p99_9.show(), t.max.show())
                         })
                     })
                     .collect();
                 (format!("T{}", r.thread), cells)
+            })
+            .collect();
+        Grid {
+            headers: headers.clone(),
+            subheaders: Vec::new(),
+            rows,
+            min_cell: 8,
+        }
+        .render(out);
+        out.push(String::new());
+    }
+    if !lat.worst.is_empty() {
+        out.push("Worst latency per tool, us (each kind compared only with itself)".to_string());
+        let rows = lat
+            .worst
+            .iter()
+            .map(|w| {
+                let cells = w
+                    .cells
+                    .iter()
+                    .map(|x| x.as_ref().map_or("-".to_string(), |p| p.show()))
+                    .collect();
+                (w.label.clone(), cells)
             })
             .collect();
         Grid {

@@ -41,10 +41,11 @@ fn culprit_diff_sentence_for_seed_000() {
     let c = compare(&common::seed000_madvise());
     let lat = c.latency.expect("latency");
     assert_eq!(lat.culprit_diffs.len(), 1);
+    assert_eq!(lat.culprit_diffs[0].kind, "wakeup_rt");
     assert_eq!(
         lat.culprit_diffs[0].sentence,
-        "max 1969 us -> 879 us (-55%); culprit changed from \
-         madvise_cold_or_pageout_pte_range to free_unref_page_list"
+        "wakeup_rt trace: max 1969 us -> 879 us (-55%); culprit changed from \
+         madvise_cold_or_pageout_pte_range to free_unref_page_list; n=1 each, not assessed"
     );
     assert_eq!(
         culprit_sentence(Some(100.0), Some(150.0), Some("f"), Some("f")),
@@ -72,51 +73,88 @@ fn seed_003_per_thread_rows_and_honest_n() {
     assert_eq!(stats::max(&maxes(0)), Some(67469.0));
     assert_eq!(stats::min(&maxes(1)), Some(1466.0));
     assert_eq!(stats::max(&maxes(1)), Some(4449.0));
-    assert_eq!(lat.max_us, vec![Some(67469.0), Some(4449.0)]);
+    let cyc = &lat.worst[0];
+    assert_eq!(cyc.kind, "cyclictest");
+    assert_eq!(
+        cyc.cells
+            .iter()
+            .map(|c| c.unwrap().value_us)
+            .collect::<Vec<_>>(),
+        vec![67469.0, 4449.0]
+    );
     assert_eq!(
         lat.culprit_diffs[0].sentence,
-        "max 67469 us -> 4449 us (-93%)"
+        "cyclictest max: max 67469 us -> 4449 us (-93%); n=1 each, not assessed"
     );
 }
 
 #[test]
-fn seed_004_chain_keeps_printed_deltas_and_marks_single_summaries() {
+fn seed_004_chain_compares_each_table_link_by_link() {
     let c = compare(&common::seed004_chain());
-    assert_eq!(c.metrics.len(), 10);
+    // Four tables (one per link) of ten rows each; no row mixes tables.
+    assert_eq!(c.metrics.len(), 40);
     let sys1 = &c.metrics[0];
+    assert_eq!(sys1.scope, "mail 1: usemem");
+    assert_eq!(sys1.name, "System-1");
     assert_eq!(sys1.stat, "Amean");
     assert_eq!(sys1.noise_floor_pct, None);
-    for cell in &sys1.cells {
+    // Only vanilla and batch-v1 are in the first table.
+    assert_eq!(
+        sys1.cells.iter().map(|x| x.n).collect::<Vec<_>>(),
+        [1, 1, 0, 0, 0]
+    );
+    for cell in &sys1.cells[..2] {
         assert!(cell.single_summary);
-        assert_eq!(cell.n, 1);
     }
-    // batch-v1 against vanilla (the baseline): the printed 25.93%.
+    // batch-v1 against vanilla: the raw change computed from the values,
+    // the printed gain kept beside it as printed.
     let b = sys1.cells[1].vs_baseline.as_ref().unwrap();
-    assert!(b.printed);
-    assert_eq!(b.pct, Some(25.93));
+    assert!(!b.printed);
+    assert!((b.pct.unwrap() - (192.98 - 260.53) / 260.53 * 100.0).abs() < 1e-9);
+    assert_eq!(b.printed_pct, Some(25.93));
+    assert_eq!(b.printed_convention, Some(DeltaConvention::Gain));
+    assert_eq!(b.judgement, Judgement::Better);
     assert_eq!(b.significance, Significance::NotAssessed);
-    assert_eq!(b.verdict, "+25.93%; n=1 (printed summary), cannot assess");
-    // ramdisknonrot-v1: printed against batch-v1 (previous), recomputed
-    // against vanilla: (260.53 - 181.00) / 260.53.
-    let r = &sys1.cells[2];
-    let vp = r.vs_previous.as_ref().unwrap();
-    assert!(vp.printed);
-    assert_eq!(vp.pct, Some(6.21));
-    let vb = r.vs_baseline.as_ref().unwrap();
-    assert!(!vb.printed);
-    assert!((vb.pct.unwrap() - (260.53 - 181.00) / 260.53 * 100.0).abs() < 1e-9);
+    assert_eq!(
+        b.verdict,
+        "-25.93% better; n=1 (printed summary), cannot assess"
+    );
+    // The third link (mail 3: ramdisknonrot-v1 -> waitqueue-v1): System-8
+    // got worse by 191%, as the mail printed (-191.30% gain).
+    let s8 = c
+        .metrics
+        .iter()
+        .find(|m| m.scope == "mail 3: usemem" && m.name == "System-8")
+        .unwrap();
+    assert_eq!(
+        s8.cells.iter().map(|x| x.n).collect::<Vec<_>>(),
+        [0, 0, 1, 1, 0]
+    );
+    let vp = s8.cells[3].vs_previous.as_ref().unwrap();
+    assert!((vp.pct.unwrap() - (299.81 - 102.92) / 102.92 * 100.0).abs() < 1e-9);
+    assert_eq!(vp.printed_pct, Some(-191.30));
+    assert_eq!(vp.judgement, Judgement::Worse);
+    // No baseline in that table: nothing against vanilla is claimed.
+    assert!(s8.cells[3].vs_baseline.as_ref().unwrap().pct.is_none());
     // The first column has no previous one, the baseline no baseline delta.
     assert!(sys1.cells[0].vs_previous.is_none());
     assert!(sys1.cells[0].vs_baseline.is_none());
 }
 
 #[test]
-fn sign_convention_positive_is_better() {
-    assert_eq!(pct_change(200.0, 150.0, Better::Lower), Some(25.0));
-    assert_eq!(pct_change(200.0, 250.0, Better::Lower), Some(-25.0));
-    assert_eq!(pct_change(200.0, 250.0, Better::Higher), Some(25.0));
-    assert_eq!(pct_change(0.0, 1.0, Better::Higher), None);
-    assert_eq!(pct_change(f64::NAN, 1.0, Better::Higher), None);
+fn sign_is_the_raw_change_and_the_judgement_follows_the_direction() {
+    assert_eq!(pct_change(200.0, 150.0), Some(-25.0));
+    assert_eq!(pct_change(200.0, 250.0), Some(25.0));
+    assert_eq!(pct_change(0.0, 1.0), None);
+    assert_eq!(pct_change(f64::NAN, 1.0), None);
+    assert_eq!(Judgement::of(Some(-25.0), Better::Lower), Judgement::Better);
+    assert_eq!(Judgement::of(Some(25.0), Better::Lower), Judgement::Worse);
+    assert_eq!(Judgement::of(Some(25.0), Better::Higher), Judgement::Better);
+    assert_eq!(
+        Judgement::of(Some(25.0), Better::Neutral),
+        Judgement::NotJudged
+    );
+    assert_eq!(Judgement::of(Some(0.0), Better::Higher), Judgement::Same);
 }
 
 #[test]
@@ -161,11 +199,15 @@ fn significance_thresholds_and_tests() {
     assert!(ci.lo < ci.estimate && ci.estimate < ci.hi && ci.hi < 0.0);
     assert!(
         d.verdict
-            .starts_with("+24.88% better; n=5/5, Welch p=6.6e-7"),
+            .starts_with("-24.88% better; n=5/5, Welch p=6.6e-7"),
         "{}",
         d.verdict
     );
-    assert!(d.verdict.contains("(significant, p<0.01)"), "{}", d.verdict);
+    assert!(
+        d.verdict.contains("(significant, adjusted p<0.01)"),
+        "{}",
+        d.verdict
+    );
     assert_eq!(c.metrics[0].noise_floor_pct, c.metrics[0].cells[0].cov_pct);
     assert!(c.metrics[0].noise_floor_pct.is_some());
 
@@ -200,7 +242,7 @@ fn too_few_runs_cannot_be_assessed() {
         metric("t", Better::Lower, &[5.0]),
     );
     let d = c.metrics[0].cells[1].vs_baseline.as_ref().unwrap();
-    assert_eq!(d.verdict, "+50.00%; n=1, cannot assess");
+    assert_eq!(d.verdict, "-50.00% better; n=1, cannot assess");
     assert_eq!(d.significance, Significance::NotAssessed);
     assert_eq!(d.welch_p, None);
     let c = two(
@@ -208,7 +250,7 @@ fn too_few_runs_cannot_be_assessed() {
         metric("t", Better::Lower, &[5.0, 6.0]),
     );
     let d = c.metrics[0].cells[1].vs_baseline.as_ref().unwrap();
-    assert_eq!(d.verdict, "+54.17%; n=5/2, cannot assess");
+    assert_eq!(d.verdict, "-54.17% better; n=5/2, cannot assess");
 }
 
 #[test]
@@ -235,14 +277,28 @@ fn hostile_inputs_never_panic_and_say_why() {
     assert_eq!(c.metrics[0].cells[0].dropped, 2);
     let d = c.metrics[0].cells[1].vs_baseline.as_ref().unwrap();
     assert_eq!(d.verdict, "no data; no data, cannot assess");
-    // Constant samples on both sides: Welch undefined, said so.
+    // Constant samples on both sides that differ: the change is exact and
+    // said so; identical constants are no change.
     let c = two(
         metric("t", Better::Lower, &[2.0; 4]),
         metric("t", Better::Lower, &[1.0; 4]),
     );
     let d = c.metrics[0].cells[1].vs_baseline.as_ref().unwrap();
-    assert_eq!(d.significance, Significance::NotAssessed);
-    assert!(d.verdict.contains("Welch undefined"), "{}", d.verdict);
+    assert_eq!(d.significance, Significance::NoVariance);
+    assert_eq!(
+        d.verdict,
+        "-50.00% better; n=4/4, every run identical within each side: \
+         the change is exact, no test applies"
+    );
+    assert_eq!(c.metrics[0].cells[0].stddev, Some(0.0));
+    let c = two(
+        metric("t", Better::Lower, &[0.1; 3]),
+        metric("t", Better::Lower, &[0.1; 3]),
+    );
+    let d = c.metrics[0].cells[1].vs_baseline.as_ref().unwrap();
+    assert_eq!(d.pct, Some(0.0));
+    assert_eq!(c.metrics[0].cells[0].stddev, Some(0.0));
+    assert_eq!(d.verdict, "0%; n=3/3, identical runs on both sides");
     // Bad baseline index, no columns, metric missing in a column.
     let mut input = common::repeated_runs();
     input.baseline = 9;
@@ -285,10 +341,12 @@ fn per_thread_histograms_give_per_cpu_tails_and_a_merged_histogram() {
                 ThreadHistogram {
                     thread: 1,
                     buckets: vec![(2.0, 990), (3.0, 9), (tail, 1)],
+                    ..ThreadHistogram::default()
                 },
                 ThreadHistogram {
                     thread: 0,
                     buckets: vec![(2.0, 500), (4.0, 500)],
+                    ..ThreadHistogram::default()
                 },
             ],
             ..LatencyColumn::default()
@@ -313,19 +371,32 @@ fn per_thread_histograms_give_per_cpu_tails_and_a_merged_histogram() {
     // the 1000th sample.
     let t1 = lat.thread_tails[1].cells[0].unwrap();
     assert_eq!(
-        (t1.p50, t1.p99, t1.p99_9, t1.max, t1.count),
+        (
+            t1.p50.value_us,
+            t1.p99.value_us,
+            t1.p99_9.value_us,
+            t1.max.value_us,
+            t1.count
+        ),
         (2.0, 2.0, 1969.0, 1969.0, 1000)
     );
     assert_eq!(
         lat.histograms[0],
         vec![(2.0, 1490), (3.0, 9), (4.0, 500), (1969.0, 1)]
     );
-    assert_eq!(lat.tails[1].unwrap().max, 879.0);
+    assert_eq!(lat.tails[1].unwrap().max.value_us, 879.0);
     // No trace, no per-thread summary: the worst latency is the histogram max.
-    assert_eq!(lat.max_us, vec![Some(1969.0), Some(879.0)]);
+    assert_eq!(
+        lat.worst[0]
+            .cells
+            .iter()
+            .map(|c| c.unwrap().value_us)
+            .collect::<Vec<_>>(),
+        vec![1969.0, 879.0]
+    );
     assert_eq!(
         lat.culprit_diffs[0].sentence,
-        "max 1969 us -> 879 us (-55%)"
+        "cyclictest max: max 1969 us -> 879 us (-55%); n=1 each, not assessed"
     );
     let text = reclaimlab_report::text::render_text(
         &Comparison {

@@ -94,15 +94,20 @@ fn six_columns_with_long_labels_and_histograms() {
                 (3.0, 7000),
                 (90.0 * (i + 1) as f64, 1),
             ],
-            culprit: Some(
-                if i % 2 == 0 {
-                    "shrink_inactive_list"
-                } else {
-                    "isolate_lru_folios"
-                }
-                .into(),
-            ),
-            trace_latency_us: Some(500.0 * (i + 1) as f64),
+            traces: vec![TraceSummary {
+                tracer: "irqsoff".into(),
+                latency_us: 500.0 * (i + 1) as f64,
+                culprit: Some(
+                    if i % 2 == 0 {
+                        "shrink_inactive_list"
+                    } else {
+                        "isolate_lru_folios"
+                    }
+                    .into(),
+                ),
+                culprit_path: vec![],
+                n_runs: 1,
+            }],
             ..LatencyColumn::default()
         });
     }

@@ -107,16 +107,6 @@ fn count(v: &Value, path: &str) -> R<u64> {
     }
 }
 
-fn boolean(v: &Value, path: &str) -> R<bool> {
-    match v {
-        Value::Boolean(b) => Ok(*b),
-        _ => Err(ScenarioError::new(
-            path,
-            format!("expected true or false, found {}", show(v)),
-        )),
-    }
-}
-
 fn string<'a>(v: &'a Value, path: &str) -> R<&'a str> {
     match v {
         Value::String(s) => Ok(s),
@@ -146,14 +136,6 @@ fn one_of<'a>(v: &'a Value, path: &str, options: &[&str]) -> R<&'a str> {
             path,
             format!("expected one of {}, found {s:?}", options.join(" | ")),
         ))
-    }
-}
-
-/// Optional positive number: `false` (or a missing key) disables the knob.
-fn opt_positive(v: &Value, path: &str) -> R<Option<f64>> {
-    match v {
-        Value::Boolean(false) => Ok(None),
-        _ => positive(v, path).map(Some),
     }
 }
 
@@ -391,7 +373,8 @@ pub struct Knobs {
     pub swap_rotational: bool,
     /// 4b3ef9daa4fc (v4.11): one swap address_space per 64 MiB of swap.
     pub swapcache_trunk_pages: Option<u64>,
-    /// S5 patch 3: kswapd stalls this long when tree_lock is contended.
+    /// S5 patch 3: kswapd stalls up to this long when its batched tree_lock
+    /// trylock fails and another node is the exclusive one.
     pub kswapd_backoff_on_tree_lock_ms: Option<f64>,
     /// S5 patch 4: direct reclaim marks the node congested on tree_lock contention.
     pub direct_congest_on_tree_lock: bool,
@@ -426,34 +409,313 @@ impl Default for Knobs {
     }
 }
 
-pub(crate) const KNOB_NAMES: &[&str] = &[
-    "preempt",
-    "rt_sleeping_spinlock_defers_preemption",
-    "lru",
-    "isolate_skip_counts",
-    "isolate_max_skipped",
-    "isolate_time_cap_us",
-    "isolate_time_cap_every",
-    "madvise_resched",
-    "madvise_resched_every",
-    "madvise_ignore_references",
-    "munmap_mode",
-    "munmap_section_gb",
-    "munmap_drop_if",
-    "remove_mapping_batched",
-    "swap_rotational",
-    "swapcache_trunk_pages",
-    "kswapd_backoff_on_tree_lock_ms",
-    "direct_congest_on_tree_lock",
-    "writeback_move_expired_cap_us",
+/// The type and range of a knob's value.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum KnobType {
+    Bool,
+    Choice {
+        options: &'static [&'static str],
+    },
+    /// A whole number in `min..=max`.
+    Count {
+        min: u64,
+        max: u64,
+    },
+    /// A number greater than 0 and at most `max`.
+    Number {
+        max: f64,
+    },
+    /// An optional whole number in `min..=max`; `false` or 0 turns it off.
+    OptCount {
+        min: u64,
+        max: u64,
+    },
+    /// An optional number greater than 0 and at most `max`; `false` or 0
+    /// turns it off.
+    OptNumber {
+        max: f64,
+    },
+}
+
+/// One knob: the single description used by scenario TOML, the API's
+/// numeric overrides and sweeps (see [`knob_table`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct KnobSpec {
+    pub name: &'static str,
+    #[serde(flatten)]
+    pub ty: KnobType,
+    /// Unit of a numeric value ("" for booleans and choices).
+    pub unit: &'static str,
+    /// What it models, with the spec section or commit.
+    pub models: &'static str,
+}
+
+const PREEMPT_OPTS: &[&str] = &["none", "voluntary", "full", "lazy", "rt"];
+const LRU_OPTS: &[&str] = &["classic", "mglru"];
+const MADV_OPTS: &[&str] = &["none", "unconditional", "need_resched"];
+const MUNMAP_OPTS: &[&str] = &["write_whole", "section", "downgrade"];
+const DROP_OPTS: &[&str] = &["contended", "contended_and_need_resched"];
+
+/// Every knob, in the order the documentation lists them.
+pub(crate) const KNOBS: &[KnobSpec] = &[
+    KnobSpec {
+        name: "preempt",
+        ty: KnobType::Choice {
+            options: PREEMPT_OPTS,
+        },
+        unit: "",
+        models: "preemption model (spec §1.12)",
+    },
+    KnobSpec {
+        name: "rt_sleeping_spinlock_defers_preemption",
+        ty: KnobType::Bool,
+        unit: "",
+        models: "6.5-rt6 of S1: spinlock_t sections not preemptible for an RT wakeup (spec §1.12)",
+    },
+    KnobSpec {
+        name: "lru",
+        ty: KnobType::Choice { options: LRU_OPTS },
+        unit: "",
+        models: "MGLRU: at most MAX_LRU_BATCH = 4096 folios visited per lock hold (spec §1.1)",
+    },
+    KnobSpec {
+        name: "isolate_skip_counts",
+        ty: KnobType::Bool,
+        unit: "",
+        models: "pre-791b48b64232: skipped folios count toward nr_to_scan (spec §1.3)",
+    },
+    KnobSpec {
+        name: "isolate_max_skipped",
+        ty: KnobType::OptCount {
+            min: 1,
+            max: 1 << 40,
+        },
+        unit: "folios",
+        models: "SWAP_CLUSTER_MAX_SKIPPED: stop the isolate walk after this many skips (spec §1.3)",
+    },
+    KnobSpec {
+        name: "isolate_time_cap_us",
+        ty: KnobType::OptNumber { max: 1e6 },
+        unit: "us",
+        models: "isolate_lru_folios time cap of the S4 RFC PATCH1 (spec §1.3)",
+    },
+    KnobSpec {
+        name: "isolate_time_cap_every",
+        ty: KnobType::Count {
+            min: 1,
+            max: 1 << 20,
+        },
+        unit: "folios",
+        models: "how often the time cap reads local_clock() (spec §1.3)",
+    },
+    KnobSpec {
+        name: "madvise_resched",
+        ty: KnobType::Choice { options: MADV_OPTS },
+        unit: "",
+        models: "PTE-lock break in the MADV_PAGEOUT walk: S1 v1, b2f557a21bc8 (spec §1.7)",
+    },
+    KnobSpec {
+        name: "madvise_resched_every",
+        ty: KnobType::Count { min: 1, max: 512 },
+        unit: "PTEs",
+        models: "batch between the walk's break checks (SWAP_CLUSTER_MAX = 32, spec §1.7)",
+    },
+    KnobSpec {
+        name: "madvise_ignore_references",
+        ty: KnobType::Bool,
+        unit: "",
+        models: "S3: no young clear / TLB flush in the walk, no folio_check_references (spec §1.7)",
+    },
+    KnobSpec {
+        name: "munmap_mode",
+        ty: KnobType::Choice {
+            options: MUNMAP_OPTS,
+        },
+        unit: "",
+        models: "mmap_lock over munmap: whole, S2 RFC sections, dd2283f2605e downgrade (spec §1.8)",
+    },
+    KnobSpec {
+        name: "munmap_section_gb",
+        ty: KnobType::Number { max: 1e6 },
+        unit: "GiB",
+        models: "section size of the S2 RFC (HPAGE_PUD_SIZE = 1 GiB, spec §1.8)",
+    },
+    KnobSpec {
+        name: "munmap_drop_if",
+        ty: KnobType::Choice { options: DROP_OPTS },
+        unit: "",
+        models: "when a section boundary drops mmap_lock (spec §1.8)",
+    },
+    KnobSpec {
+        name: "remove_mapping_batched",
+        ty: KnobType::Bool,
+        unit: "",
+        models: "S5 patch 1: one tree_lock hold per batch in __remove_mapping (spec §1.11)",
+    },
+    KnobSpec {
+        name: "swap_rotational",
+        ty: KnobType::Bool,
+        unit: "",
+        models: "scan_swap_map (one cursor, si->lock) vs SSD per-CPU clusters; S5 patch 2 (spec §1.11)",
+    },
+    KnobSpec {
+        name: "swapcache_trunk_pages",
+        ty: KnobType::OptCount {
+            min: 1,
+            max: 1 << 30,
+        },
+        unit: "pages",
+        models: "4b3ef9daa4fc: one swap-cache address_space (tree_lock) per trunk (spec §1.11)",
+    },
+    KnobSpec {
+        name: "kswapd_backoff_on_tree_lock_ms",
+        ty: KnobType::OptNumber { max: 1e5 },
+        unit: "ms",
+        models: "S5 patch 3: a kswapd other than the exclusive node's stalls up to this long when its batch trylock of tree_lock fails; woken when the exclusive node is balanced (spec §1.6)",
+    },
+    KnobSpec {
+        name: "direct_congest_on_tree_lock",
+        ty: KnobType::Bool,
+        unit: "",
+        models: "S5 patch 4: direct reclaim marks the node congested on tree_lock contention (spec §1.6)",
+    },
+    KnobSpec {
+        name: "writeback_move_expired_cap_us",
+        ty: KnobType::OptNumber { max: 1e6 },
+        unit: "us",
+        models: "S4 patch 2: move_expired_inodes breaks after 100 inodes once need_resched and this long passed",
+    },
 ];
 
+/// Every knob with its type, range, unit and what it models: the one
+/// table behind scenario TOML, API overrides and sweeps.
+pub fn knob_table() -> &'static [KnobSpec] {
+    KNOBS
+}
+
+/// A knob value as a caller gives it: TOML gives any of these, the API's
+/// numeric overrides and sweeps give `Number` (booleans as 0 / 1).
+#[derive(Debug, Clone, PartialEq)]
+pub enum KnobValue {
+    Bool(bool),
+    Number(f64),
+    Text(String),
+}
+
+impl std::fmt::Display for KnobValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KnobValue::Bool(b) => write!(f, "{b}"),
+            KnobValue::Number(x) => write!(f, "{x}"),
+            KnobValue::Text(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// A validated value.
+enum Typed {
+    Bool(bool),
+    Choice(&'static str),
+    Num(Option<f64>),
+}
+
+impl KnobSpec {
+    fn range_text(&self) -> String {
+        match self.ty {
+            KnobType::Bool => "true or false (1 or 0)".into(),
+            KnobType::Choice { options } => format!("one of {}", options.join(" | ")),
+            KnobType::Count { min, max } => format!("a whole number in {min}..={max}"),
+            KnobType::Number { max } => format!("a positive number (at most {max})"),
+            KnobType::OptCount { min, max } => {
+                format!("a whole number in {min}..={max}, or false (0) for off")
+            }
+            KnobType::OptNumber { max } => {
+                format!("a positive number (at most {max}), or false (0) for off")
+            }
+        }
+    }
+
+    fn check(&self, v: &KnobValue, path: &str) -> R<Typed> {
+        let bad = || ScenarioError::new(path, format!("expected {}, found {v}", self.range_text()));
+        let num = |x: f64, max: f64| {
+            if x.is_finite() && x > 0.0 && x <= max {
+                Ok(x)
+            } else {
+                Err(bad())
+            }
+        };
+        let whole = |x: f64, min: u64, max: u64| {
+            if x.is_finite() && x.fract() == 0.0 && x >= min as f64 && x <= max as f64 {
+                Ok(x)
+            } else {
+                Err(bad())
+            }
+        };
+        Ok(match (self.ty, v) {
+            (KnobType::Bool, KnobValue::Bool(b)) => Typed::Bool(*b),
+            (KnobType::Bool, KnobValue::Number(x)) if *x == 0.0 || *x == 1.0 => {
+                Typed::Bool(*x == 1.0)
+            }
+            (KnobType::Choice { options }, KnobValue::Text(s)) => Typed::Choice(
+                options
+                    .iter()
+                    .find(|o| **o == s.as_str())
+                    .copied()
+                    .ok_or_else(bad)?,
+            ),
+            (KnobType::Count { min, max }, KnobValue::Number(x)) => {
+                Typed::Num(Some(whole(*x, min, max)?))
+            }
+            (KnobType::Number { max }, KnobValue::Number(x)) => Typed::Num(Some(num(*x, max)?)),
+            (KnobType::OptCount { .. } | KnobType::OptNumber { .. }, KnobValue::Bool(false)) => {
+                Typed::Num(None)
+            }
+            (KnobType::OptCount { .. } | KnobType::OptNumber { .. }, KnobValue::Number(x))
+                if *x == 0.0 =>
+            {
+                Typed::Num(None)
+            }
+            (KnobType::OptCount { min, max }, KnobValue::Number(x)) => {
+                Typed::Num(Some(whole(*x, min, max)?))
+            }
+            (KnobType::OptNumber { max }, KnobValue::Number(x)) => Typed::Num(Some(num(*x, max)?)),
+            _ => return Err(bad()),
+        })
+    }
+}
+
+fn knob_value(v: &Value) -> KnobValue {
+    match v {
+        Value::Boolean(b) => KnobValue::Bool(*b),
+        Value::Integer(i) => KnobValue::Number(*i as f64),
+        Value::Float(f) => KnobValue::Number(*f),
+        Value::String(s) => KnobValue::Text(s.clone()),
+        other => KnobValue::Text(other.to_string()),
+    }
+}
+
 impl Knobs {
-    fn set(&mut self, key: &str, v: &Value, path: &str) -> R<()> {
-        match key {
+    /// Set one knob after validating it against [`knob_table`]; `path`
+    /// names the field in errors (`variants[1].knobs.isolate_time_cap_us`).
+    pub fn set(&mut self, name: &str, v: &KnobValue, path: &str) -> Result<(), ScenarioError> {
+        let Some(spec) = KNOBS.iter().find(|k| k.name == name) else {
+            let names: Vec<&str> = KNOBS.iter().map(|k| k.name).collect();
+            return Err(ScenarioError::new(
+                path,
+                format!("unknown knob; expected one of: {}", names.join(", ")),
+            ));
+        };
+        let t = spec.check(v, path)?;
+        let (b, c, n) = match t {
+            Typed::Bool(b) => (b, "", None),
+            Typed::Choice(c) => (false, c, None),
+            Typed::Num(n) => (false, "", n),
+        };
+        let whole = n.map(|x| x as u64);
+        match name {
             "preempt" => {
-                self.preempt = match one_of(v, path, &["none", "voluntary", "full", "lazy", "rt"])?
-                {
+                self.preempt = match c {
                     "none" => Preempt::None,
                     "voluntary" => Preempt::Voluntary,
                     "full" => Preempt::Full,
@@ -462,73 +724,66 @@ impl Knobs {
                 }
             }
             "rt_sleeping_spinlock_defers_preemption" => {
-                self.rt_sleeping_spinlock_defers_preemption = boolean(v, path)?
+                self.rt_sleeping_spinlock_defers_preemption = b
             }
             "lru" => {
-                self.lru = match one_of(v, path, &["classic", "mglru"])? {
+                self.lru = match c {
                     "classic" => LruBackend::Classic,
                     _ => LruBackend::Mglru,
                 }
             }
-            "isolate_skip_counts" => self.isolate_skip_counts = boolean(v, path)?,
-            "isolate_max_skipped" => {
-                self.isolate_max_skipped = opt_positive(v, path)?.map(|x| x as u64)
-            }
-            "isolate_time_cap_us" => self.isolate_time_cap_us = opt_positive(v, path)?,
-            "isolate_time_cap_every" => {
-                self.isolate_time_cap_every = positive(v, path)? as u64;
-            }
+            "isolate_skip_counts" => self.isolate_skip_counts = b,
+            "isolate_max_skipped" => self.isolate_max_skipped = whole,
+            "isolate_time_cap_us" => self.isolate_time_cap_us = n,
+            "isolate_time_cap_every" => self.isolate_time_cap_every = whole.unwrap_or(1),
             "madvise_resched" => {
-                self.madvise_resched =
-                    match one_of(v, path, &["none", "unconditional", "need_resched"])? {
-                        "none" => MadviseResched::None,
-                        "unconditional" => MadviseResched::Unconditional,
-                        _ => MadviseResched::NeedResched,
-                    }
+                self.madvise_resched = match c {
+                    "none" => MadviseResched::None,
+                    "unconditional" => MadviseResched::Unconditional,
+                    _ => MadviseResched::NeedResched,
+                }
             }
-            "madvise_resched_every" => self.madvise_resched_every = positive(v, path)? as u64,
-            "madvise_ignore_references" => self.madvise_ignore_references = boolean(v, path)?,
+            "madvise_resched_every" => self.madvise_resched_every = whole.unwrap_or(1),
+            "madvise_ignore_references" => self.madvise_ignore_references = b,
             "munmap_mode" => {
-                self.munmap_mode = match one_of(v, path, &["write_whole", "section", "downgrade"])?
-                {
+                self.munmap_mode = match c {
                     "write_whole" => MunmapMode::WriteWhole,
                     "section" => MunmapMode::Section,
                     _ => MunmapMode::Downgrade,
                 }
             }
-            "munmap_section_gb" => self.munmap_section_gb = positive(v, path)?,
+            "munmap_section_gb" => self.munmap_section_gb = n.unwrap_or(1.0),
             "munmap_drop_if" => {
-                self.munmap_drop_if =
-                    match one_of(v, path, &["contended", "contended_and_need_resched"])? {
-                        "contended" => DropIf::Contended,
-                        _ => DropIf::ContendedAndNeedResched,
-                    }
+                self.munmap_drop_if = match c {
+                    "contended" => DropIf::Contended,
+                    _ => DropIf::ContendedAndNeedResched,
+                }
             }
-            "remove_mapping_batched" => self.remove_mapping_batched = boolean(v, path)?,
-            "swap_rotational" => self.swap_rotational = boolean(v, path)?,
-            "swapcache_trunk_pages" => {
-                self.swapcache_trunk_pages = opt_positive(v, path)?.map(|x| x as u64)
-            }
-            "kswapd_backoff_on_tree_lock_ms" => {
-                self.kswapd_backoff_on_tree_lock_ms = opt_positive(v, path)?
-            }
-            "direct_congest_on_tree_lock" => self.direct_congest_on_tree_lock = boolean(v, path)?,
-            "writeback_move_expired_cap_us" => {
-                self.writeback_move_expired_cap_us = opt_positive(v, path)?
-            }
-            _ => {
+            "remove_mapping_batched" => self.remove_mapping_batched = b,
+            "swap_rotational" => self.swap_rotational = b,
+            "swapcache_trunk_pages" => self.swapcache_trunk_pages = whole,
+            "kswapd_backoff_on_tree_lock_ms" => self.kswapd_backoff_on_tree_lock_ms = n,
+            "direct_congest_on_tree_lock" => self.direct_congest_on_tree_lock = b,
+            "writeback_move_expired_cap_us" => self.writeback_move_expired_cap_us = n,
+            other => {
                 return Err(ScenarioError::new(
                     path,
-                    format!("unknown knob; expected one of: {}", KNOB_NAMES.join(", ")),
+                    format!("knob {other} has no setter (internal)"),
                 ));
             }
         }
         Ok(())
     }
 
+    /// A numeric override (the API's `"variant.knob": value` and sweep
+    /// points), through the same validation as TOML.
+    pub fn set_number(&mut self, name: &str, value: f64) -> Result<(), ScenarioError> {
+        self.set(name, &KnobValue::Number(value), name)
+    }
+
     fn apply_table(&mut self, t: &Table, path: &str) -> R<()> {
         for (k, v) in t {
-            self.set(k, v, &join(path, k))?;
+            self.set(k, &knob_value(v), &join(path, k))?;
         }
         Ok(())
     }
@@ -714,6 +969,9 @@ pub struct FileLruCfg {
     pub dma32_band_mb: [f64; 2],
     /// Page-cache write rate of the background writer (bonnie), MiB/s.
     pub write_mb_s: f64,
+    /// Share of the file LRU bands that start on the active list (bonnie
+    /// rewriting a RAM-sized file refaults, so kswapd deactivates from it).
+    pub active_fraction: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -737,7 +995,8 @@ pub struct StressVmCfg {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MunmapCfg {
-    pub size_gb: f64,
+    /// Sizes unmapped, one simulation each (the rows of S2's table).
+    pub size_gb: Vec<f64>,
     pub start_ms: f64,
 }
 
@@ -1200,12 +1459,25 @@ fn parse_workload(top: &Fields<'_>, machine: &Machine) -> R<Workload> {
     }
     if let Some(c) = wf.sub(
         "file_lru",
-        &["normal_band_mb", "dma32_band_mb", "write_mb_s"],
+        &[
+            "normal_band_mb",
+            "dma32_band_mb",
+            "write_mb_s",
+            "active_fraction",
+        ],
     )? {
+        let af = c.nonneg_or("active_fraction", 0.0)?;
+        if af > 1.0 {
+            return Err(ScenarioError::new(
+                c.p("active_fraction"),
+                format!("expected 0..=1, found {af}"),
+            ));
+        }
         w.file_lru = Some(FileLruCfg {
             normal_band_mb: f64_pair(c.req("normal_band_mb")?, &c.p("normal_band_mb"))?,
             dma32_band_mb: f64_pair(c.req("dma32_band_mb")?, &c.p("dma32_band_mb"))?,
             write_mb_s: c.pos_or("write_mb_s", 100.0)?,
+            active_fraction: af,
         });
     }
     if let Some(c) = wf.sub("dma32_trickle", &["period_ms", "pages"])? {
@@ -1235,8 +1507,26 @@ fn parse_workload(top: &Fields<'_>, machine: &Machine) -> R<Workload> {
         });
     }
     if let Some(c) = wf.sub("munmap", &["size_gb", "start_ms"])? {
+        let sizes = match c.get("size_gb") {
+            None => vec![320.0],
+            Some(Value::Array(a)) if !a.is_empty() && a.len() <= 16 => a
+                .iter()
+                .enumerate()
+                .map(|(i, x)| positive(x, &format!("{}[{i}]", c.p("size_gb"))))
+                .collect::<R<Vec<f64>>>()?,
+            Some(Value::Array(_)) => {
+                return Err(ScenarioError::new(c.p("size_gb"), "expected 1 to 16 sizes"));
+            }
+            Some(v) => vec![positive(v, &c.p("size_gb"))?],
+        };
+        if let Some(i) = sizes.iter().position(|g| *g > 1.0e6) {
+            return Err(ScenarioError::new(
+                format!("{}[{i}]", c.p("size_gb")),
+                "expected at most 1000000",
+            ));
+        }
         w.munmap = Some(MunmapCfg {
-            size_gb: c.pos_or("size_gb", 320.0)?,
+            size_gb: sizes,
             start_ms: c.nonneg_or("start_ms", 100.0)?,
         });
     }

@@ -122,10 +122,6 @@ pub(crate) enum Step {
     Run(Seg),
     Lock(LockId, Mode),
     /// Result in `Core::tasks[tid].try_ok`.
-    #[expect(
-        dead_code,
-        reason = "trylock (folio_trylock) is modelled; no built-in program needs it yet"
-    )]
     TryLock(LockId),
     Unlock(LockId),
     Downgrade(LockId),
@@ -261,6 +257,9 @@ pub(crate) struct Task {
     pub last_path: Path,
     sleep_gen: u32,
     pub finite: bool,
+    /// When the last lock this task asked for was granted (the end of its
+    /// wait, even if the task has not run since).
+    pub granted_at: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -306,6 +305,11 @@ pub(crate) struct Cpu {
     preemptoff: Option<Span>,
     last_path: Path,
     last_label: &'static str,
+    /// An RT task woken onto this CPU has been waiting since then.
+    rt_wait_since: Option<u64>,
+    /// The segment that held the CPU longest during that wait (overlap
+    /// ns, call path): the section a wakeup_rt report blames.
+    rt_holder: (u64, Path),
 }
 
 /// One latency-tracer record (the kernel keeps the max; we keep a top-10).
@@ -317,6 +321,10 @@ pub(crate) struct LatRec {
     pub started_at: &'static str,
     pub ended_at: &'static str,
     pub path: Path,
+    /// The section blamed: for irqsoff / preemptoff the longest segment of
+    /// the span, for wakeup_rt the segment that held the CPU longest while
+    /// the RT task waited (not the preemption point).
+    pub holder: Path,
     pub at_ns: u64,
     /// wakeup_rt: the woken task.
     pub woken: Option<TaskId>,
@@ -340,9 +348,20 @@ impl Tracer {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ev {
-    SegEnd { cpu: u32, generation: u32 },
-    Timer { task: u32, generation: u32 },
-    Slice { cpu: u32, generation: u32 },
+    SegEnd {
+        cpu: u32,
+        generation: u32,
+    },
+    Timer {
+        task: u32,
+        generation: u32,
+    },
+    Slice {
+        cpu: u32,
+        generation: u32,
+    },
+    /// Periodic load balance (rebalance_domains), system-wide.
+    Balance,
 }
 
 impl Ev {
@@ -353,6 +372,7 @@ impl Ev {
             Ev::SegEnd { cpu, generation } => (0u64, cpu, generation),
             Ev::Timer { task, generation } => (1, task, generation),
             Ev::Slice { cpu, generation } => (2, cpu, generation),
+            Ev::Balance => (3, 0, 0),
         };
         (k << 62) | (u64::from(id) << 32) | u64::from(g)
     }
@@ -368,10 +388,11 @@ impl Ev {
                 task: id,
                 generation,
             },
-            _ => Ev::Slice {
+            2 => Ev::Slice {
                 cpu: id,
                 generation,
             },
+            _ => Ev::Balance,
         }
     }
 }
@@ -484,6 +505,24 @@ pub(crate) struct Core {
     pub preemptoff: Tracer,
     pub wakeup_rt: Tracer,
     sched_rng: Rng,
+    /// Tasks moved by the load balancer (periodic and newidle).
+    pub migrations: u64,
+    /// CPU of the task doing the current wakeup, if a task does it.
+    waker: Option<usize>,
+}
+
+/// Period of the system-wide load balance (a few ms, as the kernel's
+/// sd->balance_interval for a small domain).
+const BALANCE_INTERVAL_NS: u64 = 4_000_000;
+
+/// Where a task runs: bound to one CPU (cyclictest -a), or placed and
+/// migrated by the load balancer starting from a preferred CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    Pinned(usize),
+    Balanced(usize),
+    /// Balanced, starting from CPU (task id mod CPUs).
+    Any,
 }
 
 /// Program-side view: the core plus this task's random stream.
@@ -545,6 +584,8 @@ impl Core {
                     preemptoff: None,
                     last_path: call_path!["do_idle"],
                     last_label: "",
+                    rt_wait_since: None,
+                    rt_holder: (0, call_path![]),
                 })
                 .collect(),
             tasks: Vec::new(),
@@ -562,6 +603,8 @@ impl Core {
             preemptoff: Tracer::default(),
             wakeup_rt: Tracer::default(),
             sched_rng: Rng::new(crate::rng::derive(seed, "sched")),
+            migrations: 0,
+            waker: None,
         }
     }
 
@@ -696,22 +739,119 @@ impl Core {
         }
     }
 
+    /// Tasks running or queued on `cpu` (its nr_running).
+    pub(crate) fn nr_running(&self, cpu: usize) -> usize {
+        let c = &self.cpus[cpu];
+        usize::from(c.curr.is_some()) + c.rt_q.len() + c.fair_q.len()
+    }
+
+    /// select_task_rq_fair in outline (spec §2.2a): the previous
+    /// CPU if it is idle (cache hot), else a random idle CPU
+    /// (select_idle_sibling), else the least loaded CPU, the previous one
+    /// on a tie (wake_affine keeps it).
     fn select_cpu(&mut self, t: TaskId) -> usize {
+        let prev = self.tasks[t].cpu;
         if self.tasks[t].pinned {
-            return self.tasks[t].cpu;
+            return prev;
         }
-        // select_idle_sibling in spirit: a random idle CPU, else any.
+        let mut prev = prev;
+        if let Some(w) = self.waker
+            && w < self.cpus.len()
+            && self.nr_running(w) <= self.nr_running(prev)
+        {
+            prev = w;
+        }
+        if self.nr_running(prev) == 0 {
+            return prev;
+        }
         let n = self.cpus.len();
-        let idle = self.cpus.iter().filter(|c| c.curr.is_none()).count();
+        let idle = (0..n).filter(|&c| self.nr_running(c) == 0).count();
         if idle > 0 {
             // The k-th idle CPU, without collecting them.
             let k = self.sched_rng.range(0, idle as u64 - 1) as usize;
             return (0..n)
-                .filter(|&c| self.cpus[c].curr.is_none())
+                .filter(|&c| self.nr_running(c) == 0)
                 .nth(k)
                 .expect("k < idle");
         }
-        self.sched_rng.range(0, n as u64 - 1) as usize
+        (0..n)
+            .min_by_key(|&c| (self.nr_running(c), c != prev, c))
+            .unwrap_or(prev)
+    }
+
+    /// A queued (not running) fair task that may migrate, taken from the
+    /// tail of `src`'s queue (the one least likely to be cache hot).
+    fn detach_movable(&mut self, src: usize) -> Option<TaskId> {
+        let q = &self.cpus[src].fair_q;
+        let pos = q.iter().rposition(|&x| !self.tasks[x].pinned)?;
+        self.cpus[src].fair_q.remove(pos)
+    }
+
+    /// newidle_balance: `dst` is about to go idle; pull one queued fair
+    /// task from the busiest CPU that has one to spare.
+    fn pull_task(&mut self, dst: usize) -> Option<TaskId> {
+        let n = self.cpus.len();
+        let src = (0..n)
+            .filter(|&c| c != dst && self.cpus[c].fair_q.iter().any(|&x| !self.tasks[x].pinned))
+            .max_by_key(|&c| (self.nr_running(c), std::cmp::Reverse(c)))?;
+        let t = self.detach_movable(src)?;
+        self.tasks[t].cpu = dst;
+        self.migrations += 1;
+        Some(t)
+    }
+
+    /// Periodic load balance (rebalance_domains, one flat domain): move
+    /// queued fair tasks from the busiest to the idlest CPU while their
+    /// nr_running differ by two or more; an idle destination is kicked.
+    fn balance(&mut self) {
+        let n = self.cpus.len();
+        for _ in 0..n {
+            let load: Vec<usize> = (0..n).map(|c| self.nr_running(c)).collect();
+            let Some(src) = (0..n)
+                .filter(|&c| self.cpus[c].fair_q.iter().any(|&x| !self.tasks[x].pinned))
+                .max_by_key(|&c| (load[c], std::cmp::Reverse(c)))
+            else {
+                break;
+            };
+            let dst = (0..n)
+                .min_by_key(|&c| (load[c], c))
+                .expect("at least one CPU");
+            if load[src] < load[dst] + 2 {
+                break;
+            }
+            let Some(t) = self.detach_movable(src) else {
+                break;
+            };
+            self.migrations += 1;
+            self.enqueue(dst, t, false);
+            self.note_arrival(dst, t);
+        }
+        self.push(self.now + BALANCE_INTERVAL_NS, Ev::Balance);
+    }
+
+    /// A task was queued on `cpu`: arm the slice of a running fair task
+    /// and request a reschedule if the newcomer should run first.
+    fn note_arrival(&mut self, cpu: usize, t: TaskId) {
+        if self.tasks[t].class == Class::Fair
+            && !self.cpus[cpu].slice_armed
+            && let Some(c) = self.cpus[cpu].curr
+            && self.tasks[c].class == Class::Fair
+        {
+            self.arm_slice(cpu, c, 3_000_000);
+        }
+        if self.should_preempt(cpu) {
+            self.cpus[cpu].need_resched = true;
+            self.kicks.push_back(cpu);
+        }
+    }
+
+    /// try_to_wake_up from a task running on `waker_cpu` (a kthread woken
+    /// by an allocation): wake_affine may move the wakee next to the waker
+    /// when the waker's CPU is no busier than the wakee's previous one.
+    pub(crate) fn wake_from(&mut self, t: TaskId, waker_cpu: usize) {
+        self.waker = Some(waker_cpu);
+        self.wake(t);
+        self.waker = None;
     }
 
     /// try_to_wake_up.
@@ -724,27 +864,15 @@ impl Core {
     }
 
     fn make_runnable(&mut self, t: TaskId) {
-        {
-            {
-                self.tasks[t].sleep_gen = self.tasks[t].sleep_gen.wrapping_add(1);
-                let cpu = self.select_cpu(t);
-                if matches!(self.tasks[t].class, Class::Rt(_)) {
-                    self.tasks[t].woken_at = Some(self.now);
-                }
-                self.enqueue(cpu, t, false);
-                if self.tasks[t].class == Class::Fair
-                    && !self.cpus[cpu].slice_armed
-                    && let Some(c) = self.cpus[cpu].curr
-                    && self.tasks[c].class == Class::Fair
-                {
-                    self.arm_slice(cpu, c, 3_000_000);
-                }
-                if self.should_preempt(cpu) {
-                    self.cpus[cpu].need_resched = true;
-                    self.kicks.push_back(cpu);
-                }
-            }
+        self.tasks[t].sleep_gen = self.tasks[t].sleep_gen.wrapping_add(1);
+        let cpu = self.select_cpu(t);
+        if matches!(self.tasks[t].class, Class::Rt(_)) {
+            self.tasks[t].woken_at = Some(self.now);
+            let now = self.now;
+            self.cpus[cpu].rt_wait_since.get_or_insert(now);
         }
+        self.enqueue(cpu, t, false);
+        self.note_arrival(cpu, t);
     }
 
     /// The tracers' view of a state change on `cpu`: IRQs / preemption
@@ -801,6 +929,19 @@ impl Core {
     }
 
     fn account(&mut self, t: TaskId, a: &Active, until: u64) {
+        let cpu = self.tasks[t].cpu;
+        if let Some(since) = self.cpus[cpu].rt_wait_since {
+            let ov = until.saturating_sub(a.start.max(since));
+            if ov > self.cpus[cpu].rt_holder.0 {
+                // A spinning waiter holds the CPU on behalf of its caller.
+                let path = if a.kind == ActKind::Spin {
+                    self.tasks[t].last_path
+                } else {
+                    a.seg.path
+                };
+                self.cpus[cpu].rt_holder = (ov, path);
+            }
+        }
         let d = until.saturating_sub(a.start);
         if a.seg.user {
             self.tasks[t].user_ns += d;
@@ -833,6 +974,7 @@ impl Core {
         }
         lk.stats.acq += 1;
         self.tasks[t].held.push((l, at));
+        self.tasks[t].granted_at = at;
     }
 
     /// Returns true when acquired at once.
@@ -973,19 +1115,24 @@ impl Sim {
         key: String,
         comm: String,
         class: Class,
-        cpu: Option<usize>,
+        place: Place,
         finite: bool,
         prog: Prog,
         start_at: u64,
     ) -> TaskId {
+        let (cpu, pinned) = match place {
+            Place::Pinned(c) => (c, true),
+            Place::Balanced(c) => (c, false),
+            Place::Any => (self.core.tasks.len(), false),
+        };
         let c = &mut self.core;
         let id = c.tasks.len();
         c.tasks.push(Task {
             comm,
             pid: 100 + id as u32,
             class,
-            cpu: cpu.unwrap_or(id % c.cpus.len()),
-            pinned: cpu.is_some(),
+            cpu: cpu % c.cpus.len(),
+            pinned,
             state: St::Sleeping,
             resume: None,
             woken_at: None,
@@ -999,6 +1146,7 @@ impl Sim {
             last_path: call_path![],
             sleep_gen: 0,
             finite,
+            granted_at: 0,
         });
         if finite {
             c.finite_left += 1;
@@ -1022,6 +1170,9 @@ impl Sim {
         max_events: u64,
         check: &mut dyn FnMut(u64, u64) -> bool,
     ) -> Result<(), Stop> {
+        if self.core.cpus.len() > 1 && self.core.tasks.iter().any(|t| !t.pinned) {
+            self.core.push(BALANCE_INTERVAL_NS, Ev::Balance);
+        }
         while let Some(e) = self.core.heap.pop() {
             if e.t > end_ns {
                 self.core.now = end_ns;
@@ -1056,6 +1207,7 @@ impl Sim {
                         }
                     }
                 }
+                Ev::Balance => self.core.balance(),
                 Ev::Slice { cpu, generation } => {
                     let c = cpu as usize;
                     if self.core.cpus[c].slice_gen == generation {
@@ -1242,17 +1394,33 @@ impl Sim {
         c.slice_expired = false;
         c.act = None;
         c.generation = c.generation.wrapping_add(1);
-        let next = if !c.rt_q.is_empty() {
+        let mut next = if !c.rt_q.is_empty() {
             Some(c.rt_q.remove(0))
         } else {
             c.fair_q.pop_front()
         };
-        c.curr = next;
+        if next.is_none() {
+            next = self.core.pull_task(cpu);
+        }
+        self.core.cpus[cpu].curr = next;
         let Some(n) = next else { return };
         if let Some(w) = self.core.tasks[n].woken_at.take() {
-            let c = &self.core.cpus[cpu];
+            let c = &mut self.core.cpus[cpu];
             let prev = c.last_path;
             let label = c.last_label;
+            let holder = if c.rt_holder.0 > 0 {
+                c.rt_holder.1
+            } else {
+                prev
+            };
+            c.rt_holder = (0, call_path![]);
+            c.rt_wait_since = None;
+            if c.rt_q
+                .iter()
+                .any(|&x| self.core.tasks[x].woken_at.is_some())
+            {
+                c.rt_wait_since = Some(now);
+            }
             // sched_switch is traced after __schedule() picked the task:
             // half of the context-switch path (spec §4.2).
             let switch = (self.core.costs.ctx_switch_user * 0.5) as u64;
@@ -1263,6 +1431,7 @@ impl Sim {
                 started_at: "try_to_wake_up",
                 ended_at: label,
                 path: prev,
+                holder,
                 at_ns: w,
                 woken: Some(n),
             });
@@ -1491,6 +1660,7 @@ fn span_step(
                         label
                     },
                     path: sp.path,
+                    holder: sp.path,
                     at_ns: sp.start,
                     woken: None,
                 });

@@ -1,6 +1,6 @@
 //! reclaimlab-sim: a pure discrete-event simulator of Linux memory reclaim
-//! latency and throughput (model: `docs/SIMULATOR.md`, spec:
-//! `shared/design/simulator.md`).
+//! latency and throughput (model and results: `docs/SIMULATOR.md`; the
+//! specification cited as "spec §n": `docs/SIM-MODEL.md`).
 //!
 //! No IO, no async, no wall clock; randomness only from the seed passed in.
 //! The same (scenario, seed) gives byte-identical reports. Every task owns a
@@ -41,8 +41,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, mpsc};
 
 pub use config::{
-    Board, Costs, CyclictestCfg, DropIf, Knobs, LruBackend, Machine, MadviseResched, MunmapMode,
-    Preempt, Preset, Scenario, ScenarioError, SwapKind, Variant, Workload, ZoneCfg, parse_duration,
+    Board, Costs, CyclictestCfg, DropIf, KnobSpec, KnobType, KnobValue, Knobs, LruBackend, Machine,
+    MadviseResched, MunmapMode, Preempt, Preset, Scenario, ScenarioError, SwapKind, Variant,
+    Workload, ZoneCfg, knob_table, parse_duration,
 };
 pub use report::{Comparison, LatencyRow, LockRow, MetricStat, SimReport, Summary, VariantReport};
 
@@ -146,10 +147,16 @@ pub enum SimError {
     UnknownVariant { name: String, available: String },
 }
 
+/// The seed replication `rep` (0-based) of a run with `seed` simulates
+/// with; every variant of a replication shares it (common random numbers).
+pub fn replication_seed(seed: u64, rep: u32) -> u64 {
+    rng::derive(seed, &format!("replication/{rep}"))
+}
+
 struct Job {
     variant: usize,
     rep: u32,
-    sweep: Option<u32>,
+    sweep: model::Point,
     slot: (usize, usize, usize),
 }
 
@@ -193,9 +200,18 @@ pub fn run(
             })
             .collect::<Result<_, _>>()?,
     };
-    let sweeps: Vec<Option<u32>> = match &scenario.workload.usemem {
-        Some(u) => u.instances.iter().map(|&n| Some(n)).collect(),
-        None => vec![None],
+    let sweeps: Vec<model::Point> = match (&scenario.workload.usemem, &scenario.workload.munmap) {
+        (Some(u), _) => u
+            .instances
+            .iter()
+            .map(|&n| model::Point::Instances(n))
+            .collect(),
+        (None, Some(m)) => m
+            .size_gb
+            .iter()
+            .map(|&g| model::Point::MunmapGb(g))
+            .collect(),
+        (None, None) => vec![model::Point::Single],
     };
     let mut jobs = Vec::new();
     for (vi, &v) in variants.iter().enumerate() {
@@ -239,7 +255,7 @@ pub fn run(
                     let v = &scenario.variants[j.variant];
                     // Same seed for every variant of a replication: common
                     // random numbers.
-                    let seed = rng::derive(opts.seed, &format!("replication/{}", j.rep));
+                    let seed = replication_seed(opts.seed, j.rep);
                     let mut last = (0u64, 0u64);
                     let mut check = |ns: u64, ev: u64| {
                         let _ = tx.send((ns - last.0, ev - last.1));

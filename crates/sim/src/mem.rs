@@ -148,7 +148,10 @@ pub(crate) struct Zone {
 #[derive(Debug, Clone)]
 pub(crate) struct Node {
     pub zones: Vec<Zone>,
+    /// Inactive file LRU.
     pub file: Lru,
+    /// Active file LRU (shrink_active_list deactivates from its tail).
+    pub file_active: Lru,
     pub anon: Lru,
     pub lru_lock: LockId,
     pub kswapd: Option<TaskId>,
@@ -165,6 +168,9 @@ pub(crate) struct Vmstat {
     pub pgsteal_kswapd: u64,
     pub pgsteal_direct: u64,
     pub pgskip: u64,
+    /// Folios isolated from the active list (pgrefill) and deactivated.
+    pub pgrefill: u64,
+    pub pgdeactivate: u64,
     pub allocstall: u64,
     pub pswpout: u64,
     pub pswpin: u64,
@@ -180,11 +186,81 @@ pub(crate) struct Vmstat {
 pub(crate) struct Mem {
     pub nodes: Vec<Node>,
     pub vm: Vmstat,
-    /// Swap-cache address_space locks: one per device (pre-4.11) or one per
-    /// 64 MiB trunk (spec §1.11).
-    pub swap_locks: Vec<LockId>,
+    pub swap: SwapMap,
     pub swap_info_lock: Option<LockId>,
-    pub swap_slot: u64,
+    /// S5 patch 3: the node whose kswapd may keep taking tree_lock
+    /// (`kswapd_exclusive`), and the kswapds stalled on
+    /// `kswapd_contended_wait`.
+    pub kswapd_exclusive: Option<usize>,
+    pub contended_wait: Vec<TaskId>,
+}
+
+/// Pages per swap cluster (SWAPFILE_CLUSTER).
+const SWAPFILE_CLUSTER: u64 = 256;
+
+/// Swap slots and the swap-cache address_space that covers each (spec
+/// §1.11). One tree_lock for the whole device before 4b3ef9daa4fc, one per
+/// `trunk_pages` of swap after it. Which trunk a swap-out hits depends on
+/// the slot allocator: the rotational scan_swap_map hands out slots from
+/// one device-wide cursor (every CPU lands in the same trunk), the SSD
+/// cluster allocator gives each CPU its own cluster, taken from a free
+/// cluster list that churn has scattered over the device.
+#[derive(Debug, Default)]
+pub(crate) struct SwapMap {
+    pub pages: u64,
+    pub trunk_pages: Option<u64>,
+    pub locks: Vec<LockId>,
+    /// si->cluster_next of scan_swap_map.
+    cursor: u64,
+    /// Per-CPU cluster: (next slot, slots left).
+    percpu: Vec<(u64, u64)>,
+    clusters_taken: u64,
+}
+
+impl SwapMap {
+    /// Number of swap-cache address spaces for a device of `pages`.
+    pub(crate) fn spaces(pages: u64, trunk_pages: Option<u64>) -> usize {
+        match trunk_pages {
+            Some(t) => pages.div_ceil(t.max(1)).clamp(1, 4096) as usize,
+            None => 1,
+        }
+    }
+
+    /// get_swap_page on `cpu`.
+    pub(crate) fn alloc(&mut self, cpu: usize, rotational: bool) -> u64 {
+        let pages = self.pages.max(SWAPFILE_CLUSTER);
+        if rotational {
+            let s = self.cursor % pages;
+            self.cursor += 1;
+            return s;
+        }
+        if self.percpu.len() <= cpu {
+            self.percpu.resize(cpu + 1, (0, 0));
+        }
+        if self.percpu[cpu].1 == 0 {
+            let clusters = pages / SWAPFILE_CLUSTER;
+            // The k-th free cluster: a fixed scatter of the device.
+            let k = self.clusters_taken;
+            self.clusters_taken += 1;
+            let c = (k.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 17) % clusters;
+            self.percpu[cpu] = (c * SWAPFILE_CLUSTER, SWAPFILE_CLUSTER);
+        }
+        let pc = &mut self.percpu[cpu];
+        let s = pc.0;
+        pc.0 += 1;
+        pc.1 -= 1;
+        s
+    }
+
+    /// The tree_lock of the address space holding `slot`.
+    pub(crate) fn lock_of(&self, slot: u64) -> LockId {
+        match self.trunk_pages {
+            Some(t) if self.locks.len() > 1 => {
+                self.locks[((slot / t.max(1)) as usize) % self.locks.len()]
+            }
+            _ => self.locks[0],
+        }
+    }
 }
 
 /// Watermarks per zone as `__setup_per_zone_wmarks` sets them (spec §1.6):
@@ -227,17 +303,6 @@ impl Mem {
         let n = &mut self.nodes[node];
         n.kswapd_idx = Some(n.kswapd_idx.map_or(idx, |i| i.max(idx)));
         n.kswapd
-    }
-
-    pub(crate) fn swap_lock(&mut self, trunk: Option<u64>) -> LockId {
-        let slot = self.swap_slot;
-        self.swap_slot += 1;
-        match trunk {
-            Some(t) if self.swap_locks.len() > 1 => {
-                self.swap_locks[((slot / t.max(1)) as usize) % self.swap_locks.len()]
-            }
-            _ => self.swap_locks[0],
-        }
     }
 }
 
@@ -291,6 +356,29 @@ mod tests {
         let r = l.isolate(q);
         assert_eq!(r.visited, 32);
         assert_eq!(r.taken, 0);
+    }
+
+    #[test]
+    fn swap_trunks_spread_only_with_per_cpu_clusters() {
+        let mut m = SwapMap {
+            pages: 1 << 20,
+            trunk_pages: Some(16384),
+            locks: (0..64).collect(),
+            ..Default::default()
+        };
+        let distinct = |m: &mut SwapMap, rot: bool| {
+            let mut seen = std::collections::BTreeSet::new();
+            for i in 0..4000 {
+                let s = m.alloc(i % 4, rot);
+                seen.insert(m.lock_of(s));
+            }
+            seen.len()
+        };
+        assert_eq!(distinct(&mut m, true), 1);
+        assert!(distinct(&mut m, false) >= 8);
+        m.trunk_pages = None;
+        m.locks = vec![7];
+        assert_eq!(distinct(&mut m, false), 1);
     }
 
     #[test]

@@ -2,10 +2,11 @@
 //! from the configuration, runs it, and extracts its raw results.
 
 use crate::config::{Scenario, SwapKind, Variant};
-use crate::engine::{Class, Core, LatRec, LockKind, Sim, Stop, Tracer};
+use crate::engine::{Class, Core, LatRec, LockKind, Place, Sim, St, Stop, Tracer};
 use crate::mem::{Lru, Node, Zone, watermarks};
 use crate::programs::{
-    Cyclic, Flusher, Kswapd, Munmap, Pageout, Prog, Reader, Toy, Trickle, Usemem, VmWorker, Writer,
+    Cyclic, Flusher, FlusherSt, Kswapd, Munmap, Pageout, Prog, Reader, Toy, ToySt, Trickle,
+    TrickleSt, Usemem, VmWorker, Writer, WriterSt,
 };
 use crate::rng::{Rng, derive};
 
@@ -35,6 +36,8 @@ pub(crate) struct LatOut {
     pub started_at: String,
     pub ended_at: String,
     pub path: Vec<String>,
+    /// The section blamed (see `engine::LatRec::holder`).
+    pub holder: Vec<String>,
     pub at_ns: u64,
     pub woken: Option<(String, u32, u32)>,
 }
@@ -65,6 +68,8 @@ pub(crate) struct RunOut {
     pub vmstat: Vec<(String, f64)>,
     /// (metric, value) in seconds or the unit in the metric name.
     pub durations: Vec<(String, f64)>,
+    /// (GiB unmapped, SyS_munmap time in us): S2's table rows.
+    pub munmap_us: Vec<(f64, f64)>,
 }
 
 fn lat_out(core: &Core, tr: &Tracer) -> Vec<LatOut> {
@@ -80,6 +85,7 @@ fn lat_out(core: &Core, tr: &Tracer) -> Vec<LatOut> {
                 started_at: r.started_at.to_string(),
                 ended_at: r.ended_at.to_string(),
                 path: r.path.iter().map(|s| s.to_string()).collect(),
+                holder: r.holder.iter().map(|s| s.to_string()).collect(),
                 at_ns: r.at_ns,
                 woken: r.woken.map(|w| {
                     let wt = &core.tasks[w];
@@ -94,13 +100,23 @@ fn lat_out(core: &Core, tr: &Tracer) -> Vec<LatOut> {
         .collect()
 }
 
-/// Build and run one simulation. `sweep` is the usemem instance count.
+/// One point of a scenario's built-in sweep.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Point {
+    Single,
+    /// usemem instances (V5's thread counts).
+    Instances(u32),
+    /// GiB unmapped (V2's table rows).
+    MunmapGb(f64),
+}
+
+/// Build and run one simulation at one sweep point.
 pub(crate) fn run_one(
     sc: &Scenario,
     v: &Variant,
     seed: u64,
     duration_ns: u64,
-    sweep: Option<u32>,
+    point: Point,
     max_events: u64,
     check: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<RunOut, Stop> {
@@ -146,6 +162,7 @@ pub(crate) fn run_one(
         sim.core.mem.nodes.push(Node {
             zones,
             file: Lru::default(),
+            file_active: Lru::default(),
             anon: Lru::default(),
             lru_lock,
             kswapd: None,
@@ -156,16 +173,20 @@ pub(crate) fn run_one(
     if m.swap != SwapKind::None {
         sim.core.mem.swap_info_lock =
             Some(sim.core.add_lock("&(&si->lock)->rlock", LockKind::Spin));
-        let n = if v.knobs.swapcache_trunk_pages.is_some() {
-            32
-        } else {
-            1
-        };
-        for _ in 0..n {
+        // A swap device as large as RAM.
+        let pages: u64 = m
+            .zones
+            .iter()
+            .map(|z| (z.gb * (1u64 << 18) as f64) as u64)
+            .sum();
+        let trunk = v.knobs.swapcache_trunk_pages;
+        sim.core.mem.swap.pages = pages;
+        sim.core.mem.swap.trunk_pages = trunk;
+        for _ in 0..crate::mem::SwapMap::spaces(pages, trunk) {
             let l = sim
                 .core
                 .add_lock("&(&mapping->tree_lock)->rlock [swap]", LockKind::SpinIrq);
-            sim.core.mem.swap_locks.push(l);
+            sim.core.mem.swap.locks.push(l);
         }
     }
 
@@ -174,7 +195,7 @@ pub(crate) fn run_one(
          key: String,
          comm: String,
          class: Class,
-         cpu: Option<usize>,
+         cpu: Place,
          finite: bool,
          prog: Prog,
          at: u64| { sim.spawn(seed, key, comm, class, cpu, finite, prog, at) };
@@ -187,7 +208,7 @@ pub(crate) fn run_one(
                 format!("cyclictest/{i}"),
                 "cyclictest".into(),
                 Class::Rt(c.prio),
-                Some(i as usize % cpus),
+                Place::Pinned(i as usize % cpus),
                 false,
                 Prog::Cyclic(Cyclic::new(interval, c.histogram_us)),
                 0,
@@ -200,7 +221,7 @@ pub(crate) fn run_one(
             format!("hog/{i}"),
             "stress-ng-cpu".into(),
             Class::Fair,
-            Some(i as usize % cpus),
+            Place::Balanced(i as usize % cpus),
             false,
             Prog::Hog,
             0,
@@ -213,14 +234,14 @@ pub(crate) fn run_one(
                 lock: l,
                 hold_ns: t.hold_us * 1000.0,
                 think_ns: t.think_us * 1000.0,
-                pc: 0,
+                pc: ToySt::Think,
             });
             spawn(
                 &mut sim,
                 format!("toy/{i}"),
                 "worker".into(),
                 Class::Fair,
-                Some(i as usize % cpus),
+                Place::Balanced(i as usize % cpus),
                 false,
                 p,
                 0,
@@ -235,7 +256,7 @@ pub(crate) fn run_one(
                 format!("kswapd/{n}"),
                 format!("kswapd{n}"),
                 Class::Fair,
-                None,
+                Place::Any,
                 false,
                 Prog::Kswapd(Kswapd::new(n)),
                 0,
@@ -268,7 +289,11 @@ pub(crate) fn run_one(
             } else {
                 (0, rng.range(db[0], db[1]))
             };
-            node.file.push_head(n, z, 1);
+            if rng.f64() < f.active_fraction {
+                node.file_active.push_head(n, z, 1);
+            } else {
+                node.file.push_head(n, z, 1);
+            }
             filled += n;
             zone_normal = !zone_normal;
         }
@@ -281,14 +306,14 @@ pub(crate) fn run_one(
             band_zone: 1,
             band_left: 0,
             next: 0,
-            pc: 0,
+            pc: WriterSt::Write,
         };
         spawn(
             &mut sim,
             "writer".into(),
             "bonnie".into(),
             Class::Fair,
-            None,
+            Place::Any,
             false,
             Prog::Writer(wr),
             1_000_000,
@@ -299,7 +324,7 @@ pub(crate) fn run_one(
             period: (d.period_ms * 1e6) as u64,
             pages: d.pages,
             held: 0,
-            pc: 0,
+            pc: TrickleSt::Alloc,
             next: 0,
         };
         spawn(
@@ -307,7 +332,7 @@ pub(crate) fn run_one(
             "dma32".into(),
             "dma32-user".into(),
             Class::Fair,
-            None,
+            Place::Any,
             false,
             Prog::Trickle(t),
             7_000_000,
@@ -319,7 +344,7 @@ pub(crate) fn run_one(
             period: (f.period_ms * 1e6) as u64,
             inodes: f.inodes,
             lock: l,
-            pc: 0,
+            pc: FlusherSt::Lock,
             next: 0,
         });
         // First flush somewhere in the first period (same draw for all variants).
@@ -329,7 +354,7 @@ pub(crate) fn run_one(
             "flusher".into(),
             "kworker/u16:3".into(),
             Class::Fair,
-            None,
+            Place::Any,
             false,
             p,
             at,
@@ -345,7 +370,7 @@ pub(crate) fn run_one(
                 format!("vm/{i}"),
                 "stress-ng-vm".into(),
                 Class::Fair,
-                Some(i as usize % cpus),
+                Place::Balanced(i as usize % cpus),
                 false,
                 p,
                 0,
@@ -354,14 +379,18 @@ pub(crate) fn run_one(
     }
     if let Some(mu) = &w.munmap {
         let l = sim.core.add_lock("&mm->mmap_lock", LockKind::RwSem);
-        let pages = (mu.size_gb * (1u64 << 18) as f64) as u64;
+        let gb = match point {
+            Point::MunmapGb(g) => g,
+            _ => mu.size_gb.first().copied().unwrap_or(320.0),
+        };
+        let pages = (gb * (1u64 << 18) as f64) as u64;
         let p = Prog::Munmap(Munmap::new(pages, (mu.start_ms * 1e6) as u64, l));
         spawn(
             &mut sim,
             "munmap".into(),
             "time_unmap".into(),
             Class::Fair,
-            Some(0),
+            Place::Balanced(0),
             true,
             p,
             0,
@@ -373,7 +402,7 @@ pub(crate) fn run_one(
                 "ps".into(),
                 "ps".into(),
                 Class::Fair,
-                None,
+                Place::Any,
                 false,
                 p,
                 0,
@@ -387,13 +416,13 @@ pub(crate) fn run_one(
             "pageout".into(),
             "madvise-pageout".into(),
             Class::Fair,
-            Some(0),
+            Place::Balanced(0),
             true,
             Prog::Pageout(Pageout::new(pmds)),
             0,
         );
     }
-    if let (Some(u), Some(n)) = (&w.usemem, sweep) {
+    if let (Some(u), Point::Instances(n)) = (&w.usemem, point) {
         let ram: i64 = sim
             .core
             .mem
@@ -410,7 +439,7 @@ pub(crate) fn run_one(
                 format!("usemem/{i}"),
                 "usemem".into(),
                 Class::Fair,
-                Some(i as usize % cpus),
+                Place::Balanced(i as usize % cpus),
                 true,
                 p,
                 0,
@@ -419,10 +448,18 @@ pub(crate) fn run_one(
     }
 
     sim.run(duration_ns, max_events, check)?;
-    Ok(extract(&sim, sweep))
+    let now = sim.core.now;
+    for (i, p) in sim.progs.iter_mut().enumerate() {
+        if let Prog::Reader(r) = p {
+            let t = &sim.core.tasks[i];
+            let granted = (t.state != St::LockWait).then_some(t.granted_at);
+            r.finish(now, granted);
+        }
+    }
+    Ok(extract(&sim, point))
 }
 
-fn extract(sim: &Sim, sweep: Option<u32>) -> RunOut {
+fn extract(sim: &Sim, point: Point) -> RunOut {
     let core = &sim.core;
     let mut out = RunOut {
         events: core.events,
@@ -435,6 +472,11 @@ fn extract(sim: &Sim, sweep: Option<u32>) -> RunOut {
     let mut usemem_t0 = u64::MAX;
     let mut usemem_end = 0u64;
     let mut kswapd_sys = 0u64;
+    // Metrics of a V2 size sweep are named by size ("munmap-syscall-s-320GB").
+    let sfx = match point {
+        Point::MunmapGb(g) => format!("-{g}GB"),
+        _ => String::new(),
+    };
     for (i, p) in sim.progs.iter().enumerate() {
         let t = &core.tasks[i];
         match p {
@@ -461,14 +503,21 @@ fn extract(sim: &Sim, sweep: Option<u32>) -> RunOut {
             Prog::Munmap(mu) => {
                 if let Some(ns) = mu.syscall_ns {
                     out.durations
-                        .push(("munmap-syscall-s".into(), ns as f64 / 1e9));
+                        .push((format!("munmap-syscall-s{sfx}"), ns as f64 / 1e9));
+                    if let Point::MunmapGb(g) = point {
+                        out.munmap_us.push((g, ns as f64 / 1e3));
+                    }
                 }
                 out.durations
-                    .push(("mmap_lock-drops".into(), mu.drops as f64));
+                    .push((format!("mmap_lock-drops{sfx}"), mu.drops as f64));
             }
             Prog::Reader(r) => {
                 out.durations
-                    .push(("ps-max-wait-ms".into(), r.wait_max as f64 / 1e6));
+                    .push((format!("ps-max-wait-ms{sfx}"), r.wait_max as f64 / 1e6));
+                out.durations.push((
+                    format!("ps-mean-wait-ms{sfx}"),
+                    r.wait_sum as f64 / r.waits.max(1) as f64 / 1e6,
+                ));
             }
             Prog::Pageout(po) => {
                 if let Some(ns) = po.real_ns {
@@ -487,7 +536,7 @@ fn extract(sim: &Sim, sweep: Option<u32>) -> RunOut {
             _ => {}
         }
     }
-    if let Some(n) = sweep {
+    if let Point::Instances(n) = point {
         out.durations
             .push((format!("System-{n}"), usemem_sys as f64 / 1e9));
         out.durations.push((
@@ -530,6 +579,8 @@ fn extract(sim: &Sim, sweep: Option<u32>) -> RunOut {
             ("pgsteal_kswapd".into(), vm.pgsteal_kswapd as f64),
             ("pgsteal_direct".into(), vm.pgsteal_direct as f64),
             ("pgskip".into(), vm.pgskip as f64),
+            ("pgrefill".into(), vm.pgrefill as f64),
+            ("pgdeactivate".into(), vm.pgdeactivate as f64),
             ("allocstall".into(), vm.allocstall as f64),
             ("pswpout".into(), vm.pswpout as f64),
             ("pswpin".into(), vm.pswpin as f64),

@@ -4,7 +4,7 @@
 //! changes or where the kernel has a real break point.
 
 use crate::config::{DropIf, MadviseResched, MunmapMode, Preempt};
-use crate::engine::{Brk, Ctx, Cx, Label, LockId, Mode, Path, Seg, Step, call_path};
+use crate::engine::{Brk, Ctx, Cx, Label, LockId, Mode, Path, Seg, St, Step, call_path};
 use crate::mem::IsolateReq;
 
 // --------------------------------------------------------------- call paths
@@ -33,6 +33,39 @@ const P_ISO_D: Path = call_path![
     "do_try_to_free_pages",
     "try_to_free_pages",
     "__alloc_pages_slowpath",
+];
+const P_ISO_ACT_K: Path = call_path![
+    "isolate_lru_folios",
+    "shrink_active_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "balance_pgdat",
+    "kswapd",
+    "kthread",
+];
+const P_ISO_ACT_D: Path = call_path![
+    "isolate_lru_folios",
+    "shrink_active_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "do_try_to_free_pages",
+    "try_to_free_pages",
+    "__alloc_pages_slowpath",
+];
+const P_ACTIVE_K: Path = call_path![
+    "folio_referenced",
+    "shrink_active_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "balance_pgdat",
+    "kswapd",
+];
+const P_ACTIVE_D: Path = call_path![
+    "folio_referenced",
+    "shrink_active_list",
+    "shrink_lruvec",
+    "shrink_node",
+    "do_try_to_free_pages",
 ];
 const P_SHRINK_K: Path = call_path![
     "shrink_folio_list",
@@ -194,13 +227,21 @@ fn unlock_label(cx: &Cx<'_>, irq: bool) -> Label {
 
 // --------------------------------------------------------------- cyclictest
 
+/// Where a cyclictest thread is in its loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CyclicSt {
+    Start,
+    Woken,
+    Record,
+}
+
 /// cyclictest thread, measured as rt-tests does (spec §1.13): absolute
 /// timer, diff = now - next, skip missed periods.
 #[derive(Debug, Clone)]
 pub(crate) struct Cyclic {
     pub interval: u64,
     pub next: u64,
-    pub pc: u8,
+    pub pc: CyclicSt,
     pub cycles: u64,
     pub min: u64,
     pub max: u64,
@@ -216,7 +257,7 @@ impl Cyclic {
         Cyclic {
             interval,
             next: 0,
-            pc: 0,
+            pc: CyclicSt::Start,
             cycles: 0,
             min: u64::MAX,
             max: 0,
@@ -231,21 +272,21 @@ impl Cyclic {
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         match self.pc {
-            0 => {
+            CyclicSt::Start => {
                 self.next = cx.now + self.interval;
-                self.pc = 1;
+                self.pc = CyclicSt::Woken;
                 Step::SleepUntil(self.next)
             }
-            1 => {
+            CyclicSt::Woken => {
                 // IRQ entry + hrtimer + ttwu, context switch, return to
                 // user and clock_gettime (spec §4.2).
                 let c = cx.core.costs.irq_wakeup + cx.core.costs.ctx_switch_user;
                 // A short fixed path: a third of the usual dispersion.
                 let d = cx.rng.cost(1.0, c, cx.core.cv / 3.0);
-                self.pc = 2;
+                self.pc = CyclicSt::Record;
                 Step::Run(Seg::kernel(d, P_CYCLIC))
             }
-            _ => {
+            CyclicSt::Record => {
                 let diff = cx.now.saturating_sub(self.next);
                 self.cycles += 1;
                 self.sum += diff;
@@ -267,7 +308,7 @@ impl Cyclic {
                 while cx.now > self.next {
                     self.next += self.interval;
                 }
-                self.pc = 1;
+                self.pc = CyclicSt::Woken;
                 Step::SleepUntil(self.next)
             }
         }
@@ -276,27 +317,41 @@ impl Cyclic {
 
 // ------------------------------------------------------------------ toy lock
 
+/// The toy worker's cycle: think, lock, hold, unlock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ToySt {
+    Think,
+    Lock,
+    Hold,
+    Unlock,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Toy {
     pub lock: LockId,
     pub hold_ns: f64,
     pub think_ns: f64,
-    pub pc: u8,
+    pub pc: ToySt,
 }
 
 impl Toy {
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
-        self.pc = (self.pc + 1) % 4;
+        self.pc = match self.pc {
+            ToySt::Think => ToySt::Lock,
+            ToySt::Lock => ToySt::Hold,
+            ToySt::Hold => ToySt::Unlock,
+            ToySt::Unlock => ToySt::Think,
+        };
         match self.pc {
-            1 => Step::Lock(self.lock, Mode::Excl),
-            2 => {
+            ToySt::Lock => Step::Lock(self.lock, Mode::Excl),
+            ToySt::Hold => {
                 let d = cx.rng.exp(self.hold_ns) as u64;
                 let end = unlock_label(cx, false);
                 Step::Run(Seg::kernel(d, P_TOY).ctx(Ctx::Spin, end))
             }
-            3 => Step::Unlock(self.lock),
-            _ => {
+            ToySt::Unlock => Step::Unlock(self.lock),
+            ToySt::Think => {
                 let d = cx.rng.exp(self.think_ns) as u64;
                 Step::Run(Seg::user(d, P_USER))
             }
@@ -306,44 +361,116 @@ impl Toy {
 
 // ------------------------------------------------------------ shrink (reclaim)
 
-/// One `shrink_inactive_list()` call (spec §1.4 table), shared by kswapd and
-/// direct reclaim. Drives itself through `step()` until it returns `None`.
+/// Folios in a per-CPU folio batch (PAGEVEC_SIZE / folio_batch, 15).
+const PAGEVEC: f64 = 15.0;
+const P_DRAIN: Path = call_path!["lru_add_drain", "shrink_inactive_list", "shrink_lruvec"];
+const P_DRAIN_ACT: Path = call_path!["lru_add_drain", "shrink_active_list", "shrink_lruvec"];
+
+/// Which LRU list a shrink works on (spec §1.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum LruList {
+    #[default]
+    InactiveFile,
+    /// shrink_active_list: isolate, check references, deactivate.
+    ActiveFile,
+    InactiveAnon,
+}
+
+/// Where a `shrink_inactive_list()` / `shrink_active_list()` call is
+/// (spec §1.4 table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum ShrinkSt {
+    /// lru_add_drain(): this CPU's folio batch onto the LRU, IRQs on
+    /// (between two isolate calls this is where a held-off timer fires).
+    #[default]
+    Drain,
+    LockForIsolate,
+    Isolate,
+    UnlockAfterIsolate,
+    /// Clean file folios: references, __remove_mapping, free.
+    FreeFile,
+    /// shrink_active_list: folio_referenced per folio, cond_resched.
+    Deactivate,
+    /// Anon to swap, one folio at a time (4.8-era swap path).
+    NextAnon,
+    SlotAlloc,
+    SlotUnlock,
+    SwapCacheLock,
+    SwapCacheInsert,
+    SwapCacheUnlock,
+    Pageout,
+    RemoveLock,
+    Remove,
+    RemoveUnlock,
+    /// S5 patch 1: one tree_lock hold for the batch.
+    BatchLock,
+    /// S5 patch 3: kswapd's spin_trylock_irqsave of the batch failed or not.
+    BatchTried,
+    /// After the stall on kswapd_contended_wait: take the lock.
+    BatchLockAfterStall,
+    BatchRemove,
+    BatchUnlock,
+    PutbackLock,
+    Putback,
+    PutbackUnlock,
+    Done,
+}
+
+/// One `shrink_inactive_list()` (or, for the active file list,
+/// `shrink_active_list()`) call, shared by kswapd and direct reclaim
+/// (spec §1.4, §2.2b).
+/// Drives itself through `step()` until it returns `None`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Shrink {
     pub node: usize,
     pub idx: u8,
-    pub anon: bool,
+    pub list: LruList,
     pub direct: bool,
-    pc: u8,
+    st: ShrinkSt,
     pub taken: u64,
     by_zone: [u64; 4],
     i: u64,
     tree: LockId,
+    slot: u64,
     /// tree_lock was contended during this call (S5 patches 3 and 4).
     pub contended: bool,
 }
 
 impl Shrink {
-    pub(crate) fn new(node: usize, idx: u8, anon: bool, direct: bool) -> Self {
+    pub(crate) fn new(node: usize, idx: u8, list: LruList, direct: bool) -> Self {
         Shrink {
             node,
             idx,
-            anon,
+            list,
             direct,
             ..Default::default()
         }
     }
 
+    fn path(&self, k: Path, d: Path) -> Path {
+        if self.direct { d } else { k }
+    }
+
     pub(crate) fn step(&mut self, cx: &mut Cx<'_>) -> Option<Step> {
+        use ShrinkSt as S;
         let lru_lock = cx.core.mem.nodes[self.node].lru_lock;
         let c = cx.core.costs.clone();
         loop {
-            match self.pc {
-                0 => {
-                    self.pc = 1;
+            match self.st {
+                S::Drain => {
+                    self.st = S::LockForIsolate;
+                    let d = cx.cost(PAGEVEC, c.lru_add_drain);
+                    let path = match self.list {
+                        LruList::ActiveFile => P_DRAIN_ACT,
+                        _ => P_DRAIN,
+                    };
+                    return Some(Step::Run(Seg::kernel(d, path)));
+                }
+                S::LockForIsolate => {
+                    self.st = S::Isolate;
                     return Some(Step::Lock(lru_lock, Mode::Excl));
                 }
-                1 => {
+                S::Isolate => {
                     let k = &cx.core.knobs;
                     let mut max_visit = None;
                     if let Some(cap) = k.isolate_time_cap_us {
@@ -366,16 +493,18 @@ impl Shrink {
                         max_visit,
                     };
                     let node = &mut cx.core.mem.nodes[self.node];
-                    let lru = if self.anon {
-                        &mut node.anon
-                    } else {
-                        &mut node.file
+                    let lru = match self.list {
+                        LruList::InactiveFile => &mut node.file,
+                        LruList::ActiveFile => &mut node.file_active,
+                        LruList::InactiveAnon => &mut node.anon,
                     };
                     let r = lru.isolate(req);
                     let vm = &mut cx.core.mem.vm;
                     vm.pgskip += r.skipped;
                     vm.isolate_max_visited = vm.isolate_max_visited.max(r.visited);
-                    if self.direct {
+                    if self.list == LruList::ActiveFile {
+                        vm.pgrefill += r.taken;
+                    } else if self.direct {
                         vm.pgscan_direct += r.taken;
                     } else {
                         vm.pgscan_kswapd += r.taken;
@@ -385,154 +514,212 @@ impl Shrink {
                     let d = cx.cost(r.visited as f64, c.lru_visit_skip)
                         + cx.cost(r.taken as f64, c.lru_isolate_take)
                         + c.spin_lock as u64;
-                    self.pc = 2;
-                    let path = if self.direct { P_ISO_D } else { P_ISO_K };
+                    self.st = S::UnlockAfterIsolate;
+                    let path = match self.list {
+                        LruList::ActiveFile => self.path(P_ISO_ACT_K, P_ISO_ACT_D),
+                        _ => self.path(P_ISO_K, P_ISO_D),
+                    };
                     let end = unlock_label(cx, true);
                     return Some(Step::Run(Seg::kernel(d, path).ctx(Ctx::SpinIrq, end)));
                 }
-                2 => {
-                    self.pc = if self.taken == 0 {
-                        99
-                    } else if self.anon {
-                        10
+                S::UnlockAfterIsolate => {
+                    self.st = if self.taken == 0 {
+                        S::Done
                     } else {
-                        3
+                        match self.list {
+                            LruList::InactiveFile => S::FreeFile,
+                            LruList::ActiveFile => S::Deactivate,
+                            LruList::InactiveAnon => S::NextAnon,
+                        }
                     };
                     return Some(Step::Unlock(lru_lock));
                 }
-                3 => {
-                    // Clean file folios: references, __remove_mapping, free.
+                S::FreeFile => {
                     let per = c.shrink_folio_fixed
                         + c.folio_referenced * 0.25
                         + c.remove_mapping
                         + c.page_free;
                     let d = cx.cost(self.taken as f64, per);
-                    self.pc = 20;
-                    let path = if self.direct { P_SHRINK_D } else { P_SHRINK_K };
+                    self.st = S::PutbackLock;
+                    let path = self.path(P_SHRINK_K, P_SHRINK_D);
                     return Some(Step::Run(
                         Seg::kernel(d, path).brk(Brk::Points(per as u64, &"__cond_resched")),
                     ));
                 }
-                // Anon to swap, one folio at a time (4.8-era swap path).
-                10 => {
+                S::Deactivate => {
+                    // Unmapped page-cache folios: folio_referenced returns
+                    // early; cond_resched() per folio.
+                    let per = c.folio_referenced * 0.25 + c.cond_resched;
+                    let d = cx.cost(self.taken as f64, per);
+                    self.st = S::PutbackLock;
+                    let path = self.path(P_ACTIVE_K, P_ACTIVE_D);
+                    return Some(Step::Run(
+                        Seg::kernel(d, path).brk(Brk::Points(per as u64, &"__cond_resched")),
+                    ));
+                }
+                S::NextAnon => {
                     if self.i >= self.taken {
-                        self.pc = if cx.core.knobs.remove_mapping_batched {
-                            17
+                        self.st = if cx.core.knobs.remove_mapping_batched {
+                            S::BatchLock
                         } else {
-                            20
+                            S::PutbackLock
                         };
                         continue;
                     }
-                    self.pc = 11;
+                    self.st = S::SlotAlloc;
                     let l = cx.core.mem.swap_info_lock.expect("swap configured");
                     return Some(Step::Lock(l, Mode::Excl));
                 }
-                11 => {
-                    let per = if cx.core.knobs.swap_rotational {
+                S::SlotAlloc => {
+                    let rot = cx.core.knobs.swap_rotational;
+                    self.slot = cx.core.mem.swap.alloc(cx.cpu, rot);
+                    let per = if rot {
                         c.swap_slot_rotational
                     } else {
                         c.swap_slot_ssd
                     };
-                    self.pc = 12;
+                    self.st = S::SlotUnlock;
                     let end = unlock_label(cx, false);
                     return Some(Step::Run(
                         Seg::kernel(cx.cost(1.0, per), P_SLOT).ctx(Ctx::Spin, end),
                     ));
                 }
-                12 => {
-                    self.pc = 13;
+                S::SlotUnlock => {
+                    self.st = S::SwapCacheLock;
                     return Some(Step::Unlock(cx.core.mem.swap_info_lock.expect("swap")));
                 }
-                13 => {
-                    let trunk = cx.core.knobs.swapcache_trunk_pages;
-                    self.tree = cx.core.mem.swap_lock(trunk);
-                    self.pc = 14;
+                S::SwapCacheLock => {
+                    self.tree = cx.core.mem.swap.lock_of(self.slot);
+                    self.st = S::SwapCacheInsert;
                     return Some(Step::Lock(self.tree, Mode::Excl));
                 }
-                14 => {
+                S::SwapCacheInsert => {
                     self.contended |= cx.core.tasks[cx.tid].lock_waited;
-                    self.pc = 15;
+                    self.st = S::SwapCacheUnlock;
                     let end = unlock_label(cx, true);
                     return Some(Step::Run(
                         Seg::kernel(cx.cost(1.0, c.swapcache_insert), P_ADD_SC)
                             .ctx(Ctx::SpinIrq, end),
                     ));
                 }
-                15 => {
-                    self.pc = 16;
+                S::SwapCacheUnlock => {
+                    self.st = S::Pageout;
                     return Some(Step::Unlock(self.tree));
                 }
-                16 => {
+                S::Pageout => {
                     let per = c.shrink_folio_fixed
                         + c.folio_referenced
                         + c.try_to_unmap
                         + c.brd_write
                         + c.page_free;
                     let d = cx.cost(1.0, per);
-                    self.pc = if cx.core.knobs.remove_mapping_batched {
-                        10
+                    self.st = if cx.core.knobs.remove_mapping_batched {
+                        S::NextAnon
                     } else {
-                        30
+                        S::RemoveLock
                     };
                     self.i += 1;
-                    let path = if self.direct { P_SHRINK_D } else { P_SHRINK_K };
+                    let path = self.path(P_SHRINK_K, P_SHRINK_D);
                     return Some(Step::Run(Seg::kernel(d, path).resched()));
                 }
-                30 => {
-                    self.pc = 31;
+                S::RemoveLock => {
+                    self.st = S::Remove;
                     return Some(Step::Lock(self.tree, Mode::Excl));
                 }
-                31 => {
+                S::Remove => {
                     self.contended |= cx.core.tasks[cx.tid].lock_waited;
-                    self.pc = 32;
+                    self.st = S::RemoveUnlock;
                     let end = unlock_label(cx, true);
                     return Some(Step::Run(
                         Seg::kernel(cx.cost(1.0, c.remove_mapping), P_REMOVE)
                             .ctx(Ctx::SpinIrq, end),
                     ));
                 }
-                32 => {
-                    self.pc = 10;
+                S::RemoveUnlock => {
+                    self.st = S::NextAnon;
                     return Some(Step::Unlock(self.tree));
                 }
-                // S5 patch 1: one tree_lock hold for the batch.
-                17 => {
-                    self.pc = 18;
+                S::BatchLock => {
+                    // remove_mapping_list with S5 patch 3: a kswapd that is
+                    // not the exclusive one only trylocks.
+                    let backoff = cx.core.knobs.kswapd_backoff_on_tree_lock_ms.is_some();
+                    if !self.direct && backoff && cx.core.mem.kswapd_exclusive != Some(self.node) {
+                        self.st = S::BatchTried;
+                        return Some(Step::TryLock(self.tree));
+                    }
+                    self.st = S::BatchRemove;
                     return Some(Step::Lock(self.tree, Mode::Excl));
                 }
-                18 => {
+                S::BatchTried => {
+                    if cx.core.tasks[cx.tid].try_ok {
+                        self.st = S::BatchRemove;
+                        continue;
+                    }
+                    self.contended = true;
+                    if cx.core.mem.kswapd_exclusive.is_none() {
+                        // cmpxchg(&kswapd_exclusive, NUMA_NO_NODE, nid)
+                        // won: this kswapd keeps going.
+                        cx.core.mem.kswapd_exclusive = Some(self.node);
+                        self.st = S::BatchRemove;
+                        return Some(Step::Lock(self.tree, Mode::Excl));
+                    }
+                    // Another node is exclusive: io_schedule_timeout(HZ/100)
+                    // on kswapd_contended_wait, woken early when the
+                    // exclusive node is balanced.
+                    let ms = cx.core.knobs.kswapd_backoff_on_tree_lock_ms.unwrap_or(10.0);
+                    cx.core.mem.vm.kswapd_backoffs += 1;
+                    if !cx.core.mem.contended_wait.contains(&cx.tid) {
+                        cx.core.mem.contended_wait.push(cx.tid);
+                    }
+                    self.st = S::BatchLockAfterStall;
+                    return Some(Step::SleepUntil(cx.now + (ms * 1e6) as u64));
+                }
+                S::BatchLockAfterStall => {
+                    self.st = S::BatchRemove;
+                    return Some(Step::Lock(self.tree, Mode::Excl));
+                }
+                S::BatchRemove => {
                     self.contended |= cx.core.tasks[cx.tid].lock_waited;
-                    self.pc = 19;
+                    self.st = S::BatchUnlock;
                     let end = unlock_label(cx, true);
                     let d = cx.cost(self.taken as f64, c.remove_mapping);
                     return Some(Step::Run(
                         Seg::kernel(d, P_REMOVE_BATCH).ctx(Ctx::SpinIrq, end),
                     ));
                 }
-                19 => {
-                    self.pc = 20;
+                S::BatchUnlock => {
+                    self.st = S::PutbackLock;
                     return Some(Step::Unlock(self.tree));
                 }
-                20 => {
-                    self.pc = 21;
+                S::PutbackLock => {
+                    self.st = S::Putback;
                     return Some(Step::Lock(lru_lock, Mode::Excl));
                 }
-                21 => {
-                    // move_folios_to_lru for the few folios kept, plus the
-                    // counter updates under the lock.
-                    let d = cx.cost(4.0, c.lru_putback) + c.spin_lock as u64;
-                    self.pc = 22;
-                    let path = if self.direct {
-                        P_PUTBACK_D
+                S::Putback => {
+                    // move_folios_to_lru: the few folios kept, or (active
+                    // list) every deactivated folio, plus the counters.
+                    let n = if self.list == LruList::ActiveFile {
+                        self.taken as f64
                     } else {
-                        P_PUTBACK_K
+                        4.0
                     };
+                    let d = cx.cost(n, c.lru_putback) + c.spin_lock as u64;
+                    self.st = S::PutbackUnlock;
+                    let path = self.path(P_PUTBACK_K, P_PUTBACK_D);
                     let end = unlock_label(cx, true);
                     return Some(Step::Run(Seg::kernel(d, path).ctx(Ctx::SpinIrq, end)));
                 }
-                22 => {
-                    self.pc = 99;
+                S::PutbackUnlock => {
+                    self.st = S::Done;
                     let node = &mut cx.core.mem.nodes[self.node];
+                    if self.list == LruList::ActiveFile {
+                        // Deactivated: to the inactive list's head.
+                        for (z, n) in self.by_zone.iter().enumerate() {
+                            node.file.push_head(*n, z as u8, 1);
+                        }
+                        cx.core.mem.vm.pgdeactivate += self.taken;
+                        return Some(Step::Unlock(lru_lock));
+                    }
                     for (z, n) in self.by_zone.iter().enumerate() {
                         if *n > 0 && z < node.zones.len() {
                             node.zones[z].free += *n as i64;
@@ -544,12 +731,12 @@ impl Shrink {
                     } else {
                         vm.pgsteal_kswapd += self.taken;
                     }
-                    if self.anon {
+                    if self.list == LruList::InactiveAnon {
                         vm.pswpout += self.taken;
                     }
                     return Some(Step::Unlock(lru_lock));
                 }
-                _ => return None,
+                S::Done => return None,
             }
         }
     }
@@ -557,101 +744,144 @@ impl Shrink {
 
 // ---------------------------------------------------------------- kswapd
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KswapdSt {
+    /// kswapd_try_to_sleep: wait for a wakeup.
+    Sleep,
+    Woken,
+    /// balance_pgdat: check the watermarks, start a shrink_lruvec round.
+    Balance,
+    /// shrink_lruvec: one shrink_list per evictable list of the round.
+    Shrinking,
+    /// The cond_resched() at the end of each round of shrink_lruvec.
+    RoundEnd,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Kswapd {
     pub node: usize,
-    pc: u8,
+    st: KswapdSt,
     idx: u8,
     fails: u32,
     shrink: Shrink,
-    anon_turn: bool,
+    /// The lists of the current round and the next one to shrink.
+    round: [Option<LruList>; 3],
+    ri: usize,
+    round_taken: u64,
 }
 
 impl Kswapd {
     pub(crate) fn new(node: usize) -> Self {
         Kswapd {
             node,
-            pc: 0,
+            st: KswapdSt::Sleep,
             idx: 0,
             fails: 0,
             shrink: Shrink::default(),
-            anon_turn: false,
+            round: [None; 3],
+            ri: 0,
+            round_taken: 0,
         }
     }
 
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        use KswapdSt as K;
         loop {
-            match self.pc {
-                0 => {
-                    self.pc = 1;
+            match self.st {
+                K::Sleep => {
+                    self.st = K::Woken;
                     return Step::Wait;
                 }
-                1 => {
+                K::Woken => {
                     let Some(idx) = cx.core.mem.nodes[self.node].kswapd_idx.take() else {
-                        self.pc = 0;
+                        self.st = K::Sleep;
                         continue;
                     };
                     self.idx = idx;
                     self.fails = 0;
                     cx.core.mem.vm.kswapd_wakeups += 1;
-                    self.pc = 2;
+                    self.st = K::Balance;
                 }
-                2 => {
+                K::Balance => {
                     if let Some(i) = cx.core.mem.nodes[self.node].kswapd_idx.take() {
                         self.idx = self.idx.max(i);
                     }
                     if cx.core.mem.balanced(self.node, self.idx) {
-                        self.pc = 0;
+                        // zone_balanced with S5 patch 3: the exclusive node
+                        // gives up exclusivity and wakes the stalled kswapds.
+                        if cx.core.mem.kswapd_exclusive == Some(self.node) {
+                            cx.core.mem.kswapd_exclusive = None;
+                            for t in std::mem::take(&mut cx.core.mem.contended_wait) {
+                                if cx.core.tasks[t].state == St::Sleeping {
+                                    cx.core.wake(t);
+                                }
+                            }
+                        }
+                        self.st = K::Sleep;
                         continue;
                     }
+                    // for_each_evictable_lru with nr[lru] > 0: the inactive
+                    // file list, the active one (deactivation), anon.
                     let n = &cx.core.mem.nodes[self.node];
-                    let anon = if n.file.len == 0 {
-                        true
-                    } else if n.anon.len == 0 {
-                        false
-                    } else {
-                        self.anon_turn = !self.anon_turn;
-                        self.anon_turn
-                    };
-                    self.shrink = Shrink::new(self.node, self.idx, anon, false);
-                    self.pc = 3;
+                    self.round = [
+                        (n.file.len > 0).then_some(LruList::InactiveFile),
+                        (n.file_active.len > 0).then_some(LruList::ActiveFile),
+                        (n.anon.len > 0).then_some(LruList::InactiveAnon),
+                    ];
+                    self.ri = 0;
+                    self.round_taken = 0;
+                    self.st = K::Shrinking;
+                    self.shrink.st = ShrinkSt::Done;
                 }
-                3 => {
-                    if let Some(s) = self.shrink.step(cx) {
+                K::Shrinking => {
+                    if self.shrink.st != ShrinkSt::Done
+                        && let Some(s) = self.shrink.step(cx)
+                    {
                         return s;
                     }
-                    if self.shrink.taken == 0 {
+                    if self.shrink.st == ShrinkSt::Done && self.shrink.list != LruList::ActiveFile {
+                        self.round_taken += self.shrink.taken;
+                    }
+                    self.shrink.taken = 0;
+                    self.shrink.contended = false;
+                    match self.round[self.ri..].iter().position(Option::is_some) {
+                        Some(k) => {
+                            let list = self.round[self.ri + k].expect("is_some");
+                            self.ri += k + 1;
+                            self.shrink = Shrink::new(self.node, self.idx, list, false);
+                        }
+                        None => self.st = K::RoundEnd,
+                    }
+                }
+                K::RoundEnd => {
+                    if self.round_taken == 0 {
                         self.fails += 1;
                     } else {
                         self.fails = 0;
                     }
-                    // S5 patch 3: stall when tree_lock is contended, except
-                    // on the one node allowed to keep going.
-                    if let Some(ms) = cx.core.knobs.kswapd_backoff_on_tree_lock_ms
-                        && self.shrink.contended
-                        && self.node != 0
-                    {
-                        cx.core.mem.vm.kswapd_backoffs += 1;
-                        self.pc = 2;
-                        return Step::SleepUntil(cx.now + (ms * 1e6) as u64);
-                    }
                     if self.fails >= 16 {
                         // Nothing reclaimable: nap HZ/10 (kswapd_try_to_sleep).
-                        self.pc = 0;
+                        self.st = K::Sleep;
                         return Step::SleepUntil(cx.now + 100_000_000);
                     }
-                    self.pc = 2;
+                    self.st = K::Balance;
                     let d = cx.core.costs.cond_resched as u64;
                     return Step::Run(Seg::kernel(d, P_KSWAPD_LOOP).resched());
                 }
-                _ => unreachable!(),
             }
         }
     }
 }
 
 // ------------------------------------------------------------ V4 background
+
+/// The page-cache writer: write a tick's pages, then account and sleep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WriterSt {
+    Write,
+    Account,
+}
 
 /// Page-cache writer (bonnie-like): dirties pages at a rate; new folios go
 /// to the file LRU head in zone bands (see `FileLruCfg`).
@@ -664,14 +894,14 @@ pub(crate) struct Writer {
     pub band_zone: u8,
     pub band_left: u64,
     pub next: u64,
-    pub pc: u8,
+    pub pc: WriterSt,
 }
 
 impl Writer {
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
-        if self.pc == 0 {
-            self.pc = 1;
+        if self.pc == WriterSt::Write {
+            self.pc = WriterSt::Account;
             self.next = cx.now;
             let per = cx.core.costs.file_write_page;
             let d = cx.cost(self.pages_per_tick as f64, per);
@@ -679,7 +909,7 @@ impl Writer {
                 Seg::kernel(d, P_WRITE).brk(Brk::Points(per as u64, &"__cond_resched")),
             );
         }
-        self.pc = 0;
+        self.pc = WriterSt::Write;
         let mut left = self.pages_per_tick;
         while left > 0 {
             if self.band_left == 0 {
@@ -711,11 +941,18 @@ impl Writer {
         if low {
             let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
             if let Some(k) = cx.core.mem.wake_kswapd(0, top) {
-                cx.core.wake(k);
+                cx.core.wake_from(k, cx.cpu);
             }
         }
         Step::SleepUntil(self.next)
     }
+}
+
+/// The DMA32 allocator: allocate, then account and sleep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TrickleSt {
+    Alloc,
+    Account,
 }
 
 /// A driver allocating DMA32 pages (highest_zoneidx = DMA32) every period
@@ -726,21 +963,21 @@ pub(crate) struct Trickle {
     pub period: u64,
     pub pages: u64,
     pub held: u64,
-    pub pc: u8,
+    pub pc: TrickleSt,
     pub next: u64,
 }
 
 impl Trickle {
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
-        if self.pc == 0 {
-            self.pc = 1;
+        if self.pc == TrickleSt::Alloc {
+            self.pc = TrickleSt::Account;
             if self.next == 0 {
                 self.next = cx.now;
             }
             return Step::Run(Seg::kernel(cx.cost(1.0, 2000.0), P_DMA32));
         }
-        self.pc = 0;
+        self.pc = TrickleSt::Alloc;
         let z = &mut cx.core.mem.nodes[0].zones[0];
         z.free += self.held as i64;
         z.free -= self.pages as i64;
@@ -749,11 +986,21 @@ impl Trickle {
         if z.free < z.low
             && let Some(k) = cx.core.mem.wake_kswapd(0, 0)
         {
-            cx.core.wake(k);
+            cx.core.wake_from(k, cx.cpu);
         }
         self.next += self.period;
         Step::SleepUntil(self.next)
     }
+}
+
+/// Where the writeback flusher is in wb_writeback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FlusherSt {
+    Lock,
+    MoveExpired,
+    Unlock,
+    Submit,
+    Sleep,
 }
 
 /// Writeback flusher: move_expired_inodes() under wb->list_lock (a plain
@@ -763,7 +1010,7 @@ pub(crate) struct Flusher {
     pub period: u64,
     pub inodes: [u64; 2],
     pub lock: LockId,
-    pub pc: u8,
+    pub pc: FlusherSt,
     pub next: u64,
 }
 
@@ -771,15 +1018,15 @@ impl Flusher {
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         match self.pc {
-            0 => {
-                self.pc = 1;
+            FlusherSt::Lock => {
+                self.pc = FlusherSt::MoveExpired;
                 if self.next == 0 {
                     self.next = cx.now;
                 }
                 Step::Lock(self.lock, Mode::Excl)
             }
-            1 => {
-                self.pc = 2;
+            FlusherSt::MoveExpired => {
+                self.pc = FlusherSt::Unlock;
                 let n = cx.rng.range(self.inodes[0], self.inodes[1]);
                 let per = cx.core.costs.inode_move;
                 let d = cx.cost(n as f64, per);
@@ -796,17 +1043,17 @@ impl Flusher {
                 }
                 Step::Run(seg)
             }
-            2 => {
-                self.pc = 3;
+            FlusherSt::Unlock => {
+                self.pc = FlusherSt::Submit;
                 Step::Unlock(self.lock)
             }
-            3 => {
-                self.pc = 4;
+            FlusherSt::Submit => {
+                self.pc = FlusherSt::Sleep;
                 let d = cx.cost(1.0, 200_000.0);
                 Step::Run(Seg::kernel(d, P_WB_SUBMIT).brk(Brk::Points(20_000, &"__cond_resched")))
             }
-            _ => {
-                self.pc = 0;
+            FlusherSt::Sleep => {
+                self.pc = FlusherSt::Lock;
                 self.next += self.period;
                 Step::SleepUntil(self.next)
             }
@@ -976,12 +1223,27 @@ impl VmWorker {
 
 // ------------------------------------------------------------ V2 munmap
 
+/// Where the munmap caller is in do_munmap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MunmapSt {
+    Start,
+    LockWrite,
+    Detach,
+    MaybeDowngrade,
+    Zap,
+    SectionEnd,
+    Resched,
+    Relock,
+    Unlock,
+    Exit,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct Munmap {
     pub pages: u64,
     pub start: u64,
     pub mmap_lock: LockId,
-    pc: u8,
+    pc: MunmapSt,
     done: u64,
     pub t0: u64,
     pub syscall_ns: Option<u64>,
@@ -994,7 +1256,7 @@ impl Munmap {
             pages,
             start,
             mmap_lock,
-            pc: 0,
+            pc: MunmapSt::Start,
             done: 0,
             t0: 0,
             syscall_ns: None,
@@ -1010,29 +1272,29 @@ impl Munmap {
         let section = ((k.munmap_section_gb * (1u64 << 30) as f64) / 4096.0) as u64;
         loop {
             match self.pc {
-                0 => {
-                    self.pc = 1;
+                MunmapSt::Start => {
+                    self.pc = MunmapSt::LockWrite;
                     return Step::SleepUntil(self.start);
                 }
-                1 => {
+                MunmapSt::LockWrite => {
                     self.t0 = cx.now;
-                    self.pc = 2;
+                    self.pc = MunmapSt::Detach;
                     return Step::Lock(self.mmap_lock, Mode::Excl);
                 }
-                2 => {
-                    self.pc = 3;
+                MunmapSt::Detach => {
+                    self.pc = MunmapSt::MaybeDowngrade;
                     return Step::Run(Seg::kernel(cx.cost(1.0, c.munmap_detach), P_DETACH));
                 }
-                3 => {
-                    self.pc = 4;
+                MunmapSt::MaybeDowngrade => {
+                    self.pc = MunmapSt::Zap;
                     if k.munmap_mode == MunmapMode::Downgrade {
                         // dd2283f2605e: zap under the read lock.
                         return Step::Downgrade(self.mmap_lock);
                     }
                 }
-                4 => {
+                MunmapSt::Zap => {
                     if self.done >= self.pages {
-                        self.pc = 9;
+                        self.pc = MunmapSt::Unlock;
                         continue;
                     }
                     let n = if k.munmap_mode == MunmapMode::Section {
@@ -1041,42 +1303,42 @@ impl Munmap {
                         self.pages - self.done
                     };
                     self.done += n;
-                    self.pc = 5;
+                    self.pc = MunmapSt::SectionEnd;
                     let d = cx.cost(n as f64, c.zap_page);
                     // zap_pmd_range: cond_resched() once per PMD.
                     return Step::Run(
                         Seg::kernel(d, P_UNMAP_WHOLE).brk(Brk::Points(pmd_ns, &"__cond_resched")),
                     );
                 }
-                5 => {
+                MunmapSt::SectionEnd => {
                     if k.munmap_mode != MunmapMode::Section || self.done >= self.pages {
-                        self.pc = 4;
+                        self.pc = MunmapSt::Zap;
                         continue;
                     }
                     let contended = cx.core.locks[self.mmap_lock].contended();
                     let nr = cx.core.cpus[cx.cpu].need_resched;
                     let drop = contended && (k.munmap_drop_if == DropIf::Contended || nr);
                     if !drop {
-                        self.pc = 4;
+                        self.pc = MunmapSt::Zap;
                         continue;
                     }
                     self.drops += 1;
-                    self.pc = 6;
+                    self.pc = MunmapSt::Resched;
                     return Step::Unlock(self.mmap_lock);
                 }
-                6 => {
-                    self.pc = 7;
+                MunmapSt::Resched => {
+                    self.pc = MunmapSt::Relock;
                     return Step::Run(Seg::kernel(c.cond_resched as u64, P_UNMAP_WHOLE).resched());
                 }
-                7 => {
-                    self.pc = 4;
+                MunmapSt::Relock => {
+                    self.pc = MunmapSt::Zap;
                     return Step::Lock(self.mmap_lock, Mode::Excl);
                 }
-                9 => {
-                    self.pc = 10;
+                MunmapSt::Unlock => {
+                    self.pc = MunmapSt::Exit;
                     return Step::Unlock(self.mmap_lock);
                 }
-                _ => {
+                MunmapSt::Exit => {
                     self.syscall_ns = Some(cx.now - self.t0);
                     return Step::Exit;
                 }
@@ -1085,12 +1347,21 @@ impl Munmap {
     }
 }
 
+/// Where `ps` is: down_read, read cmdline, up_read, sleep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReaderSt {
+    Lock,
+    Read,
+    Unlock,
+    Sleep,
+}
+
 /// `ps` reading /proc/<pid>/cmdline: mmap_lock for read (spec V2).
 #[derive(Debug, Clone)]
 pub(crate) struct Reader {
     pub period: u64,
     pub mmap_lock: LockId,
-    pc: u8,
+    pc: ReaderSt,
     next: u64,
     req: u64,
     pub waits: u64,
@@ -1099,11 +1370,27 @@ pub(crate) struct Reader {
 }
 
 impl Reader {
+    fn record(&mut self, w: u64) {
+        self.waits += 1;
+        self.wait_sum += w;
+        self.wait_max = self.wait_max.max(w);
+    }
+
+    /// Close a wait still open when the run ends (the munmap task exited,
+    /// or time ran out): granted but not yet run, or still queued.
+    pub(crate) fn finish(&mut self, now: u64, granted_at: Option<u64>) {
+        if self.pc == ReaderSt::Read {
+            let end = granted_at.filter(|&g| g >= self.req).unwrap_or(now);
+            self.record(end - self.req);
+            self.pc = ReaderSt::Unlock;
+        }
+    }
+
     pub(crate) fn new(period: u64, mmap_lock: LockId) -> Self {
         Reader {
             period,
             mmap_lock,
-            pc: 0,
+            pc: ReaderSt::Lock,
             next: 0,
             req: 0,
             waits: 0,
@@ -1115,28 +1402,28 @@ impl Reader {
     #[inline(never)]
     fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         match self.pc {
-            0 => {
-                self.pc = 1;
+            ReaderSt::Lock => {
+                self.pc = ReaderSt::Read;
                 self.req = cx.now;
                 if self.next == 0 {
                     self.next = cx.now;
                 }
                 Step::Lock(self.mmap_lock, Mode::Read)
             }
-            1 => {
-                let w = cx.now - self.req;
-                self.waits += 1;
-                self.wait_sum += w;
-                self.wait_max = self.wait_max.max(w);
-                self.pc = 2;
+            ReaderSt::Read => {
+                // The wait ends when the lock is granted, not when ps next
+                // gets a CPU.
+                let w = cx.core.tasks[cx.tid].granted_at.max(self.req) - self.req;
+                self.record(w);
+                self.pc = ReaderSt::Unlock;
                 Step::Run(Seg::kernel(cx.cost(1.0, cx.core.costs.proc_read), P_PROC))
             }
-            2 => {
-                self.pc = 3;
+            ReaderSt::Unlock => {
+                self.pc = ReaderSt::Sleep;
                 Step::Unlock(self.mmap_lock)
             }
-            _ => {
-                self.pc = 0;
+            ReaderSt::Sleep => {
+                self.pc = ReaderSt::Lock;
                 self.next += self.period;
                 Step::SleepUntil(self.next)
             }
@@ -1146,11 +1433,21 @@ impl Reader {
 
 // ------------------------------------------------------------ V3 pageout
 
+/// Where the MADV_PAGEOUT microbenchmark is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PageoutSt {
+    Touch,
+    Fault,
+    Walk,
+    Reclaim,
+    Done,
+}
+
 /// S3 microbenchmark: touch N pages, then MADV_PAGEOUT the range.
 #[derive(Debug, Clone)]
 pub(crate) struct Pageout {
     pub pmds: u64,
-    pc: u8,
+    pc: PageoutSt,
     i: u64,
     pub t0: u64,
     pub real_ns: Option<u64>,
@@ -1160,7 +1457,7 @@ impl Pageout {
     pub(crate) fn new(pmds: u64) -> Self {
         Pageout {
             pmds,
-            pc: 0,
+            pc: PageoutSt::Touch,
             i: 0,
             t0: 0,
             real_ns: None,
@@ -1173,25 +1470,25 @@ impl Pageout {
         let ignore = cx.core.knobs.madvise_ignore_references;
         loop {
             match self.pc {
-                0 => {
+                PageoutSt::Touch => {
                     self.t0 = cx.now;
-                    self.pc = 1;
+                    self.pc = PageoutSt::Fault;
                     let n = (self.pmds * 512) as f64;
                     return Step::Run(Seg::user(cx.cost(n, c.user_touch_page), P_USER));
                 }
-                1 => {
-                    self.pc = 2;
+                PageoutSt::Fault => {
+                    self.pc = PageoutSt::Walk;
                     let n = (self.pmds * 512) as f64;
                     return Step::Run(Seg::kernel(cx.cost(n, c.page_fault), P_FAULT).brk(
                         Brk::Points(c.page_fault as u64, &"irqentry_exit_to_user_mode"),
                     ));
                 }
-                2 => {
+                PageoutSt::Walk => {
                     if self.i >= self.pmds {
-                        self.pc = 9;
+                        self.pc = PageoutSt::Done;
                         continue;
                     }
-                    self.pc = 3;
+                    self.pc = PageoutSt::Reclaim;
                     // The walk: young clear + PTE rewrite + batched TLB flush
                     // unless the S3 patch ignores references.
                     let per = c.madvise_pte + if ignore { 0.0 } else { c.madvise_young_clear };
@@ -1203,8 +1500,8 @@ impl Pageout {
                     let end = unlock_label(cx, false);
                     return Step::Run(Seg::kernel(d, P_MADV).ctx(Ctx::Spin, end));
                 }
-                3 => {
-                    self.pc = 2;
+                PageoutSt::Reclaim => {
+                    self.pc = PageoutSt::Walk;
                     self.i += 1;
                     let refs = if ignore { 0.0 } else { c.folio_referenced };
                     let per = c.shrink_folio_fixed
@@ -1222,7 +1519,7 @@ impl Pageout {
                             .resched(),
                     );
                 }
-                _ => {
+                PageoutSt::Done => {
                     self.real_ns = Some(cx.now - self.t0);
                     return Step::Exit;
                 }
@@ -1232,6 +1529,19 @@ impl Pageout {
 }
 
 // ------------------------------------------------------------ V5 usemem
+
+/// Where a usemem instance is: allocate and touch, direct reclaim, swap-in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum UsememSt {
+    Start,
+    Alloc,
+    Touched,
+    DirectReclaim,
+    SwapIn,
+    SwapInInsert,
+    SwapInUnlock,
+    SwapInRead,
+}
 
 /// mmtests usemem instance: allocate and touch anonymous memory in chunks;
 /// allocations follow the fast/slow path of spec §1.6 and may enter direct
@@ -1246,7 +1556,7 @@ pub(crate) struct Usemem {
     want: u64,
     k: u64,
     tree: LockId,
-    pc: u8,
+    pc: UsememSt,
     chunk_node: usize,
     shrink: Shrink,
     pub t0: u64,
@@ -1264,7 +1574,7 @@ impl Usemem {
             want: 0,
             k: 0,
             tree: 0,
-            pc: 0,
+            pc: UsememSt::Start,
             chunk_node: 0,
             shrink: Shrink::default(),
             t0: 0,
@@ -1296,11 +1606,11 @@ impl Usemem {
         let c = cx.core.costs.clone();
         loop {
             match self.pc {
-                0 => {
+                UsememSt::Start => {
                     self.t0 = cx.now;
-                    self.pc = 1;
+                    self.pc = UsememSt::Alloc;
                 }
-                1 => {
+                UsememSt::Alloc => {
                     if self.done >= self.pages {
                         // Second pass: read everything back. Pages reclaimed
                         // meanwhile come back through swap-in.
@@ -1337,7 +1647,7 @@ impl Usemem {
                                 if z.free < z.low
                                     && let Some(k) = cx.core.mem.wake_kswapd(n, top)
                                 {
-                                    cx.core.wake(k);
+                                    cx.core.wake_from(k, cx.cpu);
                                 }
                             }
                             self.alloc(cx, 0)
@@ -1350,10 +1660,10 @@ impl Usemem {
                             cx.core.mem.vm.pgalloc += self.want;
                             if self.done >= self.pages {
                                 self.k = self.want;
-                                self.pc = 40;
+                                self.pc = UsememSt::SwapIn;
                                 continue;
                             }
-                            self.pc = 2;
+                            self.pc = UsememSt::Touched;
                             let d = cx.cost(Self::CHUNK as f64, c.page_fault);
                             return Step::Run(Seg::kernel(d, P_USEMEM).resched());
                         }
@@ -1369,14 +1679,14 @@ impl Usemem {
                                 return Step::SleepUntil(until);
                             }
                             let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
-                            self.shrink = Shrink::new(self.node, top, true, true);
-                            self.pc = 3;
+                            self.shrink = Shrink::new(self.node, top, LruList::InactiveAnon, true);
+                            self.pc = UsememSt::DirectReclaim;
                         }
                     }
                 }
                 // swap-in of one page: swap-cache insert under the tree_lock,
                 // read from the device, map it.
-                40 => {
+                UsememSt::SwapIn => {
                     if self.k == 0 {
                         let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
                         cx.core.mem.nodes[self.chunk_node]
@@ -1384,45 +1694,46 @@ impl Usemem {
                             .push_head(self.want, top, 0);
                         cx.core.mem.vm.pswpin += self.want;
                         self.want = 0;
-                        self.pc = 1;
+                        self.pc = UsememSt::Alloc;
                         let d = cx.cost(Self::CHUNK as f64, c.user_touch_page);
                         return Step::Run(Seg::user(d, P_USER));
                     }
                     self.k -= 1;
-                    let trunk = cx.core.knobs.swapcache_trunk_pages;
-                    self.tree = cx.core.mem.swap_lock(trunk);
-                    self.pc = 41;
+                    // The page comes back from wherever it was swapped to.
+                    let slot = cx.rng.range(0, cx.core.mem.swap.pages.max(1) - 1);
+                    self.tree = cx.core.mem.swap.lock_of(slot);
+                    self.pc = UsememSt::SwapInInsert;
                     return Step::Lock(self.tree, Mode::Excl);
                 }
-                41 => {
-                    self.pc = 42;
+                UsememSt::SwapInInsert => {
+                    self.pc = UsememSt::SwapInUnlock;
                     let end = unlock_label(cx, true);
                     return Step::Run(
                         Seg::kernel(cx.cost(1.0, c.swapcache_insert), P_SWAPIN_SC)
                             .ctx(Ctx::SpinIrq, end),
                     );
                 }
-                42 => {
-                    self.pc = 43;
+                UsememSt::SwapInUnlock => {
+                    self.pc = UsememSt::SwapInRead;
                     return Step::Unlock(self.tree);
                 }
-                43 => {
-                    self.pc = 40;
+                UsememSt::SwapInRead => {
+                    self.pc = UsememSt::SwapIn;
                     let d = cx.cost(1.0, c.brd_write + c.page_fault);
                     return Step::Run(Seg::kernel(d, P_SWAPIN).resched());
                 }
-                2 => {
+                UsememSt::Touched => {
                     let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
                     cx.core.mem.nodes[self.chunk_node]
                         .anon
                         .push_head(Self::CHUNK, top, 0);
                     self.done += Self::CHUNK;
                     self.want = 0;
-                    self.pc = 1;
+                    self.pc = UsememSt::Alloc;
                     let d = cx.cost(Self::CHUNK as f64, c.user_touch_page);
                     return Step::Run(Seg::user(d, P_USER));
                 }
-                3 => {
+                UsememSt::DirectReclaim => {
                     if let Some(s) = self.shrink.step(cx) {
                         return s;
                     }
@@ -1431,7 +1742,7 @@ impl Usemem {
                         let j = 1_000_000_000 / u64::from(cx.core.hz);
                         cx.core.mem.nodes[self.node].congested_until = cx.now + j;
                     }
-                    self.pc = 1;
+                    self.pc = UsememSt::Alloc;
                     if self.shrink.taken == 0 {
                         self.stalls += 1;
                         // reclaim_throttle(NOPROGRESS): one jiffy.
@@ -1439,7 +1750,6 @@ impl Usemem {
                         return Step::SleepUntil(cx.now + j * u64::from(self.stalls.min(25)));
                     }
                 }
-                _ => unreachable!(),
             }
         }
     }

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use reclaimlab_formats::{
     Block, BlockBody, Cyclictest, CyclictestThread, Document, FtraceLatency, Histogram,
-    HistogramThread, Metric, Metrics, Source, Table, TableRow, TraceTask,
+    HistogramThread, Metric, Metrics, Source, Table, TableRow, Time, TraceTask,
 };
 use serde::{Deserialize, Serialize};
 
@@ -35,9 +35,14 @@ pub struct SimReport {
 pub struct VariantReport {
     pub name: String,
     pub description: String,
-    /// cyclictest, ftrace_latency (irqsoff, preemptoff, wakeup_rt), the
-    /// duration table and vmstat / lockstat metrics, `source.format = "simulated"`.
+    /// The blocks of every replication, in the shape of the seed's
+    /// measurements (cyclictest, ftrace_latency, time, the munmap table,
+    /// mmtests rows, vmstat / lockstat metrics), each labelled with its
+    /// replication and seed: one stored run per replication.
+    /// `source.format = "simulated"`.
     pub document: Document,
+    /// The same blocks merged over replications (the text report).
+    pub merged: Vec<Block>,
     pub summary: Summary,
     pub locks: Vec<LockRow>,
     /// Top-10 maxima per tracer (the kernel keeps only the max).
@@ -153,6 +158,19 @@ fn culprit(path: &[String]) -> String {
         .unwrap_or_default()
 }
 
+/// The culprit of a record and its call path (culprit first): the section
+/// that held the CPU (`holder`), falling back to the printed stack.
+fn blame(r: &LatOut, stack: &[String]) -> (String, Vec<String>) {
+    let from = if r.holder.is_empty() {
+        stack
+    } else {
+        &r.holder[..]
+    };
+    let cul = culprit(from);
+    let pos = from.iter().position(|f| *f == cul).unwrap_or(0);
+    (cul, from[pos..].to_vec())
+}
+
 fn stack_of(r: &LatOut, tracer: &str) -> Vec<String> {
     let mut s = Vec::new();
     if tracer == "wakeup_rt" {
@@ -172,6 +190,9 @@ struct Agg {
     vmstat: Vec<(String, f64)>,
     durations: BTreeMap<String, Vec<f64>>,
     order: Vec<String>,
+    /// (GiB, SyS_munmap us per replication).
+    munmap: Vec<(f64, Vec<f64>)>,
+    reps: usize,
     events: u64,
     sim_ns: u64,
 }
@@ -184,6 +205,8 @@ fn aggregate(runs: &[Vec<RunOut>]) -> Agg {
         vmstat: Vec::new(),
         durations: BTreeMap::new(),
         order: Vec::new(),
+        munmap: Vec::new(),
+        reps: runs.len(),
         events: 0,
         sim_ns: 0,
     };
@@ -244,6 +267,12 @@ fn aggregate(runs: &[Vec<RunOut>]) -> Agg {
         }
         // Duration metrics: one value per metric per replication.
         for r in rep {
+            for &(g, t) in &r.munmap_us {
+                match a.munmap.iter_mut().find(|(x, _)| *x == g) {
+                    Some((_, v)) => v.push(t),
+                    None => a.munmap.push((g, vec![t])),
+                }
+            }
             for (k, v) in &r.durations {
                 if !a.order.contains(k) {
                     a.order.push(k.clone());
@@ -260,6 +289,17 @@ fn aggregate(runs: &[Vec<RunOut>]) -> Agg {
     a
 }
 
+/// Sort key of an mmtests usemem row: System-N before Elapsd-N, by N.
+fn usemem_key(name: &str) -> Option<(u8, u32)> {
+    let (kind, n) = name.split_once('-')?;
+    let k = match kind {
+        "System" => 0,
+        "Elapsd" => 1,
+        _ => return None,
+    };
+    Some((k, n.parse().ok()?))
+}
+
 fn mean_sd(v: &[f64]) -> (f64, f64) {
     let n = v.len().max(1) as f64;
     let m = v.iter().sum::<f64>() / n;
@@ -273,6 +313,347 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
 
 const TRACERS: [&str; 3] = ["irqsoff", "preemptoff", "wakeup_rt"];
 
+/// Blocks and headline numbers of one variant over `a` (one replication,
+/// or all of them merged for the text report).
+struct Rendered {
+    blocks: Vec<Block>,
+    summary: Summary,
+    locks: Vec<LockRow>,
+    latency_top: Vec<LatencyRow>,
+}
+
+fn render(sc: &Scenario, v: &crate::config::Variant, a: &Agg, label: &str) -> Rendered {
+    let model = v.knobs.preempt.trace_name().to_string();
+    let mut blocks = Vec::new();
+    let mut summary = Summary::default();
+    let label = |body: BlockBody| {
+        // FtraceLatency has its own `kernel` field; the block-level hint
+        // would serialize as a duplicate key next to it (flatten).
+        let ftrace = matches!(body, BlockBody::FtraceLatency(_));
+        let mut b = Block::new([0, 0], body);
+        b.label = Some(label.to_string());
+        b.board = Some(sc.machine.board.clone());
+        b.kernel = (!ftrace).then(|| sc.kernel.clone());
+        b
+    };
+    if !a.cyclic.is_empty() {
+        let threads: Vec<CyclictestThread> = a
+            .cyclic
+            .iter()
+            .map(|c| CyclictestThread {
+                thread: c.thread,
+                tid: Some(c.tid),
+                priority: Some(c.prio as i32),
+                interval_us: Some(c.interval_us),
+                cycles: Some(c.cycles),
+                min_us: (c.min / 1000) as f64,
+                act_us: Some((c.act / 1000) as f64),
+                avg_us: c
+                    .sum
+                    .checked_div(c.cycles)
+                    .map_or(0.0, |a| (a / 1000) as f64),
+                max_us: (c.max / 1000) as f64,
+                cpu: Some(c.cpu),
+                policy: Some("fifo".into()),
+                ..Default::default()
+            })
+            .collect();
+        summary.cyclictest_thread_max_us = threads.iter().map(|t| t.max_us).collect();
+        summary.cyclictest_max_us = threads.iter().map(|t| t.max_us).reduce(f64::max);
+        let cyc: u64 = a.cyclic.iter().map(|c| c.cycles).sum();
+        let sum: u64 = a.cyclic.iter().map(|c| c.sum).sum();
+        summary.cyclictest_avg_us = Some(sum.checked_div(cyc).map_or(0.0, us));
+        let histogram = (a.cyclic.iter().any(|c| !c.hist.is_empty())).then(|| Histogram {
+            bucket_us: 1.0,
+            per_thread: a
+                .cyclic
+                .iter()
+                // `..Default::default()` keeps this compiling when the
+                // formats crate adds optional fields.
+                .map(|c| {
+                    #[allow(
+                        clippy::needless_update,
+                        reason = "fields may be added to the contract"
+                    )]
+                    HistogramThread {
+                        thread: c.thread,
+                        buckets: c
+                            .hist
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, n)| **n > 0)
+                            .map(|(i, n)| (i as f64, *n))
+                            .collect(),
+                        overflows: c.overflows,
+                        overflow_cycles: Vec::new(),
+                        total: Some(c.cycles),
+                        min_us: Some((c.min / 1000) as f64),
+                        avg_us: Some(
+                            c.sum
+                                .checked_div(c.cycles)
+                                .map_or(0.0, |a| (a / 1000) as f64),
+                        ),
+                        max_us: Some((c.max / 1000) as f64),
+                        ..Default::default()
+                    }
+                })
+                .collect(),
+        });
+        blocks.push(label(BlockBody::Cyclictest(Cyclictest {
+            threads,
+            histogram,
+            printed_unit: "us".into(),
+            ..Default::default()
+        })));
+    }
+    let mut latency_top = Vec::new();
+    for (i, name) in TRACERS.iter().enumerate() {
+        let top = &a.tracers[i];
+        for r in top {
+            let st = stack_of(r, name);
+            latency_top.push(LatencyRow {
+                tracer: name.to_string(),
+                latency_us: us(r.lat_ns),
+                cpu: r.cpu,
+                task: format!("{}-{}", r.comm, r.pid),
+                culprit: blame(r, &st).0,
+                path: st,
+                at_ms: r.at_ns as f64 / 1e6,
+            });
+        }
+        let Some(r) = top.first() else { continue };
+        let st = stack_of(r, name);
+        let (cul, cul_path) = blame(r, &st);
+        let task = match (&r.woken, *name) {
+            (Some((comm, pid, prio)), "wakeup_rt") => TraceTask {
+                comm: comm.clone(),
+                pid: *pid,
+                uid: Some(0),
+                nice: Some(0),
+                policy: Some(1),
+                rt_prio: Some(*prio),
+            },
+            _ => TraceTask {
+                comm: r.comm.clone(),
+                pid: r.pid,
+                uid: Some(0),
+                nice: Some(0),
+                policy: Some(0),
+                rt_prio: Some(0),
+            },
+        };
+        let lat = us(r.lat_ns);
+        match *name {
+            "irqsoff" => {
+                summary.irqsoff_max_us = Some(lat);
+                summary.irqsoff_culprit = Some(cul.clone());
+            }
+            "preemptoff" => {
+                summary.preemptoff_max_us = Some(lat);
+                summary.preemptoff_culprit = Some(cul.clone());
+            }
+            _ => {
+                summary.wakeup_rt_max_us = Some(lat);
+                summary.wakeup_rt_culprit = Some(cul.clone());
+                summary.wakeup_rt_path = st.clone();
+            }
+        }
+        blocks.push(label(BlockBody::FtraceLatency(FtraceLatency {
+            tracer: name.to_string(),
+            latency_us: lat.round(),
+            cpu: Some(r.cpu),
+            nr_cpus: Some(sc.machine.cpus),
+            preempt_model: Some(model.clone()),
+            kernel: Some(sc.kernel.clone()),
+            entries: None,
+            task: Some(task),
+            started_at: (*name != "wakeup_rt").then(|| r.started_at.clone()),
+            ended_at: (*name != "wakeup_rt").then(|| r.ended_at.clone()),
+            flag_columns: None,
+            events: Vec::new(),
+            stacks: vec![st.clone()],
+            culprit: Some(cul),
+            culprit_path: cul_path,
+            ..Default::default()
+        })));
+    }
+    for k in &a.order {
+        let (m, sd) = mean_sd(&a.durations[k]);
+        summary.metrics.push(MetricStat {
+            name: k.clone(),
+            mean: m,
+            stddev: sd,
+            n: a.durations[k].len() as u32,
+        });
+    }
+    let stat = |name: &str| summary.metrics.iter().find(|m| m.name == name);
+    let spread = a.reps > 1;
+    let mut used: Vec<String> = Vec::new();
+    // V3: time(1) of the microbenchmark, as bash prints it.
+    if let (Some(r), Some(u), Some(y)) = (stat("Elapsed"), stat("User"), stat("System")) {
+        let ms = |x: f64| (x * 1000.0).round() / 1000.0;
+        blocks.push(label(BlockBody::Time(Time {
+            real_s: ms(r.mean),
+            user_s: Some(ms(u.mean)),
+            sys_s: Some(ms(y.mean)),
+            style: Some("bash".into()),
+            ..Default::default()
+        })));
+        used.extend(["Elapsed", "User", "System"].map(String::from));
+    }
+    // V2: SyS_munmap() time per size, as S2's table.
+    if !a.munmap.is_empty() {
+        let rows = a
+            .munmap
+            .iter()
+            .map(|(g, v)| {
+                let (m, _) = mean_sd(v);
+                TableRow {
+                    metric: format!("{g}GB"),
+                    values: vec![Some(*g), Some(m.round())],
+                    printed: vec![format!("{g}GB"), format!("{:.0} us", m)],
+                    unit: Some("us".into()),
+                    ..Default::default()
+                }
+            })
+            .collect();
+        blocks.push(label(BlockBody::Table(Table {
+            style: "plain".into(),
+            title: Some("Measurement of SyS_munmap() execution time".into()),
+            columns: vec!["size".into(), v.name.clone()],
+            rows,
+            unit: Some("us".into()),
+            ..Default::default()
+        })));
+        used.extend(
+            summary
+                .metrics
+                .iter()
+                .filter(|m| m.name.starts_with("munmap-syscall-s"))
+                .map(|m| m.name.clone()),
+        );
+    }
+    // V5: usemem System-N / Elapsd-N rows, mmtests compare-kernels style.
+    let mut usemem: Vec<&MetricStat> = summary
+        .metrics
+        .iter()
+        .filter(|m| usemem_key(&m.name).is_some())
+        .collect();
+    usemem.sort_by_key(|m| usemem_key(&m.name));
+    let rows_of = |ms: &[&MetricStat], used: &mut Vec<String>| {
+        let mut rows = Vec::new();
+        for m in ms {
+            rows.push(TableRow {
+                stat: Some("Amean".into()),
+                metric: m.name.clone(),
+                values: vec![Some(m.mean)],
+                ..Default::default()
+            });
+        }
+        if spread {
+            for m in ms {
+                rows.push(TableRow {
+                    stat: Some("Stddev".into()),
+                    metric: m.name.clone(),
+                    values: vec![Some(m.stddev)],
+                    ..Default::default()
+                });
+            }
+        }
+        used.extend(ms.iter().map(|m| m.name.clone()));
+        rows
+    };
+    if !usemem.is_empty() {
+        let rows = rows_of(&usemem, &mut used);
+        blocks.push(label(BlockBody::Table(Table {
+            style: "mmtests".into(),
+            title: Some("usemem".into()),
+            columns: vec![format!("{} {}", sc.kernel, v.name)],
+            column_kernels: vec![sc.kernel.clone()],
+            column_variants: vec![v.name.clone()],
+            rows,
+            unit: None,
+            ..Table::default()
+        })));
+    }
+    let rest: Vec<&MetricStat> = summary
+        .metrics
+        .iter()
+        .filter(|m| !used.contains(&m.name))
+        .collect();
+    if !rest.is_empty() {
+        let rows = rows_of(&rest, &mut used);
+        blocks.push(label(BlockBody::Table(Table {
+            style: "mmtests".into(),
+            title: Some("duration".into()),
+            columns: vec![format!("{} {}", sc.kernel, v.name)],
+            column_kernels: vec![sc.kernel.clone()],
+            column_variants: vec![v.name.clone()],
+            rows,
+            unit: None,
+            ..Table::default()
+        })));
+    }
+    if !a.vmstat.is_empty() {
+        blocks.push(label(BlockBody::Metrics(Metrics {
+            tool: "vmstat".into(),
+            metrics: a
+                .vmstat
+                .iter()
+                .map(|(k, v)| Metric {
+                    name: k.clone(),
+                    value: *v,
+                    unit: None,
+                })
+                .collect(),
+        })));
+    }
+    let mut locks = Vec::new();
+    for l in a.locks.values() {
+        locks.push(LockRow {
+            class: l.name.clone(),
+            contentions: l.contentions,
+            acquisitions: l.acq,
+            waittime_max_us: us(l.wait_max),
+            waittime_p99_us: us(l.wait_p99),
+            waittime_total_us: us(l.wait_sum),
+            holdtime_max_us: us(l.hold_max),
+            holdtime_p99_us: us(l.hold_p99),
+            holdtime_total_us: us(l.hold_sum),
+            holder_at_max: l.hold_max_path.clone(),
+        });
+    }
+    if !locks.is_empty() {
+        let mut ms = Vec::new();
+        for l in &locks {
+            for (k, v, u) in [
+                ("contentions", l.contentions as f64, None),
+                ("acquisitions", l.acquisitions as f64, None),
+                ("waittime-max", l.waittime_max_us, Some("us")),
+                ("waittime-total", l.waittime_total_us, Some("us")),
+                ("holdtime-max", l.holdtime_max_us, Some("us")),
+                ("holdtime-total", l.holdtime_total_us, Some("us")),
+            ] {
+                ms.push(Metric {
+                    name: format!("{}:{k}", l.class),
+                    value: v,
+                    unit: u.map(str::to_string),
+                });
+            }
+        }
+        blocks.push(label(BlockBody::Metrics(Metrics {
+            tool: "lockstat".into(),
+            metrics: ms,
+        })));
+    }
+    Rendered {
+        blocks,
+        summary,
+        locks,
+        latency_top,
+    }
+}
+
 pub(crate) fn build(
     sc: &Scenario,
     seed: u64,
@@ -285,250 +666,21 @@ pub(crate) fn build(
     for (vi, runs) in variants.iter().zip(runs) {
         let v = &sc.variants[*vi];
         let a = aggregate(&runs);
-        let model = v.knobs.preempt.trace_name().to_string();
+        let merged = render(sc, v, &a, &v.name);
         let mut blocks = Vec::new();
-        let mut summary = Summary::default();
-        let label = |body: BlockBody| {
-            // FtraceLatency has its own `kernel` field; the block-level hint
-            // would serialize as a duplicate key next to it (flatten).
-            let ftrace = matches!(body, BlockBody::FtraceLatency(_));
-            let mut b = Block::new([0, 0], body);
-            b.label = Some(v.name.clone());
-            b.board = Some(sc.machine.board.clone());
-            b.kernel = (!ftrace).then(|| sc.kernel.clone());
-            b
-        };
-        if !a.cyclic.is_empty() {
-            let threads: Vec<CyclictestThread> = a
-                .cyclic
-                .iter()
-                .map(|c| CyclictestThread {
-                    thread: c.thread,
-                    tid: Some(c.tid),
-                    priority: Some(c.prio as i32),
-                    interval_us: Some(c.interval_us),
-                    cycles: Some(c.cycles),
-                    min_us: (c.min / 1000) as f64,
-                    act_us: Some((c.act / 1000) as f64),
-                    avg_us: c
-                        .sum
-                        .checked_div(c.cycles)
-                        .map_or(0.0, |a| (a / 1000) as f64),
-                    max_us: (c.max / 1000) as f64,
-                    cpu: Some(c.cpu),
-                    policy: Some("fifo".into()),
-                    ..Default::default()
-                })
-                .collect();
-            summary.cyclictest_thread_max_us = threads.iter().map(|t| t.max_us).collect();
-            summary.cyclictest_max_us = threads.iter().map(|t| t.max_us).reduce(f64::max);
-            let cyc: u64 = a.cyclic.iter().map(|c| c.cycles).sum();
-            let sum: u64 = a.cyclic.iter().map(|c| c.sum).sum();
-            summary.cyclictest_avg_us = Some(sum.checked_div(cyc).map_or(0.0, us));
-            let histogram = (a.cyclic.iter().any(|c| !c.hist.is_empty())).then(|| Histogram {
-                bucket_us: 1.0,
-                per_thread: a
-                    .cyclic
-                    .iter()
-                    // `..Default::default()` keeps this compiling when the
-                    // formats crate adds optional fields.
-                    .map(|c| {
-                        #[allow(
-                            clippy::needless_update,
-                            reason = "fields may be added to the contract"
-                        )]
-                        HistogramThread {
-                            thread: c.thread,
-                            buckets: c
-                                .hist
-                                .iter()
-                                .enumerate()
-                                .filter(|(_, n)| **n > 0)
-                                .map(|(i, n)| (i as f64, *n))
-                                .collect(),
-                            overflows: c.overflows,
-                            overflow_cycles: Vec::new(),
-                            total: Some(c.cycles),
-                            min_us: Some((c.min / 1000) as f64),
-                            avg_us: Some(
-                                c.sum
-                                    .checked_div(c.cycles)
-                                    .map_or(0.0, |a| (a / 1000) as f64),
-                            ),
-                            max_us: Some((c.max / 1000) as f64),
-                            ..Default::default()
-                        }
-                    })
-                    .collect(),
-            });
-            blocks.push(label(BlockBody::Cyclictest(Cyclictest {
-                threads,
-                histogram,
-                printed_unit: "us".into(),
-                ..Default::default()
-            })));
+        let n = runs.len();
+        for (r, rep) in runs.iter().enumerate() {
+            let ar = aggregate(std::slice::from_ref(rep));
+            let rseed = crate::replication_seed(seed, r as u32);
+            let label = format!("{} rep {}/{n} seed {rseed}", v.name, r + 1);
+            blocks.extend(render(sc, v, &ar, &label).blocks);
         }
-        let mut latency_top = Vec::new();
-        for (i, name) in TRACERS.iter().enumerate() {
-            let top = &a.tracers[i];
-            for r in top {
-                let st = stack_of(r, name);
-                latency_top.push(LatencyRow {
-                    tracer: name.to_string(),
-                    latency_us: us(r.lat_ns),
-                    cpu: r.cpu,
-                    task: format!("{}-{}", r.comm, r.pid),
-                    culprit: culprit(&st),
-                    path: st,
-                    at_ms: r.at_ns as f64 / 1e6,
-                });
-            }
-            let Some(r) = top.first() else { continue };
-            let st = stack_of(r, name);
-            let cul = culprit(&st);
-            let pos = st.iter().position(|f| *f == cul).unwrap_or(0);
-            let task = match (&r.woken, *name) {
-                (Some((comm, pid, prio)), "wakeup_rt") => TraceTask {
-                    comm: comm.clone(),
-                    pid: *pid,
-                    uid: Some(0),
-                    nice: Some(0),
-                    policy: Some(1),
-                    rt_prio: Some(*prio),
-                },
-                _ => TraceTask {
-                    comm: r.comm.clone(),
-                    pid: r.pid,
-                    uid: Some(0),
-                    nice: Some(0),
-                    policy: Some(0),
-                    rt_prio: Some(0),
-                },
-            };
-            let lat = us(r.lat_ns);
-            match *name {
-                "irqsoff" => {
-                    summary.irqsoff_max_us = Some(lat);
-                    summary.irqsoff_culprit = Some(cul.clone());
-                }
-                "preemptoff" => {
-                    summary.preemptoff_max_us = Some(lat);
-                    summary.preemptoff_culprit = Some(cul.clone());
-                }
-                _ => {
-                    summary.wakeup_rt_max_us = Some(lat);
-                    summary.wakeup_rt_culprit = Some(cul.clone());
-                    summary.wakeup_rt_path = st.clone();
-                }
-            }
-            blocks.push(label(BlockBody::FtraceLatency(FtraceLatency {
-                tracer: name.to_string(),
-                latency_us: lat.round(),
-                cpu: Some(r.cpu),
-                nr_cpus: Some(sc.machine.cpus),
-                preempt_model: Some(model.clone()),
-                kernel: Some(sc.kernel.clone()),
-                entries: None,
-                task: Some(task),
-                started_at: (*name != "wakeup_rt").then(|| r.started_at.clone()),
-                ended_at: (*name != "wakeup_rt").then(|| r.ended_at.clone()),
-                flag_columns: None,
-                events: Vec::new(),
-                stacks: vec![st.clone()],
-                culprit: Some(cul),
-                culprit_path: st[pos..].to_vec(),
-                ..Default::default()
-            })));
-        }
-        for k in &a.order {
-            let (m, sd) = mean_sd(&a.durations[k]);
-            summary.metrics.push(MetricStat {
-                name: k.clone(),
-                mean: m,
-                stddev: sd,
-                n: a.durations[k].len() as u32,
-            });
-        }
-        if !summary.metrics.is_empty() {
-            let mut rows = Vec::new();
-            for s in &summary.metrics {
-                rows.push(TableRow {
-                    stat: Some("Amean".into()),
-                    metric: s.name.clone(),
-                    values: vec![Some(s.mean)],
-                    ..Default::default()
-                });
-            }
-            for s in &summary.metrics {
-                rows.push(TableRow {
-                    stat: Some("Stddev".into()),
-                    metric: s.name.clone(),
-                    values: vec![Some(s.stddev)],
-                    ..Default::default()
-                });
-            }
-            blocks.push(label(BlockBody::Table(Table {
-                style: "mmtests".into(),
-                title: Some("duration".into()),
-                columns: vec![format!("{} {}", sc.kernel, v.name)],
-                column_kernels: vec![sc.kernel.clone()],
-                column_variants: vec![v.name.clone()],
-                rows,
-                unit: None,
-            })));
-        }
-        if !a.vmstat.is_empty() {
-            blocks.push(label(BlockBody::Metrics(Metrics {
-                tool: "vmstat".into(),
-                metrics: a
-                    .vmstat
-                    .iter()
-                    .map(|(k, v)| Metric {
-                        name: k.clone(),
-                        value: *v,
-                        unit: None,
-                    })
-                    .collect(),
-            })));
-        }
-        let mut locks = Vec::new();
-        for l in a.locks.values() {
-            locks.push(LockRow {
-                class: l.name.clone(),
-                contentions: l.contentions,
-                acquisitions: l.acq,
-                waittime_max_us: us(l.wait_max),
-                waittime_p99_us: us(l.wait_p99),
-                waittime_total_us: us(l.wait_sum),
-                holdtime_max_us: us(l.hold_max),
-                holdtime_p99_us: us(l.hold_p99),
-                holdtime_total_us: us(l.hold_sum),
-                holder_at_max: l.hold_max_path.clone(),
-            });
-        }
-        if !locks.is_empty() {
-            let mut ms = Vec::new();
-            for l in &locks {
-                for (k, v, u) in [
-                    ("contentions", l.contentions as f64, None),
-                    ("acquisitions", l.acquisitions as f64, None),
-                    ("waittime-max", l.waittime_max_us, Some("us")),
-                    ("waittime-total", l.waittime_total_us, Some("us")),
-                    ("holdtime-max", l.holdtime_max_us, Some("us")),
-                    ("holdtime-total", l.holdtime_total_us, Some("us")),
-                ] {
-                    ms.push(Metric {
-                        name: format!("{}:{k}", l.class),
-                        value: v,
-                        unit: u.map(str::to_string),
-                    });
-                }
-            }
-            blocks.push(label(BlockBody::Metrics(Metrics {
-                tool: "lockstat".into(),
-                metrics: ms,
-            })));
-        }
+        let Rendered {
+            blocks: merged_blocks,
+            summary,
+            locks,
+            latency_top,
+        } = merged;
         let document = Document {
             source: Source {
                 name: Some(format!("{}/{}", sc.name, v.name)),
@@ -545,6 +697,7 @@ pub(crate) fn build(
             name: v.name.clone(),
             description: v.description.clone(),
             document,
+            merged: merged_blocks,
             summary,
             locks,
             latency_top,
@@ -573,6 +726,17 @@ pub(crate) fn build(
         duration_ns,
         variants: out,
         comparison,
+    }
+}
+
+/// Signed % change from `base` to `x` (`sign` -1 gives the mmtests gain).
+/// A change away from 0 has no percentage: None, printed as "from 0".
+fn pct(base: Option<f64>, x: Option<f64>, sign: f64) -> Option<f64> {
+    match (base, x) {
+        // `+ 0.0` turns -0.0 into 0.0, so no "-0.00%" is printed.
+        (Some(b), Some(x)) if b != 0.0 => Some(sign * (x - b) / b * 100.0 + 0.0),
+        (Some(_), Some(0.0)) => Some(0.0),
+        _ => None,
     }
 }
 
@@ -637,24 +801,8 @@ fn compare(sc: &Scenario, vs: &[VariantReport]) -> Comparison {
     for (stat, metric) in &names {
         let values: Vec<Option<f64>> = vs.iter().map(|v| value(v, stat, metric)).collect();
         let base = values.first().copied().flatten();
-        let gains: Vec<Option<f64>> = values
-            .iter()
-            .map(|x| match (base, x) {
-                (Some(b), Some(x)) if b != 0.0 => Some((b - x) / b * 100.0),
-                (Some(_), Some(_)) => Some(0.0),
-                _ => None,
-            })
-            .collect();
-        pct_change.push(
-            values
-                .iter()
-                .map(|x| match (base, x) {
-                    (Some(b), Some(x)) if b != 0.0 => Some((x - b) / b * 100.0),
-                    (Some(_), Some(_)) => Some(0.0),
-                    _ => None,
-                })
-                .collect(),
-        );
+        let gains: Vec<Option<f64>> = values.iter().map(|x| pct(base, *x, -1.0)).collect();
+        pct_change.push(values.iter().map(|x| pct(base, *x, 1.0)).collect());
         rows.push(TableRow {
             stat: Some(stat.clone()),
             metric: metric.clone(),
@@ -675,6 +823,7 @@ fn compare(sc: &Scenario, vs: &[VariantReport]) -> Comparison {
             column_variants: vs.iter().map(|v| v.name.clone()).collect(),
             rows,
             unit: None,
+            ..Table::default()
         },
         pct_change,
     }
@@ -763,7 +912,7 @@ impl SimReport {
                     format!(" -- {}", v.description)
                 }
             );
-            for b in &v.document.blocks {
+            for b in &v.merged {
                 match &b.body {
                     BlockBody::Cyclictest(c) => {
                         let _ = writeln!(
@@ -812,10 +961,36 @@ impl SimReport {
                         let _ = writeln!(s);
                     }
                     BlockBody::FtraceLatency(f) => tracer_text(&mut s, f),
+                    BlockBody::Time(t) => {
+                        let mmss = |x: f64| format!("{}m{:.3}s", (x / 60.0).floor(), x % 60.0);
+                        let _ = writeln!(s, "# time (bash; mean over replications)");
+                        let _ = writeln!(s, "real\t{}", mmss(t.real_s));
+                        let _ = writeln!(s, "user\t{}", mmss(t.user_s.unwrap_or(0.0)));
+                        let _ = writeln!(s, "sys\t{}", mmss(t.sys_s.unwrap_or(0.0)));
+                        let _ = writeln!(s);
+                    }
+                    BlockBody::Table(t) if t.style == "plain" => {
+                        let _ = writeln!(
+                            s,
+                            "# {} (mean over replications)",
+                            t.title.as_deref().unwrap_or("")
+                        );
+                        let _ = writeln!(s, "  {:10} {:>16}", "size", v.name);
+                        for r in &t.rows {
+                            let _ = writeln!(
+                                s,
+                                "  {:10} {:>16}",
+                                r.metric,
+                                r.printed.get(1).map_or("", String::as_str)
+                            );
+                        }
+                        let _ = writeln!(s);
+                    }
                     BlockBody::Table(t) => {
                         let _ = writeln!(
                             s,
-                            "# duration (mmtests style, Amean/Stddev over replications)"
+                            "# {} (mmtests style, Amean/Stddev over replications)",
+                            t.title.as_deref().unwrap_or("duration")
                         );
                         let _ = writeln!(s, "{:28} {:>16}", "", v.name);
                         for r in &t.rows {
@@ -916,6 +1091,9 @@ impl SimReport {
                 match (v, d) {
                     (Some(v), Some(d)) => {
                         let _ = write!(line, " {:>14.2} ({:7.2}%)", v, d);
+                    }
+                    (Some(v), None) if i > 0 && r.values[0] == Some(0.0) => {
+                        let _ = write!(line, " {:>14.2} ( from 0)", v);
                     }
                     (Some(v), None) => {
                         let _ = write!(line, " {:>14.2}           ", v);

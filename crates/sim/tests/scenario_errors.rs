@@ -1,5 +1,7 @@
 //! Invalid scenario files get an error naming the field and why.
-use reclaimlab_sim::{builtin_boards, builtin_presets, builtin_scenarios, load_scenario};
+use reclaimlab_sim::{
+    builtin_boards, builtin_presets, builtin_scenarios, knob_table, load_scenario,
+};
 
 const BASE: &str = r#"
 name = "t"
@@ -28,8 +30,42 @@ fn negative_knob_names_the_field() {
     let e = err(&BASE.replace("isolate_time_cap_us = 1000", "isolate_time_cap_us = -3"));
     assert_eq!(
         e,
-        "variants[1].knobs.isolate_time_cap_us: expected a positive number, found -3"
+        "variants[1].knobs.isolate_time_cap_us: expected a positive number (at most 1000000), \
+         or false (0) for off, found -3"
     );
+}
+
+#[test]
+fn numeric_overrides_use_the_same_validation() {
+    let mut k = load_scenario(BASE).unwrap().variants[0].knobs.clone();
+    let e = k.set_number("isolate_time_cap_us", -3.0).unwrap_err();
+    assert_eq!(e.field, "isolate_time_cap_us");
+    assert!(e.reason.contains("found -3"), "{e}");
+    assert!(k.set_number("madvise_resched_every", 0.5).is_err());
+    assert!(k.set_number("madvise_resched_every", 1024.0).is_err());
+    assert!(
+        k.set_number("preempt", 1.0)
+            .unwrap_err()
+            .to_string()
+            .starts_with("preempt: expected one of none | voluntary")
+    );
+    k.set_number("isolate_time_cap_us", 250.0).unwrap();
+    assert_eq!(k.isolate_time_cap_us, Some(250.0));
+    k.set_number("isolate_time_cap_us", 0.0).unwrap();
+    assert_eq!(k.isolate_time_cap_us, None);
+    k.set_number("madvise_ignore_references", 1.0).unwrap();
+    assert!(k.madvise_ignore_references);
+    assert!(k.set_number("madvise_ignore_references", 2.0).is_err());
+    // Every knob of the table is settable by name and only those.
+    for spec in knob_table() {
+        let r = k.set_number(spec.name, 1.0);
+        assert!(
+            !r.as_ref()
+                .is_err_and(|e| e.reason.starts_with("unknown knob")),
+            "{}",
+            spec.name
+        );
+    }
 }
 
 #[test]

@@ -31,6 +31,7 @@ pub struct UploadParams {
     pub parent: Option<String>,
     pub message_id: Option<String>,
     pub tool_args: Option<String>,
+    pub direction: Option<String>,
     pub filename: Option<String>,
     pub unlisted: Option<bool>,
 }
@@ -44,6 +45,7 @@ impl UploadParams {
             parent: self.parent,
             message_id: self.message_id,
             tool_args: self.tool_args,
+            direction: self.direction,
             filename: self.filename,
             unlisted: self.unlisted.unwrap_or(false),
             blocks: Vec::new(),
@@ -187,6 +189,7 @@ async fn read_upload(
                 "parent" => meta.parent = Some(text),
                 "message_id" => meta.message_id = Some(text),
                 "tool_args" => meta.tool_args = Some(text),
+                "direction" => meta.direction = Some(text),
                 "filename" => meta.filename = Some(text),
                 "unlisted" => meta.unlisted = matches!(text.trim(), "true" | "1" | "on" | "yes"),
                 "blocks" => {

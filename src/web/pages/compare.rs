@@ -7,7 +7,8 @@ use askama_web::WebTemplate;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
-use reclaimlab_report::compare::{Comparison, Significance};
+use reclaimlab_report::compare::{Comparison, Judgement, Significance};
+use reclaimlab_report::fmt;
 use serde::Deserialize;
 
 use super::{PageError, PageResult, fmt_us};
@@ -30,16 +31,41 @@ pub struct CellView {
     pub n: String,
     pub delta: String,
     pub delta_prev: String,
+    /// The mail's own delta for this cell, as printed.
+    pub printed: String,
     pub class: &'static str,
     pub verdict: String,
 }
 
 pub struct MetricRowView {
+    /// The table or test the row belongs to, set on its first row.
+    pub section: Option<String>,
     pub stat: String,
     pub name: String,
     pub unit: String,
+    /// "lower is better", "higher is better", "not judged", and where the
+    /// direction came from.
+    pub direction: String,
     pub cells: Vec<CellView>,
     pub noise: String,
+}
+
+/// One kind of worst latency (cyclictest max, or one tracer) per column.
+pub struct WorstView {
+    pub label: String,
+    pub cells: Vec<String>,
+    pub culprits: Vec<String>,
+    pub has_culprits: bool,
+}
+
+pub struct TailView {
+    pub column: String,
+    pub p50: String,
+    pub p99: String,
+    pub p99_9: String,
+    pub max: String,
+    pub samples: String,
+    pub overflows: String,
 }
 
 pub struct ComparisonView {
@@ -47,44 +73,50 @@ pub struct ComparisonView {
     pub columns: Vec<ColView>,
     pub metrics: Vec<MetricRowView>,
     pub threads: Vec<(u32, Vec<String>)>,
-    pub tails: Vec<(String, String, String, String, String)>,
-    /// Per thread (CPU): "p99 / max" in each column, from histograms.
+    pub tails: Vec<TailView>,
+    /// Per thread (CPU): "p99 / p99.9 / max" in each column, from histograms.
     pub thread_tails: Vec<(u32, Vec<String>)>,
-    pub max_row: Vec<String>,
-    pub culprit_row: Vec<String>,
+    pub worst: Vec<WorstView>,
     pub culprit_diffs: Vec<String>,
+    pub family: String,
     pub notes: Vec<String>,
     pub has_latency: bool,
 }
 
-fn num(v: Option<f64>) -> String {
-    match v {
-        Some(x) if x.is_finite() => {
-            if x.abs() >= 100.0 || x.fract() == 0.0 {
-                format!("{x:.2}")
-                    .trim_end_matches('0')
-                    .trim_end_matches('.')
-                    .to_string()
-            } else {
-                format!("{x:.3}")
-                    .trim_end_matches('0')
-                    .trim_end_matches('.')
-                    .to_string()
-            }
-        }
-        _ => "-".into(),
-    }
-}
-
-/// Per column "a / b / c" in microseconds, "-" where the column has none.
-fn triples<T>(cells: &[Option<T>], pick: impl Fn(&T) -> [f64; 3]) -> Vec<String> {
+/// Per column "a / b / c", "-" where the column has none.
+fn triples<T>(cells: &[Option<T>], pick: impl Fn(&T) -> [String; 3]) -> Vec<String> {
     cells
         .iter()
         .map(|c| match c {
-            Some(x) => pick(x).map(fmt_us).join(" / "),
+            Some(x) => pick(x).join(" / "),
             None => "-".into(),
         })
         .collect()
+}
+
+fn direction_words(m: &reclaimlab_report::compare::MetricComparison) -> String {
+    use reclaimlab_report::direction::DirectionSource;
+    let src = match m.direction_source {
+        DirectionSource::Rule => "",
+        DirectionSource::Upload => " (as uploaded)",
+        DirectionSource::Printed => " (from the printed gain)",
+        DirectionSource::Unknown => " (direction unknown)",
+    };
+    format!("{}{src}", m.better.words())
+}
+
+fn delta_text(d: &reclaimlab_report::compare::Delta) -> String {
+    let Some(p) = d.pct else {
+        return "-".into();
+    };
+    let word = d.judgement.word();
+    let how = if d.printed { " as printed" } else { "" };
+    let mut s = format!("{}{}{how}", fmt::pct(Some(p)), d.significance.mark());
+    if !word.is_empty() && word != "no change" {
+        s.push(' ');
+        s.push_str(word);
+    }
+    s
 }
 
 impl ComparisonView {
@@ -100,77 +132,94 @@ impl ComparisonView {
                 baseline: i == c.baseline,
             })
             .collect();
+        let mut last_scope: Option<&str> = None;
         let metrics = c
             .metrics
             .iter()
             .map(|m| MetricRowView {
+                section: if last_scope != Some(m.scope.as_str()) {
+                    last_scope = Some(m.scope.as_str());
+                    Some(if m.section.is_empty() {
+                        "metrics".to_string()
+                    } else {
+                        m.section.clone()
+                    })
+                } else {
+                    None
+                },
                 stat: m.stat.clone(),
                 name: m.name.clone(),
                 unit: m.unit.clone(),
+                direction: direction_words(m),
                 noise: m
                     .noise_floor_pct
-                    .map(|p| format!("noise ±{p:.1}%"))
+                    .map(|p| format!("noise ±{}%", fmt::compact(p)))
                     .unwrap_or_default(),
                 cells: m
                     .cells
                     .iter()
                     .map(|cell| {
-                        let d = cell.vs_baseline.as_ref();
-                        let delta_prev = cell
-                            .vs_previous
-                            .as_ref()
-                            .filter(|p| {
-                                Some(p.against) != cell.vs_baseline.as_ref().map(|b| b.against)
-                            })
-                            .and_then(|p| {
-                                p.pct.map(|x| {
-                                    format!(
-                                        "{x:+.2}%{} vs prev{}",
-                                        p.significance.mark(),
-                                        if p.printed { " as printed" } else { "" }
-                                    )
-                                })
-                            })
+                        let d = cell.vs_baseline.as_ref().filter(|d| d.pct.is_some());
+                        let prev = cell.vs_previous.as_ref().filter(|p| p.pct.is_some());
+                        let delta_prev = prev
+                            .filter(|p| Some(p.against) != d.map(|b| b.against))
+                            .map(|p| format!("{} vs prev", delta_text(p)))
                             .unwrap_or_default();
-                        let (delta, class, verdict) = match d {
-                            Some(d) => {
-                                let mark = d.significance.mark();
-                                let pct = d
-                                    .pct
-                                    .map(|p| {
-                                        let how = if d.printed { " as printed" } else { "" };
-                                        format!("{p:+.2}%{mark}{how}")
-                                    })
-                                    .unwrap_or_else(|| "-".into());
-                                let class = match (d.pct, d.significance) {
-                                    (
-                                        Some(p),
-                                        Significance::Significant | Significance::HighlySignificant,
-                                    ) if p > 0.0 => "better",
-                                    (
-                                        Some(p),
-                                        Significance::Significant | Significance::HighlySignificant,
-                                    ) if p < 0.0 => "worse",
+                        // The delta shown first: against the baseline when the
+                        // baseline has this row, else against the previous
+                        // column (a chain's link, as its mail printed it).
+                        let main = d.or(prev);
+                        let main_is_prev = d.is_none() && prev.is_some();
+                        let printed = main
+                            .and_then(|d| d.printed_pct.map(|p| (p, d.printed_convention)))
+                            .map(|(p, conv)| {
+                                let conv = match conv {
+                                    Some(reclaimlab_report::compare::DeltaConvention::Gain) => {
+                                        " gain"
+                                    }
                                     _ => "",
                                 };
-                                (pct, class, d.verdict.clone())
+                                format!("mail: {}{conv}", fmt::pct(Some(p)))
+                            })
+                            .unwrap_or_default();
+                        let (delta, class, verdict) = match main {
+                            Some(d) => {
+                                let judged = matches!(
+                                    d.significance,
+                                    Significance::Significant
+                                        | Significance::HighlySignificant
+                                        | Significance::NoVariance
+                                );
+                                let class = match d.judgement {
+                                    Judgement::Better if judged => "better",
+                                    Judgement::Worse if judged => "worse",
+                                    _ => "",
+                                };
+                                let mut t = delta_text(d);
+                                if main_is_prev {
+                                    t.push_str(" vs prev");
+                                }
+                                (t, class, d.verdict.clone())
                             }
                             None => (String::new(), "", String::new()),
                         };
                         CellView {
-                            value: num(cell.mean),
-                            spread: cell
-                                .stddev
-                                .filter(|_| cell.n > 1)
-                                .map(|s| format!("±{}", num(Some(s))))
-                                .unwrap_or_default(),
+                            value: cell.mean.map(fmt::value).unwrap_or_else(|| "-".into()),
+                            spread: match cell.stddev.filter(|_| cell.n > 1) {
+                                Some(0.0) => "no spread".into(),
+                                Some(s) => format!("±{}", fmt::value(s)),
+                                None => String::new(),
+                            },
                             n: if cell.single_summary {
                                 "summary".into()
+                            } else if cell.n == 0 {
+                                String::new()
                             } else {
                                 format!("n={}", cell.n)
                             },
                             delta,
                             delta_prev,
+                            printed,
                             class,
                             verdict,
                         }
@@ -185,9 +234,9 @@ impl ComparisonView {
             threads: Vec::new(),
             tails: Vec::new(),
             thread_tails: Vec::new(),
-            max_row: Vec::new(),
-            culprit_row: Vec::new(),
+            worst: Vec::new(),
             culprit_diffs: Vec::new(),
+            family: c.family.sentence.clone(),
             notes: c.notes.clone(),
             has_latency: false,
         };
@@ -197,7 +246,9 @@ impl ComparisonView {
                 .threads
                 .iter()
                 .map(|t| {
-                    let cells = triples(&t.cells, |x| [x.min_us, x.avg_us, x.max_us]);
+                    let cells = triples(&t.cells, |x| {
+                        [fmt::us(x.min_us), fmt::us(x.avg_us), fmt::us(x.max_us)]
+                    });
                     (t.thread, cells)
                 })
                 .collect();
@@ -206,31 +257,44 @@ impl ComparisonView {
                 .iter()
                 .zip(&l.tails)
                 .filter_map(|(col, t)| {
-                    t.as_ref().map(|t| {
-                        (
-                            col.label.clone(),
-                            fmt_us(t.p50),
-                            fmt_us(t.p99),
-                            fmt_us(t.p99_9),
-                            fmt_us(t.max),
-                        )
+                    t.as_ref().map(|t| TailView {
+                        column: col.label.clone(),
+                        p50: t.p50.show(),
+                        p99: t.p99.show(),
+                        p99_9: t.p99_9.show(),
+                        max: t.max.show(),
+                        samples: t.count.to_string(),
+                        overflows: t.overflows.to_string(),
                     })
                 })
                 .collect();
             v.thread_tails = l
                 .thread_tails
                 .iter()
-                .map(|t| (t.thread, triples(&t.cells, |x| [x.p99, x.p99_9, x.max])))
+                .map(|t| {
+                    (
+                        t.thread,
+                        triples(&t.cells, |x| [x.p99.show(), x.p99_9.show(), x.max.show()]),
+                    )
+                })
                 .collect();
-            v.max_row = l
-                .max_us
+            v.worst = l
+                .worst
                 .iter()
-                .map(|m| m.map(fmt_us).unwrap_or_else(|| "-".into()))
-                .collect();
-            v.culprit_row = l
-                .culprits
-                .iter()
-                .map(|c| c.clone().unwrap_or_else(|| "-".into()))
+                .map(|w| WorstView {
+                    label: w.label.clone(),
+                    cells: w
+                        .cells
+                        .iter()
+                        .map(|m| m.map(|p| p.show()).unwrap_or_else(|| "-".into()))
+                        .collect(),
+                    culprits: w
+                        .culprits
+                        .iter()
+                        .map(|c| c.clone().unwrap_or_else(|| "-".into()))
+                        .collect(),
+                    has_culprits: w.culprits.iter().any(Option::is_some),
+                })
                 .collect();
             v.culprit_diffs = l
                 .culprit_diffs
@@ -666,6 +730,20 @@ pub async fn show_snapshot(
 #[derive(Debug, Default, Deserialize)]
 pub struct HeatmapParams {
     pub metric: Option<String>,
+    /// Latency kind: "cyclictest" or a tracer.
+    pub kind: Option<String>,
+    /// Show this variant's cells; by default each cell shows the variant
+    /// measured last on its board and kernel.
+    pub variant: Option<String>,
+}
+
+pub struct HeatmapRow {
+    pub board: String,
+    pub kernel: String,
+    pub variant: String,
+    pub value: String,
+    pub runs: i64,
+    pub link: String,
 }
 
 #[derive(Template, WebTemplate)]
@@ -673,13 +751,45 @@ pub struct HeatmapParams {
 pub struct HeatmapPage {
     pub metric: String,
     pub metrics: Vec<String>,
+    pub kind: String,
+    pub kinds: Vec<String>,
+    pub variant: String,
     pub svg_url: String,
-    pub rows: Vec<(String, String, String, i64, String)>,
+    pub rows: Vec<HeatmapRow>,
+}
+
+/// What a heatmap request asks for, with defaults filled in.
+struct HeatmapQuery {
+    metric: Option<String>,
+    kind: String,
+    kinds: Vec<String>,
+    variant: Option<String>,
+}
+
+async fn heatmap_query(state: &AppState, p: &HeatmapParams) -> Result<HeatmapQuery, AppError> {
+    let metric = p
+        .metric
+        .clone()
+        .filter(|m| !m.is_empty() && m != "worst_latency");
+    let kinds = crate::storage::compare::heatmap_kinds(&state.pool).await?;
+    let kind = p
+        .kind
+        .clone()
+        .filter(|k| !k.is_empty())
+        .or_else(|| kinds.first().cloned())
+        .unwrap_or_else(|| "cyclictest".into());
+    let variant = p.variant.clone().filter(|v| !v.is_empty());
+    Ok(HeatmapQuery {
+        metric,
+        kind,
+        kinds,
+        variant,
+    })
 }
 
 async fn heatmap_data(
     state: &AppState,
-    metric: Option<&str>,
+    q: &HeatmapQuery,
 ) -> Result<
     (
         reclaimlab_report::svg::Heatmap,
@@ -687,9 +797,18 @@ async fn heatmap_data(
     ),
     AppError,
 > {
-    let cells = match metric {
-        None => crate::storage::compare::heatmap_worst_latency(&state.pool).await?,
-        Some(m) => crate::storage::compare::heatmap_metric(&state.pool, m).await?,
+    let cells = match &q.metric {
+        None => {
+            crate::storage::compare::heatmap_worst_latency(
+                &state.pool,
+                &q.kind,
+                q.variant.as_deref(),
+            )
+            .await?
+        }
+        Some(m) => {
+            crate::storage::compare::heatmap_metric(&state.pool, m, q.variant.as_deref()).await?
+        }
     };
     let mut boards: Vec<String> = cells.iter().map(|c| c.board.clone()).collect();
     boards.sort();
@@ -711,16 +830,24 @@ async fn heatmap_data(
                 .collect()
         })
         .collect();
-    let (title, unit, better) = match metric {
+    let which = match &q.variant {
+        Some(v) => format!("variant {v}"),
+        None => "each cell: the variant measured last".to_string(),
+    };
+    let (title, unit, better) = match &q.metric {
         None => (
-            "Worst-case latency, boards x kernels".to_string(),
+            format!("Worst {} latency, boards x kernels ({which})", q.kind),
             "us".to_string(),
             reclaimlab_report::compare::Better::Lower,
         ),
         Some(m) => (
-            format!("{m}, boards x kernels (mean over runs)"),
+            format!("{m}, boards x kernels, mean over runs ({which})"),
             String::new(),
-            compare::better_for(m, None, None),
+            reclaimlab_report::direction::lookup(reclaimlab_report::direction::MetricFacts {
+                name: m,
+                ..Default::default()
+            })
+            .0,
         ),
     };
     Ok((
@@ -736,37 +863,50 @@ async fn heatmap_data(
     ))
 }
 
+fn heatmap_qs(q: &HeatmapQuery) -> String {
+    let mut parts = Vec::new();
+    if let Some(m) = &q.metric {
+        parts.push(format!("metric={}", urlencode(m)));
+    } else {
+        parts.push(format!("kind={}", urlencode(&q.kind)));
+    }
+    if let Some(v) = &q.variant {
+        parts.push(format!("variant={}", urlencode(v)));
+    }
+    format!("?{}", parts.join("&"))
+}
+
 pub async fn show_heatmap(
     State(state): State<AppState>,
     Query(p): Query<HeatmapParams>,
 ) -> PageResult<HeatmapPage> {
-    let metric = p
-        .metric
-        .clone()
-        .filter(|m| !m.is_empty() && m != "worst_latency");
-    let (_, cells) = heatmap_data(&state, metric.as_deref()).await?;
-    let q = metric
-        .as_deref()
-        .map(|m| format!("?metric={}", urlencode(m)))
-        .unwrap_or_default();
+    let q = heatmap_query(&state, &p).await?;
+    let (_, cells) = heatmap_data(&state, &q).await?;
     Ok(HeatmapPage {
-        metric: metric.clone().unwrap_or_else(|| "worst_latency".into()),
+        metric: q.metric.clone().unwrap_or_else(|| "worst_latency".into()),
         metrics: crate::storage::compare::metric_names(&state.pool).await?,
-        svg_url: format!("/heatmap.svg{q}"),
+        kind: q.kind.clone(),
+        kinds: q.kinds.clone(),
+        variant: q.variant.clone().unwrap_or_default(),
+        svg_url: format!("/heatmap.svg{}", heatmap_qs(&q)),
         rows: cells
             .into_iter()
             .map(|c| {
                 let link = format!(
                     "/compare?c={}",
-                    urlencode(&format!("board:{};kernel:{}", c.board, c.kernel))
+                    urlencode(&format!(
+                        "board:{};kernel:{};variant:{}",
+                        c.board, c.kernel, c.variant
+                    ))
                 );
-                (
-                    c.board,
-                    c.kernel,
-                    c.value.map(fmt_us).unwrap_or_default(),
-                    c.runs,
+                HeatmapRow {
+                    value: c.value.map(fmt_us).unwrap_or_default(),
+                    board: c.board,
+                    kernel: c.kernel,
+                    variant: c.variant,
+                    runs: c.runs,
                     link,
-                )
+                }
             })
             .collect(),
     })
@@ -776,11 +916,8 @@ pub async fn show_heatmap_svg(
     State(state): State<AppState>,
     Query(p): Query<HeatmapParams>,
 ) -> Result<Response, PageError> {
-    let metric = p
-        .metric
-        .clone()
-        .filter(|m| !m.is_empty() && m != "worst_latency");
-    let (h, _) = heatmap_data(&state, metric.as_deref()).await?;
+    let q = heatmap_query(&state, &p).await?;
+    let (h, _) = heatmap_data(&state, &q).await?;
     Ok(svg_response(reclaimlab_report::svg::heatmap(&h), false))
 }
 

@@ -112,6 +112,58 @@ fn summary(body: &BlockBody) -> String {
             t.sys_s.map(|s| format!(", sys {s} s")).unwrap_or_default()
         ),
         BlockBody::Metrics(m) => format!("{} metrics: {}", m.tool, m.metrics.len()),
+        BlockBody::Counters(c) => format!(
+            "{} counters: {}{}",
+            c.source,
+            c.counters.len(),
+            if c.columns.len() >= 2 {
+                format!(" in columns {}", c.columns.join(", "))
+            } else {
+                String::new()
+            }
+        ),
+        BlockBody::LockContention(l) => {
+            let top = l
+                .rows
+                .iter()
+                .max_by(|a, b| a.total_wait_us.total_cmp(&b.total_wait_us));
+            format!(
+                "{} by {}: {} rows{}",
+                l.tool,
+                l.key,
+                l.rows.len(),
+                top.map(|r| format!(
+                    ", most waited {} us ({})",
+                    fmt_us(r.total_wait_us),
+                    r.caller
+                        .clone()
+                        .or_else(|| r.lock.clone())
+                        .or_else(|| r.task.clone())
+                        .unwrap_or_default()
+                ))
+                .unwrap_or_default()
+            )
+        }
+        BlockBody::Distribution(d) => format!(
+            "{} {} histogram{}: {} buckets, {} events",
+            d.tool,
+            d.name,
+            d.key
+                .as_ref()
+                .map(|k| format!(" [{k}]"))
+                .unwrap_or_default(),
+            d.buckets.len(),
+            d.buckets.iter().map(|b| b.count).sum::<u64>()
+        ),
+        BlockBody::Profile(p) => format!(
+            "{}: {} symbols{}",
+            p.tool,
+            p.rows.len(),
+            p.rows
+                .first()
+                .map(|r| format!(", top {} {}%", r.symbol, r.overhead_pct))
+                .unwrap_or_default()
+        ),
     }
 }
 

@@ -52,13 +52,9 @@ pub async fn not_found() -> PageError {
     PageError(AppError::NotFound("no page at this address".into()))
 }
 
-/// Format a latency in us the way the tools print it.
+/// A latency in us, through the one number formatter of every rendering.
 pub fn fmt_us(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v:.1}")
-    }
+    reclaimlab_report::fmt::us(v)
 }
 
 pub fn fmt_opt(v: Option<f64>) -> String {

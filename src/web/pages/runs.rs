@@ -87,9 +87,18 @@ pub async fn show_histogram(
     if run.histogram.is_empty() {
         return Err(AppError::NotFound(format!("run {id} has no histogram")).into());
     }
+    let distribution = run.summary.block_kind == "distribution";
+    let name = run.block["name"]
+        .as_str()
+        .unwrap_or("distribution")
+        .to_string();
     let mut series: Vec<reclaimlab_report::svg::HistogramSeries> = Vec::new();
     for b in &run.histogram {
-        let label = format!("T:{}", b.thread);
+        let label = if distribution {
+            name.clone()
+        } else {
+            format!("T:{}", b.thread)
+        };
         match series.iter_mut().find(|s| s.label == label) {
             Some(s) => s.buckets.push((b.lower_us, b.count.max(0) as u64)),
             None => series.push(reclaimlab_report::svg::HistogramSeries {
@@ -98,9 +107,11 @@ pub async fn show_histogram(
             }),
         }
     }
-    let svg = reclaimlab_report::svg::histogram_overlay(
-        &format!("Run #{id}: latency histogram per thread"),
-        &series,
-    );
+    let title = if distribution {
+        format!("Run #{id}: {name} (bucket lower bounds)")
+    } else {
+        format!("Run #{id}: latency histogram per thread")
+    };
+    let svg = reclaimlab_report::svg::histogram_overlay(&title, &series);
     Ok(super::compare::svg_response(svg, false))
 }

@@ -62,36 +62,56 @@ pub const CHAIN: [(&str, [f64; 10], [f64; 10]); 5] = [
     ),
 ];
 
+/// Seed 004 as the service builds it: each patch mail printed one table
+/// of two columns (the previous link and the new one), so each column holds
+/// the rows of the table that introduced it and of the table that compared
+/// the next link with it. Each table is its own scope.
 pub fn seed004_chain() -> ComparisonInput {
+    let row = |mail: usize, i: usize, name: &str, v: f64, d: f64| MetricSamples {
+        scope: format!("mail {mail}: usemem"),
+        section: format!("usemem (PATCH {mail}/4)"),
+        direction_source: reclaimlab_report::direction::DirectionSource::Printed,
+        name: name.to_string(),
+        unit: "seconds".into(),
+        better: Better::Lower,
+        samples: vec![],
+        printed: Some(PrintedSummary {
+            stat: "Amean".into(),
+            value: v,
+            printed_delta_pct: Some(d),
+            printed_convention: DeltaConvention::Gain,
+            relative_to: Some(i.saturating_sub(1)),
+        }),
+        mean: None,
+    };
     let columns = CHAIN
         .iter()
         .enumerate()
-        .map(|(i, (label, values, deltas))| ColumnInput {
-            label: label.to_string(),
-            runs: vec![RunRef {
-                id: 40 + i as i64,
-                board: "UMA 4 fake nodes".into(),
-                kernel: "4.8.0-rc5".into(),
-                variant: label.to_string(),
-            }],
-            metrics: METRICS
-                .iter()
-                .zip(values.iter().zip(deltas))
-                .map(|(name, (v, d))| MetricSamples {
-                    name: name.to_string(),
-                    unit: "seconds".into(),
-                    better: Better::Lower,
-                    samples: vec![],
-                    printed: Some(PrintedSummary {
-                        stat: "Amean".into(),
-                        value: *v,
-                        printed_delta_pct: Some(*d),
-                        relative_to: Some(i.saturating_sub(1)),
-                    }),
-                    mean: None,
-                })
-                .collect(),
-            ..ColumnInput::default()
+        .map(|(i, (label, values, deltas))| {
+            let mut metrics = Vec::new();
+            // The table of mail i (i >= 1) compares column i - 1 with i.
+            if i >= 1 {
+                for (k, name) in METRICS.iter().enumerate() {
+                    metrics.push(row(i, i, name, values[k], deltas[k]));
+                }
+            }
+            // The next mail's table starts with this column again (0.00%).
+            if i + 1 < CHAIN.len() {
+                for (k, name) in METRICS.iter().enumerate() {
+                    metrics.push(row(i + 1, 0, name, values[k], 0.0));
+                }
+            }
+            ColumnInput {
+                label: label.to_string(),
+                runs: vec![RunRef {
+                    id: 40 + i as i64,
+                    board: "UMA 4 fake nodes".into(),
+                    kernel: "4.8.0-rc5".into(),
+                    variant: label.to_string(),
+                }],
+                metrics,
+                ..ColumnInput::default()
+            }
         })
         .collect();
     ComparisonInput {
@@ -112,10 +132,13 @@ pub fn seed000_madvise() -> ComparisonInput {
             variant: label.into(),
         }],
         latency: Some(LatencyColumn {
-            culprit: Some(culprit.into()),
-            culprit_path: path.iter().map(|s| s.to_string()).collect(),
-            trace_latency_us: Some(lat),
-            tracer: Some("wakeup_rt".into()),
+            traces: vec![TraceSummary {
+                tracer: "wakeup_rt".into(),
+                latency_us: lat,
+                culprit: Some(culprit.into()),
+                culprit_path: path.iter().map(|s| s.to_string()).collect(),
+                n_runs: 1,
+            }],
             ..LatencyColumn::default()
         }),
         ..ColumnInput::default()
@@ -189,9 +212,16 @@ pub fn seed003_isolate() -> ComparisonInput {
                             n_runs: 1,
                         })
                         .collect(),
-                    culprit: culprit.map(str::to_string),
-                    trace_latency_us: lat,
-                    tracer: lat.map(|_| "irqsoff".to_string()),
+                    traces: lat
+                        .map(|l| TraceSummary {
+                            tracer: "irqsoff".into(),
+                            latency_us: l,
+                            culprit: culprit.map(str::to_string),
+                            culprit_path: vec![],
+                            n_runs: 1,
+                        })
+                        .into_iter()
+                        .collect(),
                     ..LatencyColumn::default()
                 }),
                 ..ColumnInput::default()
@@ -317,18 +347,26 @@ pub fn random_input(rng: &mut SplitMix64) -> ComparisonInput {
                     }
                     let n = rng.below(7);
                     Some(MetricSamples {
+                        scope: pick(rng, &["", "a", "b"]).into(),
+                        section: label(rng),
+                        direction_source: Default::default(),
                         name: name.clone(),
                         unit: label(rng),
-                        better: if rng.below(2) == 0 {
-                            Better::Lower
-                        } else {
-                            Better::Higher
+                        better: match rng.below(3) {
+                            0 => Better::Lower,
+                            1 => Better::Higher,
+                            _ => Better::Neutral,
                         },
                         samples: (0..n).map(|_| value(rng)).collect(),
                         printed: (rng.below(3) == 0).then(|| PrintedSummary {
                             stat: pick(rng, &["Amean", "Min", "Hmean", "BAmean-99", ""]).into(),
                             value: value(rng),
                             printed_delta_pct: (rng.below(2) == 0).then(|| value(rng)),
+                            printed_convention: if rng.below(2) == 0 {
+                                DeltaConvention::Gain
+                            } else {
+                                DeltaConvention::Change
+                            },
                             relative_to: (rng.below(2) == 0).then(|| rng.below(10)),
                         }),
                         mean: None,
@@ -354,12 +392,22 @@ pub fn random_input(rng: &mut SplitMix64) -> ComparisonInput {
                         buckets: (0..rng.below(4))
                             .map(|_| (value(rng), rng.next_u64() % 100))
                             .collect(),
+                        overflows: rng.next_u64() % 3,
+                        max_us: (rng.below(2) == 0).then(|| value(rng)),
                     })
                     .collect(),
-                culprit: (rng.below(2) == 0).then(|| label(rng)),
-                culprit_path: vec![],
-                trace_latency_us: (rng.below(2) == 0).then(|| value(rng)),
-                tracer: None,
+                overflows: rng.next_u64() % 3,
+                histogram_max_us: (rng.below(2) == 0).then(|| value(rng)),
+                bucket_us: (rng.below(2) == 0).then(|| value(rng)),
+                traces: (0..rng.below(3))
+                    .map(|_| TraceSummary {
+                        tracer: pick(rng, &["wakeup_rt", "irqsoff"]).into(),
+                        latency_us: value(rng),
+                        culprit: (rng.below(2) == 0).then(|| label(rng)),
+                        culprit_path: vec![],
+                        n_runs: rng.below(4) as u32,
+                    })
+                    .collect(),
             }),
         })
         .collect();

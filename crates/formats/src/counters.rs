@@ -1,0 +1,853 @@
+//! Kernel counter blocks: `/proc/vmstat` (a dump, or before/after values
+//! side by side), cgroup v2 `memory.stat` and `memory.events`, PSI
+//! (`/proc/pressure/*`: `some avg10=0.00 avg60=0.00 avg300=0.00 total=0`),
+//! `/proc/meminfo`, `smaps_rollup`, and hand-made counter tables: a counter
+//! name, two or more values, optionally a `delta` column, `(+12.3%)` or
+//! `± 2%` next to a value, under an optional header of column names.
+//!
+//! Line by line with bounded state: each line is parsed on its own, the
+//! block is the run of lines of the same shape (and quote level).
+
+use crate::document::{BlockBody, Counter, Counters};
+use crate::error::ParseError;
+use crate::lines::Line;
+use crate::units;
+
+/// Most rows one counter block may hold (`/proc/vmstat` has about 200).
+const MAX_ROWS: usize = 4096;
+
+/// Rows that decide whether a run of lines is a counter block and which
+/// file it is; later rows only have to keep the shape. Keeps a failed
+/// attempt at a line bounded, so a long run of look-alike lines stays
+/// linear to scan.
+const WINDOW: usize = 32;
+
+/// Most value columns of a hand-made table.
+const MAX_COLUMNS: usize = 16;
+
+/// `/proc/meminfo` keys (a dump is recognised when its first key is one).
+const MEMINFO: &[&str] = &[
+    "MemTotal",
+    "MemFree",
+    "MemAvailable",
+    "Buffers",
+    "Cached",
+    "SwapCached",
+    "Active",
+    "Inactive",
+    "Active(anon)",
+    "Inactive(anon)",
+    "Active(file)",
+    "Inactive(file)",
+    "Unevictable",
+    "Mlocked",
+    "SwapTotal",
+    "SwapFree",
+    "Zswap",
+    "Zswapped",
+    "Dirty",
+    "Writeback",
+    "AnonPages",
+    "Mapped",
+    "Shmem",
+    "KReclaimable",
+    "Slab",
+    "SReclaimable",
+    "SUnreclaim",
+    "KernelStack",
+    "PageTables",
+    "SecPageTables",
+    "NFS_Unstable",
+    "Bounce",
+    "WritebackTmp",
+    "CommitLimit",
+    "Committed_AS",
+    "VmallocTotal",
+    "VmallocUsed",
+    "VmallocChunk",
+    "Percpu",
+    "HardwareCorrupted",
+    "AnonHugePages",
+    "ShmemHugePages",
+    "ShmemPmdMapped",
+    "FileHugePages",
+    "FilePmdMapped",
+    "CmaTotal",
+    "CmaFree",
+    "Unaccepted",
+    "HugePages_Total",
+    "HugePages_Free",
+    "HugePages_Rsvd",
+    "HugePages_Surp",
+    "Hugepagesize",
+    "Hugetlb",
+    "DirectMap4k",
+    "DirectMap2M",
+    "DirectMap1G",
+    "Balloon",
+];
+
+/// `smaps_rollup` keys.
+const SMAPS: &[&str] = &[
+    "Rss",
+    "Pss",
+    "Pss_Dirty",
+    "Pss_Anon",
+    "Pss_File",
+    "Pss_Shmem",
+    "Shared_Clean",
+    "Shared_Dirty",
+    "Private_Clean",
+    "Private_Dirty",
+    "Referenced",
+    "Anonymous",
+    "KSM",
+    "LazyFree",
+    "AnonHugePages",
+    "ShmemPmdMapped",
+    "FilePmdMapped",
+    "Shared_Hugetlb",
+    "Private_Hugetlb",
+    "Swap",
+    "SwapPss",
+    "Locked",
+];
+
+/// `memory.events` keys.
+const MEMORY_EVENTS: &[&str] = &[
+    "low",
+    "high",
+    "max",
+    "oom",
+    "oom_kill",
+    "oom_group_kill",
+    "sock_throttled",
+];
+
+/// `memory.stat` keys that `/proc/vmstat` spells differently (`nr_` prefix
+/// or split per reclaimer), so one of them decides the source.
+const MEMORY_STAT_ONLY: &[&str] = &[
+    "anon",
+    "file",
+    "kernel",
+    "kernel_stack",
+    "pagetables",
+    "sec_pagetables",
+    "percpu",
+    "sock",
+    "vmalloc",
+    "shmem",
+    "zswap",
+    "zswapped",
+    "file_mapped",
+    "file_dirty",
+    "file_writeback",
+    "swapcached",
+    "anon_thp",
+    "file_thp",
+    "shmem_thp",
+    "inactive_anon",
+    "active_anon",
+    "inactive_file",
+    "active_file",
+    "unevictable",
+    "slab_reclaimable",
+    "slab_unreclaimable",
+    "slab",
+    "pgscan",
+    "pgsteal",
+    // cgroup v1
+    "cache",
+    "rss",
+    "rss_huge",
+    "mapped_file",
+    "dirty",
+    "writeback",
+    "swap",
+    "hierarchical_memory_limit",
+    "hierarchical_memsw_limit",
+];
+
+/// Prefixes of `/proc/vmstat` (and `memory.stat`) counter names.
+const VMSTAT_PREFIXES: &[&str] = &[
+    "nr_",
+    "pgpg",
+    "pswp",
+    "pgalloc",
+    "pgfree",
+    "pgactivate",
+    "pgdeactivate",
+    "pglazyfree",
+    "pgfault",
+    "pgmajfault",
+    "pgrefill",
+    "pgreuse",
+    "pgsteal",
+    "pgdemote",
+    "pgscan",
+    "pgpromote",
+    "pginodesteal",
+    "pgrotated",
+    "pgmigrate",
+    "pgskip",
+    "pgdemote",
+    "zone_reclaim",
+    "slabs_scanned",
+    "kswapd_",
+    "pageoutrun",
+    "allocstall",
+    "drop_",
+    "oom_kill",
+    "numa_",
+    "compact_",
+    "htlb_",
+    "unevictable_",
+    "thp_",
+    "balloon_",
+    "swap_ra",
+    "direct_map",
+    "workingset_",
+    "pgsteal_",
+    "zswpin",
+    "zswpout",
+    "zswpwb",
+    "ksm_",
+    "cow_ksm",
+    "cma_",
+    "foll_",
+    "kcompactd_",
+    "pgmajfault_",
+    "pgfault_",
+    "pgdemote_",
+    "nr_dirty",
+    "proactive_",
+    "vma_lock",
+    "direct_",
+    "gpu_",
+    "pgtable_",
+    "swpin_",
+    "swpout_",
+];
+
+fn known_vmstat(name: &str) -> bool {
+    VMSTAT_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+fn known_counter(name: &str) -> bool {
+    // cgroup v1 repeats every counter with a `total_` prefix.
+    let name = name.strip_prefix("total_").unwrap_or(name);
+    known_vmstat(name)
+        || MEMINFO.contains(&name)
+        || SMAPS.contains(&name)
+        || MEMORY_STAT_ONLY.contains(&name)
+        || MEMORY_EVENTS.contains(&name)
+}
+
+/// One cell of a counter line.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Cell {
+    value: Option<f64>,
+    delta_pct: Option<f64>,
+    spread_pct: Option<f64>,
+}
+
+/// A parsed counter line: name, whether it had a `:`, cells, the unit.
+#[derive(Debug, Clone, PartialEq)]
+struct Row {
+    name: String,
+    colon: bool,
+    /// The label had more than one word (`Time (seconds)`): a table row
+    /// next to the counters, never part of a dump.
+    multiword: bool,
+    cells: Vec<Cell>,
+    unit: Option<String>,
+}
+
+/// Most words of a table row's label.
+const MAX_LABEL_WORDS: usize = 4;
+
+/// A counter name: `pgscan_kswapd`, `Active(anon)`, `KSM` (with a colon
+/// only: a bare upper-case word is prose more often than a counter).
+fn valid_name(name: &str, colon: bool) -> bool {
+    name.len() <= 64
+        && name.starts_with(|c: char| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '(' | ')' | '.' | '-'))
+        && (colon || name.chars().any(|c| c.is_ascii_lowercase() || c == '_'))
+}
+
+/// `(+12.3%)`, `+12.3%`, `-0.5%`, `12%`.
+fn pct(tok: &str) -> Option<f64> {
+    let t = tok.trim_start_matches('(').trim_end_matches(')');
+    let t = t.strip_suffix('%')?;
+    units::scaled(t, 0)
+}
+
+/// `pgscan_kswapd 123 456 (+12%)`, `MemFree:  812344 kB`,
+/// `workingset_refault_file  1,234 ± 2%  2,345 ± 3%`.
+fn row(text: &str) -> Option<Row> {
+    let mut toks = text.split_whitespace().peekable();
+    let first = toks.next()?;
+    let (name, colon) = match first.strip_suffix(':') {
+        Some(n) => (n, true),
+        None => (first, false),
+    };
+    if !valid_name(name, colon) {
+        return None;
+    }
+    let mut name = name.to_string();
+    let mut multiword = false;
+    // `Time (seconds)  10801  10801  0%`: the label runs to the first value.
+    while !colon
+        && let Some(tok) = toks.peek()
+        && units::scaled(tok, 0).is_none()
+        && !matches!(*tok, "-" | "n/a" | "N/A" | "nan")
+    {
+        if tok.ends_with('%') || name.split(' ').count() >= MAX_LABEL_WORDS {
+            return None;
+        }
+        name.push(' ');
+        name.push_str(tok);
+        multiword = true;
+        toks.next();
+    }
+    let mut cells: Vec<Cell> = Vec::new();
+    let mut unit: Option<String> = None;
+    while let Some(tok) = toks.next() {
+        if cells.len() > MAX_COLUMNS {
+            return None;
+        }
+        if tok == "kB" || tok == "KB" {
+            if cells.is_empty() {
+                return None;
+            }
+            unit = Some("kB".into());
+            continue;
+        }
+        if tok == "±" || tok == "+-" {
+            let p = pct(toks.next()?)?;
+            cells.last_mut()?.spread_pct = Some(p);
+            continue;
+        }
+        if let Some(p) = tok.strip_prefix('±').and_then(pct) {
+            cells.last_mut()?.spread_pct = Some(p);
+            continue;
+        }
+        if tok.ends_with('%') || tok.ends_with("%)") {
+            let p = pct(tok)?;
+            cells.last_mut()?.delta_pct = Some(p);
+            continue;
+        }
+        if tok.starts_with('(') && !tok.ends_with("%)") && pct(tok).is_none() && tok != "(" {
+            // `1314344 kB (-23.54 MiB)`: a note after the values.
+            break;
+        }
+        if tok == "(" {
+            // `( 12.34%)` with a space after the parenthesis.
+            let p = pct(toks.next()?)?;
+            cells.last_mut()?.delta_pct = Some(p);
+            continue;
+        }
+        if matches!(tok, "-" | "n/a" | "N/A" | "nan") {
+            cells.push(Cell {
+                value: None,
+                delta_pct: None,
+                spread_pct: None,
+            });
+            continue;
+        }
+        let v = units::scaled(tok, 0)?;
+        cells.push(Cell {
+            value: Some(v),
+            delta_pct: None,
+            spread_pct: None,
+        });
+    }
+    if cells.is_empty() || cells.iter().all(|c| c.value.is_none()) {
+        return None;
+    }
+    Some(Row {
+        name,
+        colon,
+        multiword,
+        cells,
+        unit,
+    })
+}
+
+/// Recognise a counter block at `lines[start]`.
+pub fn recognize(
+    lines: &[Line<'_>],
+    start: usize,
+) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let line = lines.get(start)?;
+    if psi_line(line.text).is_some() {
+        return psi(lines, start).map(Ok);
+    }
+    if rollup_header(line.text) {
+        return dump(lines, start + 1, start).map(Ok);
+    }
+    if row(line.text).is_some() {
+        return dump(lines, start, start).map(Ok);
+    }
+    table(lines, start)
+}
+
+/// `55d1b0a2c000-7ffe4a7f1000 ---p 00000000 00:00 0    [rollup]`.
+fn rollup_header(text: &str) -> bool {
+    let t = text.trim();
+    t.ends_with("[rollup]")
+        && t.split_whitespace().next().is_some_and(|r| {
+            r.contains('-') && r.chars().all(|c| c.is_ascii_hexdigit() || c == '-')
+        })
+}
+
+/// A run of single-value counter lines (`name value` or `Name: value kB`)
+/// whose names say which file it is, or a table of two or more values.
+fn dump(lines: &[Line<'_>], rows_at: usize, start: usize) -> Option<(usize, BlockBody)> {
+    let quote = lines.get(rows_at)?.quote;
+    let first = row(lines.get(rows_at)?.text)?;
+    let n = first.cells.len();
+    if n >= 2 {
+        return table_rows(lines, rows_at, start, Vec::new());
+    }
+    let mut rows = Vec::new();
+    let mut i = rows_at;
+    while let Some(r) = lines
+        .get(i)
+        .filter(|l| l.quote == quote)
+        .and_then(|l| row(l.text))
+    {
+        if r.cells.len() != 1 || r.colon != first.colon || r.multiword || rows.len() >= MAX_ROWS {
+            break;
+        }
+        rows.push(r);
+        i += 1;
+        if rows.len() == WINDOW {
+            classify(&rows, rows_at > start)?;
+        }
+    }
+    let rollup = rows_at > start;
+    let source = classify(rows.get(..WINDOW.min(rows.len()))?, rollup)?;
+    let counters = rows
+        .into_iter()
+        .map(|r| Counter {
+            name: r.name,
+            values: r.cells.iter().map(|c| c.value).collect(),
+            unit: r.unit,
+            ..Counter::default()
+        })
+        .collect();
+    Some((
+        i - start,
+        BlockBody::Counters(Counters {
+            source: source.into(),
+            resource: None,
+            columns: Vec::new(),
+            counters,
+        }),
+    ))
+}
+
+/// Which file a single-value dump came from; `None` when the names do not
+/// say (a dump of unknown names is not a counter block).
+fn classify(rows: &[Row], rollup: bool) -> Option<&'static str> {
+    let first = rows.first()?;
+    if rollup {
+        return Some("smaps_rollup");
+    }
+    if rows.len() < 3 {
+        return None;
+    }
+    let names = || rows.iter().map(|r| r.name.as_str());
+    if first.colon {
+        if SMAPS.contains(&first.name.as_str()) && names().any(|n| n.starts_with("Pss")) {
+            return Some("smaps_rollup");
+        }
+        if MEMINFO.contains(&first.name.as_str()) {
+            return Some("meminfo");
+        }
+        return None;
+    }
+    if names().all(|n| MEMORY_EVENTS.contains(&n)) {
+        return Some("memory.events");
+    }
+    let known = names().filter(|n| known_counter(n)).count();
+    if known * 2 < rows.len() {
+        return None;
+    }
+    if names().any(|n| MEMORY_STAT_ONLY.contains(&n)) {
+        return Some("memory.stat");
+    }
+    names().any(known_vmstat).then_some("vmstat")
+}
+
+/// A hand-made table, starting at its header line.
+fn table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let header = lines.get(start)?;
+    let next = lines.get(start + 1).filter(|l| l.quote == header.quote)?;
+    let r = row(next.text)?;
+    if r.cells.len() < 2 {
+        return None;
+    }
+    let words = header_columns(header.text, r.cells.len())?;
+    table_rows(lines, start + 1, start, words).map(Ok)
+}
+
+/// The column names of a header line above `n` value columns: split at runs
+/// of two or more spaces, else at single spaces; a leading name column
+/// (`counter`, `name`) is dropped.
+fn header_columns(text: &str, n: usize) -> Option<Vec<String>> {
+    let t = text.trim();
+    if t.is_empty() || units::scaled(t.split_whitespace().next()?, 0).is_some() {
+        return None;
+    }
+    let by_gaps: Vec<String> = t
+        .split("  ")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    let by_words: Vec<String> = t.split_whitespace().map(str::to_string).collect();
+    for cols in [by_gaps, by_words] {
+        if cols
+            .iter()
+            .any(|c| units::scaled(c, 0).is_some() || c.len() > 40)
+        {
+            continue;
+        }
+        if cols.len() == n {
+            return Some(cols);
+        }
+        if cols.len() == n + 1 {
+            // `Before  After  Change` over two values and a percent change,
+            // or `counter  base  patched` over two values.
+            let last_is_change = cols.last().is_some_and(|c| is_delta_header(c));
+            let mut cols = cols;
+            if last_is_change {
+                cols.pop();
+            } else {
+                cols.remove(0);
+            }
+            return Some(cols);
+        }
+    }
+    None
+}
+
+fn is_delta_header(h: &str) -> bool {
+    let h = h.trim_end_matches('%').trim().to_ascii_lowercase();
+    matches!(
+        h.as_str(),
+        "delta" | "diff" | "change" | "δ" | "difference" | "+/-"
+    )
+}
+
+/// Rows of `n` cells from `rows_at` on; `header` names the columns (may be
+/// empty). A `delta` column becomes `printed_delta` (or the percent change
+/// of the last value when its cells carry `%`).
+fn table_rows(
+    lines: &[Line<'_>],
+    rows_at: usize,
+    start: usize,
+    header: Vec<String>,
+) -> Option<(usize, BlockBody)> {
+    let quote = lines.get(rows_at)?.quote;
+    let n = row(lines.get(rows_at)?.text)?.cells.len();
+    let delta_col = header
+        .iter()
+        .position(|h| is_delta_header(h))
+        .filter(|&k| k > 0 && k + 1 == n);
+    let mut counters = Vec::new();
+    let mut i = rows_at;
+    let mut known = 0;
+    while let Some(r) = lines
+        .get(i)
+        .filter(|l| l.quote == quote)
+        .and_then(|l| row(l.text))
+    {
+        if r.cells.len() != n || counters.len() >= MAX_ROWS {
+            break;
+        }
+        if counters.len() < WINDOW && !r.multiword && known_counter(&r.name) {
+            known += 1;
+        }
+        if counters.len() + 1 == WINDOW && known * 2 < WINDOW {
+            return None;
+        }
+        let mut cells = r.cells;
+        let mut printed_delta = None;
+        if let Some(k) = delta_col
+            && let Some(d) = cells.get(k).copied()
+        {
+            cells.truncate(k);
+            printed_delta = d.value;
+            if let (Some(p), Some(last)) = (d.delta_pct, cells.last_mut()) {
+                last.delta_pct = Some(p);
+            }
+        }
+        let pcts: Vec<Option<f64>> = cells.iter().map(|c| c.delta_pct).collect();
+        let spreads: Vec<Option<f64>> = cells.iter().map(|c| c.spread_pct).collect();
+        counters.push(Counter {
+            name: r.name,
+            values: cells.iter().map(|c| c.value).collect(),
+            unit: r.unit,
+            printed_delta_pct: if pcts.iter().any(Option::is_some) {
+                pcts
+            } else {
+                Vec::new()
+            },
+            printed_delta,
+            spread_pct: if spreads.iter().any(Option::is_some) {
+                spreads
+            } else {
+                Vec::new()
+            },
+        });
+        i += 1;
+    }
+    // Two counters at least, and mostly names a kernel prints.
+    if known < 2 || known * 2 < counters.len().min(WINDOW) {
+        return None;
+    }
+    let mut columns = header;
+    if let Some(k) = delta_col {
+        columns.truncate(k);
+    }
+    if columns.is_empty() {
+        let width = counters.first().map(|c| c.values.len()).unwrap_or(0);
+        columns = vec![String::new(); width];
+    }
+    Some((
+        i - start,
+        BlockBody::Counters(Counters {
+            source: "table".into(),
+            resource: None,
+            columns,
+            counters,
+        }),
+    ))
+}
+
+/// One PSI line: the resource when the line names it, `some`/`full`, and
+/// the `key=value` pairs.
+/// A PSI line: resource, `some`/`full`, the `key=value` pairs.
+type PsiLine<'a> = (Option<&'a str>, &'a str, Vec<(&'a str, &'a str)>);
+
+fn psi_line(text: &str) -> Option<PsiLine<'_>> {
+    let mut toks = text.split_whitespace().peekable();
+    let mut resource = None;
+    let mut first = toks.next()?;
+    if first != "some" && first != "full" {
+        // `memory: some ...`, `/proc/pressure/memory:some ...`
+        let (prefix, rest) = first.split_once(':').unwrap_or((first, ""));
+        let name = prefix.rsplit('/').next().unwrap_or(prefix);
+        if !matches!(name, "memory" | "io" | "cpu" | "irq") {
+            return None;
+        }
+        resource = Some(name);
+        first = if rest.is_empty() { toks.next()? } else { rest };
+    }
+    if first != "some" && first != "full" {
+        return None;
+    }
+    let mut pairs = Vec::new();
+    for tok in toks {
+        let (k, v) = tok.split_once('=')?;
+        if !matches!(k, "avg10" | "avg60" | "avg300" | "total") {
+            return None;
+        }
+        pairs.push((k, v));
+    }
+    if !pairs.iter().any(|(k, _)| *k == "total") || !pairs.iter().any(|(k, _)| *k == "avg10") {
+        return None;
+    }
+    Some((resource, first, pairs))
+}
+
+/// `/proc/pressure/<resource>` or `cat /proc/pressure/memory` on the line above.
+fn resource_above(lines: &[Line<'_>], start: usize) -> Option<String> {
+    let prev = lines.get(start.checked_sub(1)?)?;
+    let t = prev.text.trim();
+    let at = t.find("pressure/")?;
+    let name: String = t
+        .get(at + "pressure/".len()..)?
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    matches!(name.as_str(), "memory" | "io" | "cpu" | "irq").then_some(name)
+}
+
+fn psi(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+    let quote = lines.get(start)?.quote;
+    let mut counters: Vec<Counter> = Vec::new();
+    let mut resource: Option<String> = None;
+    let mut seen: Vec<&str> = Vec::new();
+    let mut i = start;
+    while let Some((res, kind, pairs)) = lines
+        .get(i)
+        .filter(|l| l.quote == quote)
+        .and_then(|l| psi_line(l.text))
+    {
+        // A second `some` or another resource starts the next block.
+        if seen.contains(&kind) || (i > start && res.is_some() && res != resource.as_deref()) {
+            break;
+        }
+        if i == start {
+            resource = res.map(str::to_string);
+        }
+        seen.push(kind);
+        for (k, v) in pairs {
+            let (value, unit) = if k == "total" {
+                (units::int(v).map(|t| t as f64), "us")
+            } else {
+                (units::scaled(v, 0), "%")
+            };
+            counters.push(Counter {
+                name: format!("{kind}.{k}"),
+                values: vec![value],
+                unit: Some(unit.into()),
+                ..Counter::default()
+            });
+        }
+        i += 1;
+    }
+    if counters.is_empty() {
+        return None;
+    }
+    Some((
+        i - start,
+        BlockBody::Counters(Counters {
+            source: "psi".into(),
+            resource: resource.or_else(|| resource_above(lines, start)),
+            columns: Vec::new(),
+            counters,
+        }),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lines::split;
+
+    fn one(text: &str) -> Counters {
+        let lines = split(text);
+        match recognize(&lines, 0) {
+            Some(Ok((_, BlockBody::Counters(c)))) => c,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn cells() {
+        let r = row("workingset_refault_file  1,234 ± 2%  2,345 ± 3%  (+90.0%)").unwrap();
+        assert_eq!(r.cells.len(), 2);
+        assert_eq!(r.cells[0].value, Some(1234.0));
+        assert_eq!(r.cells[0].spread_pct, Some(2.0));
+        assert_eq!(r.cells[1].delta_pct, Some(90.0));
+        assert!(row("The 1 thing").is_none());
+        assert!(row("12 34").is_none());
+        assert!(row("x ± 2%").is_none());
+    }
+
+    #[test]
+    fn table_with_delta_column() {
+        let c = one(
+            "                 base     patched    delta\npgscan_kswapd    1000        1500     +500\nallocstall_normal  10           0      -10\n",
+        );
+        assert_eq!(c.source, "table");
+        assert_eq!(c.columns, vec!["base", "patched"]);
+        assert_eq!(c.counters[0].values, vec![Some(1000.0), Some(1500.0)]);
+        assert_eq!(c.counters[0].printed_delta, Some(500.0));
+        assert_eq!(c.counters[1].printed_delta, Some(-10.0));
+    }
+
+    #[test]
+    fn psi_lines() {
+        let c = one(
+            "memory: some avg10=0.12 avg60=0.05 avg300=0.01 total=123456\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=42\n",
+        );
+        assert_eq!(c.resource.as_deref(), Some("memory"));
+        assert_eq!(c.counters.len(), 8);
+        assert_eq!(c.counters[0].name, "some.avg10");
+        assert_eq!(c.counters[0].values, vec![Some(0.12)]);
+        assert_eq!(c.counters[7].name, "full.total");
+        assert_eq!(c.counters[7].unit.as_deref(), Some("us"));
+    }
+
+    #[test]
+    fn unknown_names_are_not_counters() {
+        let lines = split("apples 1\npears 2\nplums 3\n");
+        assert!(recognize(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn memory_events_and_memory_stat() {
+        let c = one("low 0\nhigh 12\nmax 35\noom 1\noom_kill 1\noom_group_kill 0\n");
+        assert_eq!(c.source, "memory.events");
+        assert_eq!(c.counters[2].values, vec![Some(35.0)]);
+        let c = one("anon 1234\nfile 5678\nkernel 99\npgscan 10\npgsteal 7\n");
+        assert_eq!(c.source, "memory.stat");
+    }
+
+    #[test]
+    fn table_with_spreads_and_percent_changes() {
+        let c = one(
+            "counter              base            patched\nworkingset_refault_file  1,234 ± 2%  2,345 ± 3%  (+90.0%)\npgsteal_kswapd  10 ± 1%  n/a\n",
+        );
+        assert_eq!(c.columns, vec!["base", "patched"]);
+        assert_eq!(c.counters[0].spread_pct, vec![Some(2.0), Some(3.0)]);
+        assert_eq!(c.counters[0].printed_delta_pct, vec![None, Some(90.0)]);
+        assert_eq!(c.counters[1].values, vec![Some(10.0), None]);
+    }
+
+    #[test]
+    fn headerless_table_and_short_dumps() {
+        let c = one("pgscan_kswapd 100 200\npgscan_direct 5 0\n");
+        assert_eq!(c.columns, vec!["", ""]);
+        assert_eq!(c.counters[1].values, vec![Some(5.0), Some(0.0)]);
+        // Two lines of a dump say too little about which file they are.
+        let lines = split("pgscan_kswapd 100\npgscan_direct 5\n");
+        assert!(recognize(&lines, 0).is_none());
+        // A bare upper-case word is not a counter without a colon.
+        assert!(row("KSM 0").is_none());
+        assert!(row("KSM: 0 kB").is_some());
+    }
+
+    #[test]
+    fn psi_resource_from_the_line_above() {
+        let lines = split(
+            "# cat /proc/pressure/io\nsome avg10=1.50 avg60=0.00 avg300=0.00 total=10\nsome avg10=0.00 avg60=0.00 avg300=0.00 total=11\n",
+        );
+        let Some(Ok((n, BlockBody::Counters(c)))) = recognize(&lines, 1) else {
+            panic!()
+        };
+        // A second `some` line starts the next block.
+        assert_eq!(n, 1);
+        assert_eq!(c.resource.as_deref(), Some("io"));
+        assert_eq!(c.counters[0].values, vec![Some(1.5)]);
+    }
+
+    #[test]
+    fn long_runs_of_look_alike_lines_stay_linear() {
+        // 20 000 `name value` lines that are not counters: every start gives
+        // up within the window instead of scanning to the end of the run.
+        let text: String = (0..20_000).map(|k| format!("apple_{k} {k}\n")).collect();
+        let lines = split(&text);
+        let t = std::time::Instant::now();
+        for start in 0..lines.len() {
+            assert!(recognize(&lines, start).is_none());
+        }
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(20),
+            "{:?}",
+            t.elapsed()
+        );
+        // The same run of counters is one block, whatever its length.
+        let text: String = (0..5_000).map(|k| format!("nr_thing_{k} {k}\n")).collect();
+        let c = one(&text);
+        assert_eq!((c.source.as_str(), c.counters.len()), ("vmstat", 4096));
+    }
+}

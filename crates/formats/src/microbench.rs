@@ -1,0 +1,371 @@
+//! Scheduler and memory microbenchmarks that print a few numbers each:
+//!
+//! - schbench, both layouts: `Wakeup Latencies percentiles (usec) runtime
+//!   30 (s) (209403 total samples)` / `Request Latencies ...` / `RPS
+//!   percentiles (requests) ...` sections of `  50.0th: 8   (43672
+//!   samples)` lines, `min=1, max=8400` and `average rps: 6984.77`; and the
+//!   first one, `Latency percentiles (usec)` with `50.0000th: 22` lines
+//!   (wakeup latency only);
+//! - hackbench: `Running in process mode with 10 groups ...` then `Time: 1.234`;
+//! - `perf bench sched messaging` / `sched pipe`: `# Running 'sched/pipe'
+//!   benchmark:`, `Total time: 0.075 [sec]`, `7.563000 usecs/op`,
+//!   `132222 ops/sec`.
+//!
+//! Each becomes a [`Metrics`] block with the tool and metric names of the
+//! document contract (`wakeup_latency.p99`, `time`, `total_time`, ...).
+
+use crate::document::{BlockBody, Metric, Metrics};
+use crate::error::ParseError;
+use crate::lines::Line;
+use crate::units;
+
+const FORMAT: &str = "microbench";
+
+/// Lines one schbench report may span (three sections, a few extras).
+const MAX_SCHBENCH_LINES: usize = 64;
+
+/// Recognise a schbench report, a hackbench run or a perf bench result.
+pub fn recognize(
+    lines: &[Line<'_>],
+    start: usize,
+) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let line = lines.get(start)?;
+    if schbench_section(line.text).is_some() {
+        return schbench(lines, start);
+    }
+    if hackbench_header(line.text) {
+        return hackbench(lines, start);
+    }
+    if let Some(bench) = perf_bench_header(line.text) {
+        return perf_bench(lines, start, bench);
+    }
+    None
+}
+
+fn metric(name: impl Into<String>, value: f64, unit: Option<&str>) -> Metric {
+    Metric {
+        name: name.into(),
+        value,
+        unit: unit.map(str::to_string),
+    }
+}
+
+// ----------------------------------------------------------------- schbench
+
+/// The metric prefix and unit of a section title.
+fn schbench_section(text: &str) -> Option<(&'static str, &'static str)> {
+    let t = text.trim();
+    if t.starts_with("Wakeup Latencies percentiles (usec)") {
+        Some(("wakeup_latency", "us"))
+    } else if t.starts_with("Request Latencies percentiles (usec)") {
+        Some(("request_latency", "us"))
+    } else if t.starts_with("RPS percentiles (requests)") {
+        Some(("rps", "requests/s"))
+    } else if t == "Latency percentiles (usec)" {
+        Some(("wakeup_latency", "us"))
+    } else {
+        None
+    }
+}
+
+/// `* 99.0th: 20   (18323 samples)`, `*99.0000th: 1090` -> (`99`, 20).
+fn percentile_line(text: &str) -> Option<(String, f64)> {
+    let t = text.trim().trim_start_matches('*').trim_start();
+    let (p, rest) = t.split_once("th:")?;
+    let p = units::scaled(p, 0)?;
+    let value = rest.split_whitespace().next()?;
+    let value = units::scaled(value, 0)?;
+    Some((format_percentile(p), value))
+}
+
+/// 50.0 -> "p50", 99.9 -> "p99.9", 99.5000 -> "p99.5".
+fn format_percentile(p: f64) -> String {
+    let s = format!("{p:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("p{s}")
+}
+
+/// `min=1, max=8400`.
+fn min_max(text: &str) -> Option<(f64, f64)> {
+    let t = text.trim();
+    let (a, b) = t.split_once(',')?;
+    let min = units::scaled(a.trim().strip_prefix("min=")?, 0)?;
+    let max = units::scaled(b.trim().strip_prefix("max=")?, 0)?;
+    Some((min, max))
+}
+
+fn schbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let quote = lines.get(start)?.quote;
+    let mut metrics = Vec::new();
+    let mut section: Option<(&str, &str)> = None;
+    let mut seen: Vec<&str> = Vec::new();
+    let mut i = start;
+    let mut end = start;
+    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
+        if i - start > MAX_SCHBENCH_LINES {
+            break;
+        }
+        let t = l.text.trim();
+        if let Some(s) = schbench_section(t) {
+            // A section seen twice starts the next report.
+            if seen.contains(&s.0) {
+                break;
+            }
+            seen.push(s.0);
+            section = Some(s);
+            if let Some(n) = total_samples(t) {
+                metrics.push(metric(format!("{}.samples", s.0), n, None));
+            }
+        } else if let Some((p, v)) = percentile_line(t) {
+            let Some((prefix, unit)) = section else { break };
+            metrics.push(metric(format!("{prefix}.{p}"), v, Some(unit)));
+        } else if let Some((min, max)) = min_max(t) {
+            let Some((prefix, unit)) = section else { break };
+            metrics.push(metric(format!("{prefix}.min"), min, Some(unit)));
+            metrics.push(metric(format!("{prefix}.max"), max, Some(unit)));
+        } else if let Some(v) = t.strip_prefix("average rps:") {
+            let Some(v) = units::scaled(v, 0) else {
+                return Some(Err(ParseError::invalid(
+                    FORMAT,
+                    l.no,
+                    14,
+                    "a number after `average rps:`",
+                    l.text,
+                )));
+            };
+            metrics.push(metric("rps.average", v, Some("requests/s")));
+            end = i + 1;
+            break;
+        } else if t.is_empty() && section.is_some() {
+            // schbench -L prints a blank line between sections.
+            let next_is_section = lines
+                .get(i + 1)
+                .filter(|n| n.quote == quote)
+                .is_some_and(|n| schbench_section(n.text).is_some());
+            if !next_is_section {
+                break;
+            }
+        } else {
+            break;
+        }
+        i += 1;
+        end = i;
+    }
+    if metrics.iter().all(|m| m.name.ends_with(".samples")) {
+        let l = lines.get(end.min(lines.len().saturating_sub(1)))?;
+        return Some(Err(ParseError::invalid(
+            FORMAT,
+            l.no,
+            1,
+            "percentile lines (`50.0th: 8`) under the schbench section title",
+            l.text,
+        )));
+    }
+    Some(Ok((
+        end - start,
+        BlockBody::Metrics(Metrics {
+            tool: "schbench".into(),
+            metrics,
+        }),
+    )))
+}
+
+/// `... runtime 30 (s) (209403 total samples)` -> 209403.
+fn total_samples(t: &str) -> Option<f64> {
+    let at = t.rfind(" total samples)")?;
+    let head = t.get(..at)?;
+    let open = head.rfind('(')?;
+    units::scaled(head.get(open + 1..)?, 0)
+}
+
+// ---------------------------------------------------------------- hackbench
+
+/// `Running in process mode with 10 groups using 40 file descriptors each (== 400 tasks)`.
+fn hackbench_header(text: &str) -> bool {
+    let t = text.trim();
+    (t.starts_with("Running in process mode with ")
+        || t.starts_with("Running in threaded mode with "))
+        && t.contains(" groups using ")
+}
+
+fn hackbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let first = lines.get(start)?;
+    let quote = first.quote;
+    let mut metrics = Vec::new();
+    let words: Vec<&str> = first.text.split_whitespace().collect();
+    let after = |w: &str| {
+        words
+            .iter()
+            .position(|x| *x == w)
+            .and_then(|k| k.checked_sub(1))
+            .and_then(|k| words.get(k))
+            .and_then(|v| units::int(v))
+    };
+    if let Some(g) = after("groups") {
+        metrics.push(metric("groups", g as f64, None));
+    }
+    if let Some(tasks) = first
+        .text
+        .split_once("(== ")
+        .and_then(|(_, r)| r.split_whitespace().next())
+        .and_then(units::int)
+    {
+        metrics.push(metric("tasks", tasks as f64, None));
+    }
+    // `Each sender will pass 100 messages of 100 bytes`, then `Time: 1.234`.
+    for k in 1..=3 {
+        let Some(l) = lines.get(start + k).filter(|l| l.quote == quote) else {
+            break;
+        };
+        let t = l.text.trim();
+        if let Some(v) = t.strip_prefix("Time:") {
+            let v = v.split_whitespace().next().unwrap_or("");
+            let Some(v) = units::scaled(v, 0) else {
+                return Some(Err(ParseError::invalid(
+                    FORMAT,
+                    l.no,
+                    6,
+                    "seconds after `Time:`",
+                    l.text,
+                )));
+            };
+            metrics.push(metric("time", v, Some("s")));
+            return Some(Ok((
+                k + 1,
+                BlockBody::Metrics(Metrics {
+                    tool: "hackbench".into(),
+                    metrics,
+                }),
+            )));
+        }
+        if !t.starts_with("Each sender will pass") {
+            break;
+        }
+    }
+    None
+}
+
+// --------------------------------------------------------------- perf bench
+
+/// `# Running 'sched/pipe' benchmark:` -> `sched/pipe`.
+fn perf_bench_header(text: &str) -> Option<&str> {
+    let t = text.trim().strip_prefix('#')?.trim();
+    let rest = t.strip_prefix("Running '")?;
+    let (bench, tail) = rest.split_once('\'')?;
+    (tail.trim() == "benchmark:" && bench.contains('/')).then_some(bench)
+}
+
+fn perf_bench(
+    lines: &[Line<'_>],
+    start: usize,
+    bench: &str,
+) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let quote = lines.get(start)?.quote;
+    let mut metrics = vec![];
+    let mut i = start + 1;
+    let mut end = start + 1;
+    let mut blanks = 0;
+    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
+        if i - start > 16 {
+            break;
+        }
+        let t = l.text.trim();
+        if t.is_empty() {
+            blanks += 1;
+            if blanks > 1 {
+                break;
+            }
+        } else if t.starts_with('#') {
+            // `# 20 sender and receiver processes per group`.
+        } else if let Some(v) = t.strip_prefix("Total time:") {
+            let v = v.trim().strip_suffix("[sec]").map(str::trim);
+            let Some(v) = v.and_then(|v| units::scaled(v, 0)) else {
+                return Some(Err(ParseError::invalid(
+                    FORMAT,
+                    l.no,
+                    1,
+                    "`Total time: <seconds> [sec]`",
+                    l.text,
+                )));
+            };
+            metrics.push(metric("total_time", v, Some("s")));
+            blanks = 0;
+        } else if let Some((v, unit)) = t.split_once(char::is_whitespace) {
+            let (name, unit) = match unit.trim() {
+                "usecs/op" => ("usecs_per_op", "us"),
+                "ops/sec" => ("ops_per_sec", "ops/s"),
+                _ => break,
+            };
+            let Some(v) = units::scaled(v, 0) else { break };
+            metrics.push(metric(name, v, Some(unit)));
+            blanks = 0;
+        } else {
+            break;
+        }
+        i += 1;
+        if blanks == 0 {
+            end = i;
+        }
+    }
+    if metrics.is_empty() {
+        return None;
+    }
+    let _ = bench;
+    Some(Ok((
+        end - start,
+        BlockBody::Metrics(Metrics {
+            tool: "perf-bench".into(),
+            metrics,
+        }),
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles() {
+        assert_eq!(
+            percentile_line("\t* 99.0th: 20         (18323 samples)"),
+            Some(("p99".into(), 20.0))
+        );
+        assert_eq!(
+            percentile_line("        *99.0000th: 1090"),
+            Some(("p99".into(), 1090.0))
+        );
+        assert_eq!(
+            percentile_line("  99.9th: 775"),
+            Some(("p99.9".into(), 775.0))
+        );
+        assert_eq!(
+            percentile_line("  99.5000th: 6232"),
+            Some(("p99.5".into(), 6232.0))
+        );
+        assert_eq!(min_max("\t  min=1, max=8400"), Some((1.0, 8400.0)));
+        assert_eq!(
+            perf_bench_header("# Running 'sched/pipe' benchmark:"),
+            Some("sched/pipe")
+        );
+    }
+
+    #[test]
+    fn errors_carry_their_line() {
+        let lines = crate::lines::split(
+            "Running in process mode with 10 groups using 40 file descriptors each (== 400 tasks)\nEach sender will pass 100 messages of 100 bytes\nTime: fast\n",
+        );
+        assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 3);
+        let lines = crate::lines::split(
+            "Wakeup Latencies percentiles (usec) runtime 30 (s) (5 total samples)\nprose\n",
+        );
+        assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 2);
+        let lines =
+            crate::lines::split("# Running 'sched/pipe' benchmark:\n     Total time: ? [sec]\n");
+        assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 2);
+        // A hackbench header without a Time line is not a result.
+        let lines = crate::lines::split(
+            "Running in threaded mode with 2 groups using 40 file descriptors each (== 80 tasks)\n",
+        );
+        assert!(recognize(&lines, 0).is_none());
+    }
+}

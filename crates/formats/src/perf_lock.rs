@@ -1,0 +1,325 @@
+//! `perf lock contention` tables:
+//!
+//! ```text
+//!  contended   total wait     max wait     avg wait         type   caller
+//!
+//!        122      1.01 ms     18.73 us      8.32 us        mutex   pipe_read+0x57
+//!                          0xffffffffac6318e7  pipe_read+0x57
+//! ```
+//!
+//! The key columns after `avg wait` depend on the flags: `type caller`
+//! (default), `pid comm` (`-t`), `pid owner` (`-o`), `address symbol`
+//! (`-l`), `cgroup` (`--lock-cgroup`). Every wait cell carries its own
+//! unit (`975 ns`, `1.23 ms`, `2.33 s`); all are stored in microseconds.
+//! Call-stack lines under a row (`-v`, `-S`) become its `stack`.
+
+use crate::document::{BlockBody, LockContention, LockRow};
+use crate::error::ParseError;
+use crate::lines::Line;
+use crate::units;
+
+const FORMAT: &str = "perf-lock";
+
+/// Most rows (and stack lines) one table may hold.
+const MAX_LINES: usize = 65_536;
+
+/// Frames kept per row.
+const MAX_STACK: usize = 128;
+
+/// A statistic column of the header.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stat {
+    Contended,
+    Total,
+    Max,
+    Min,
+    Avg,
+}
+
+/// The header: its statistic columns in print order and the key its last
+/// columns name. `contended` and `total wait` must be there (`-F` can
+/// reorder and drop the others).
+fn header(text: &str) -> Option<(Vec<Stat>, &'static str)> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut stats = Vec::new();
+    let mut k = 0;
+    loop {
+        let stat = match (words.get(k), words.get(k + 1)) {
+            (Some(&"contended"), _) => {
+                k += 1;
+                Stat::Contended
+            }
+            (Some(w), Some(&"wait")) => {
+                let s = match *w {
+                    "total" => Stat::Total,
+                    "max" => Stat::Max,
+                    "min" => Stat::Min,
+                    "avg" => Stat::Avg,
+                    _ => break,
+                };
+                k += 2;
+                s
+            }
+            _ => break,
+        };
+        if stats.contains(&stat) {
+            return None;
+        }
+        stats.push(stat);
+    }
+    if !stats.contains(&Stat::Contended) || !stats.contains(&Stat::Total) {
+        return None;
+    }
+    let key = match words.get(k..)? {
+        ["type", "caller"] => "caller",
+        ["pid", "comm"] => "task",
+        ["pid", "owner"] => "owner",
+        ["address", "symbol"] => "lock",
+        ["cgroup"] => "cgroup",
+        _ => return None,
+    };
+    Some((stats, key))
+}
+
+/// Recognise a table at its header line.
+pub fn recognize(
+    lines: &[Line<'_>],
+    start: usize,
+) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let header_line = lines.get(start)?;
+    let (stats, key) = header(header_line.text)?;
+    let quote = header_line.quote;
+    let mut rows: Vec<LockRow> = Vec::new();
+    let mut i = start + 1;
+    let mut blank_run = 0;
+    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
+        if i - start > MAX_LINES {
+            break;
+        }
+        let t = l.text.trim();
+        if t.is_empty() {
+            // perf prints one blank line under the header.
+            blank_run += 1;
+            if !rows.is_empty() || blank_run > 1 {
+                break;
+            }
+            i += 1;
+            continue;
+        }
+        if let Some(frame) = stack_line(t) {
+            let Some(last) = rows.last_mut() else {
+                return Some(Err(ParseError::invalid(
+                    FORMAT,
+                    l.no,
+                    1,
+                    "a table row before a call-stack line",
+                    l.text,
+                )));
+            };
+            if last.stack.len() < MAX_STACK {
+                last.stack.push(frame.to_string());
+            }
+            i += 1;
+            continue;
+        }
+        match parse_row(t, &stats, key) {
+            Some(r) => rows.push(r),
+            None if rows.is_empty() && starts_with_count(t) => {
+                return Some(Err(ParseError::invalid(
+                    FORMAT,
+                    l.no,
+                    1,
+                    format!(
+                        "`contended  total wait  max wait  avg wait` with units, then the {key} columns"
+                    ),
+                    l.text,
+                )));
+            }
+            None => break,
+        }
+        i += 1;
+    }
+    if rows.is_empty() {
+        let l = lines.get(i.min(lines.len().saturating_sub(1)))?;
+        return Some(Err(ParseError::invalid(
+            FORMAT,
+            l.no,
+            1,
+            "rows under the `contended  total wait ...` header",
+            l.text,
+        )));
+    }
+    Some(Ok((
+        i - start,
+        BlockBody::LockContention(LockContention {
+            tool: "perf-lock".into(),
+            key: key.into(),
+            rows,
+        }),
+    )))
+}
+
+fn starts_with_count(t: &str) -> bool {
+    t.split_whitespace()
+        .next()
+        .is_some_and(|w| units::int(w).is_some())
+}
+
+/// `0xffffffffac6318e7  pipe_read+0x57` -> `pipe_read+0x57`; the address
+/// when no symbol was printed (`0x7f35159162ad`).
+fn stack_line(t: &str) -> Option<&str> {
+    let (addr, sym) = t.split_once(char::is_whitespace).unwrap_or((t, ""));
+    let hex = addr.strip_prefix("0x")?;
+    if hex.is_empty() || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let sym = sym.trim();
+    Some(if sym.is_empty() { addr } else { sym })
+}
+
+/// `  122      1.01 ms     18.73 us      8.32 us        mutex   pipe_read+0x57`.
+fn parse_row(t: &str, stats: &[Stat], key: &str) -> Option<LockRow> {
+    let mut rest = t;
+    let mut word = || -> Option<&str> {
+        let s = rest.trim_start();
+        let end = s.find(char::is_whitespace).unwrap_or(s.len());
+        let (w, r) = s.split_at(end);
+        rest = r;
+        (!w.is_empty()).then_some(w)
+    };
+    let mut row = LockRow::default();
+    for stat in stats {
+        if *stat == Stat::Contended {
+            row.contended = units::int(word()?)?;
+            continue;
+        }
+        let v = word()?;
+        let unit = word()?;
+        let us = units::duration_us(v, unit)?;
+        match stat {
+            Stat::Total => row.total_wait_us = us,
+            Stat::Max => row.max_wait_us = Some(us),
+            Stat::Min => row.min_wait_us = Some(us),
+            _ => row.avg_wait_us = Some(us),
+        }
+    }
+    match key {
+        "caller" => {
+            row.lock_type = Some(word()?.to_string());
+            row.caller = Some(word()?.to_string());
+            if word().is_some() {
+                return None;
+            }
+        }
+        "task" | "owner" => {
+            let pid = word()?;
+            row.pid = Some(pid.parse().ok()?);
+            let comm = rest.trim();
+            if comm.is_empty() {
+                return None;
+            }
+            row.task = Some(comm.to_string());
+        }
+        "lock" => {
+            let addr = word()?;
+            if !addr.chars().all(|c| c.is_ascii_hexdigit()) {
+                return None;
+            }
+            row.address = Some(addr.to_string());
+            let sym = rest.trim();
+            if sym.is_empty() {
+                return None;
+            }
+            // `&task_struct (mutex)`: the type in parentheses.
+            match sym.rsplit_once(" (") {
+                Some((name, ty)) if ty.ends_with(')') => {
+                    row.lock = Some(name.trim().to_string());
+                    row.lock_type = Some(ty.trim_end_matches(')').to_string());
+                }
+                _ => row.lock = Some(sym.to_string()),
+            }
+        }
+        _ => {
+            let cg = rest.trim();
+            if cg.is_empty() {
+                return None;
+            }
+            row.cgroup = Some(cg.to_string());
+        }
+    }
+    Some(row)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lines::split;
+
+    #[test]
+    fn caller_rows_and_stacks() {
+        let text = " contended   total wait     max wait     avg wait         type   caller\n\n       171      1.55 ms     20.26 us      9.06 us        mutex   pipe_read+0x57\n                          0xffffffffac6318e7  pipe_read+0x57\n                          0xffffffffac623862  vfs_read+0x332\n         1       975 ns       975 ns       975 ns     spinlock   foo+0x1\n";
+        let lines = split(text);
+        let Some(Ok((n, BlockBody::LockContention(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 6);
+        assert_eq!(t.key, "caller");
+        assert_eq!(t.rows[0].total_wait_us, 1550.0);
+        assert_eq!(t.rows[0].stack, vec!["pipe_read+0x57", "vfs_read+0x332"]);
+        assert_eq!(t.rows[1].avg_wait_us, Some(0.975));
+    }
+
+    #[test]
+    fn broken_first_row_is_an_error_with_its_line() {
+        let lines = split(
+            " contended   total wait     max wait     avg wait         type   caller\n\n  12  1.0 parsecs\n",
+        );
+        let e = recognize(&lines, 0).unwrap().unwrap_err();
+        assert_eq!(e.line, 3);
+    }
+
+    #[test]
+    fn owner_and_cgroup_keys() {
+        let lines = split(
+            "   contended   total wait     max wait     avg wait          pid   owner\n\n         403    565.32 us     26.81 us      1.40 us           -1   Unknown\n",
+        );
+        let Some(Ok((_, BlockBody::LockContention(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!((t.key.as_str(), t.rows[0].pid), ("owner", Some(-1)));
+        let lines = split(
+            "     contended   total wait     max wait     avg wait   cgroup\n\n           835     14.06 ms     41.19 us     16.83 us   /system.slice/led.service\n            44     23.73 us      3.87 us       539 ns   /user.slice/user-657345.slice/session-c4.scope\n",
+        );
+        let Some(Ok((n, BlockBody::LockContention(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 4);
+        assert_eq!(
+            t.rows[1].cgroup.as_deref(),
+            Some("/user.slice/user-657345.slice/session-c4.scope")
+        );
+        assert_eq!(t.rows[1].avg_wait_us, Some(0.539));
+    }
+
+    #[test]
+    fn reordered_fields_and_unknown_headers() {
+        let lines = split(
+            "  total wait  contended         type   caller\n\n     7.16 ms        396     spinlock   exit_to_user_mode_loop+0x51\n",
+        );
+        let Some(Ok((_, BlockBody::LockContention(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(
+            (t.rows[0].contended, t.rows[0].total_wait_us),
+            (396, 7160.0)
+        );
+        assert_eq!(t.rows[0].max_wait_us, None);
+        assert!(recognize(&split(" contended   total wait  foo bar\n"), 0).is_none());
+        assert!(recognize(&split(" contended   max wait  type caller\n"), 0).is_none());
+        // A header with nothing under it is an error on the line after it.
+        let e = recognize(&split(" contended   total wait     max wait     avg wait         type   caller\n\nprose\n"), 0)
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(e.line, 3);
+    }
+}

@@ -1,0 +1,402 @@
+//! `perf report --stdio` and `perf top` flat profiles:
+//!
+//! ```text
+//! # Samples: 11K of event 'cpu-clock'
+//! # Event count (approx.): 2924500000
+//! #
+//! # Overhead  Command          Shared Object      Symbol
+//! # ........  ...............  .................  ......
+//! #
+//!      6.56%  sched-messaging  [kernel.kallsyms]  [k] allocate_slab
+//! ```
+//!
+//! With `--children` the first two columns are `Children  Self`. Call-graph
+//! lines under a row (`|--5.04%--__slab_alloc`, `---allocate_slab`) are
+//! skipped: the flat profile is the rows. Rows pasted without the header
+//! are recognised from three rows with a `[k]` / `[.]` marker on.
+
+use crate::document::{BlockBody, Profile, ProfileRow};
+use crate::error::ParseError;
+use crate::lines::Line;
+use crate::units;
+
+const FORMAT: &str = "profile";
+
+/// Most rows one profile may hold (`perf report` can print every symbol).
+const MAX_ROWS: usize = 16_384;
+
+/// Header lines between `# Samples:` and the column header.
+const MAX_PREAMBLE: usize = 8;
+
+/// Call-graph lines tolerated under one row before the profile ends.
+const MAX_GRAPH_LINES: usize = 4096;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Col {
+    Overhead,
+    Children,
+    Self_,
+    Command,
+    Object,
+    Symbol,
+    Other,
+}
+
+/// `# Overhead  Command  Shared Object  Symbol` -> the columns, or `None`.
+fn header(text: &str) -> Option<Vec<Col>> {
+    let t = text.trim().trim_start_matches('#').trim();
+    let names: Vec<&str> = t
+        .split("  ")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    let first = *names.first()?;
+    if !matches!(first, "Overhead" | "Children") || names.len() < 2 || names.len() > 12 {
+        return None;
+    }
+    let cols: Vec<Col> = names
+        .iter()
+        .map(|n| match *n {
+            "Overhead" => Col::Overhead,
+            "Children" => Col::Children,
+            "Self" => Col::Self_,
+            "Command" => Col::Command,
+            "Shared Object" => Col::Object,
+            "Symbol" => Col::Symbol,
+            _ => Col::Other,
+        })
+        .collect();
+    cols.contains(&Col::Symbol).then_some(cols)
+}
+
+/// `# Samples: 11K of event 'cpu-clock'` / perf top's
+/// `Samples: 12K of event 'cycles', 4000 Hz, Event count (approx.): 123`.
+/// Whether the line had `#` (perf report), samples, event, event count.
+type SamplesLine = (bool, Option<u64>, Option<String>, Option<u64>);
+
+fn samples_line(text: &str) -> Option<SamplesLine> {
+    let t = text.trim();
+    let (hash, t) = match t.strip_prefix('#') {
+        Some(r) => (true, r.trim_start()),
+        None => (false, t.trim_start_matches("PerfTop:").trim_start()),
+    };
+    let rest = t.strip_prefix("Samples:")?.trim_start();
+    let (count, rest) = rest.split_once(" of event ")?;
+    let samples = units::suffixed(count.trim(), false).map(|v| v as u64);
+    let rest = rest.trim_start().strip_prefix('\'')?;
+    let (event, rest) = rest.split_once('\'')?;
+    let event_count = rest
+        .split_once("Event count (approx.):")
+        .and_then(|(_, c)| units::int(c.split(',').next()?.trim()));
+    Some((hash, samples, Some(event.to_string()), event_count))
+}
+
+fn pct(tok: &str) -> Option<f64> {
+    units::scaled(tok.strip_suffix('%')?, 0)
+}
+
+/// Split a row by the columns; `None` when it is not a row.
+fn row(text: &str, cols: &[Col]) -> Option<ProfileRow> {
+    let mut toks: Vec<&str> = text.split_whitespace().collect();
+    // The TUI's fold markers: `+   87.62%  0.01%  fio ...`, `-   12.61% ...`.
+    if matches!(toks.first(), Some(&"+") | Some(&"-")) {
+        toks.remove(0);
+    }
+    if toks.is_empty() {
+        return None;
+    }
+    let mut out = ProfileRow::default();
+    let mut rest_cols: Vec<Col> = Vec::new();
+    let mut k = 0;
+    for c in cols {
+        match c {
+            Col::Overhead | Col::Self_ => {
+                out.overhead_pct = pct(toks.get(k)?)?;
+                k += 1;
+            }
+            Col::Children => {
+                out.children_pct = Some(pct(toks.get(k)?)?);
+                k += 1;
+            }
+            other => rest_cols.push(*other),
+        }
+    }
+    if k == 0 {
+        return None;
+    }
+    toks.drain(..k);
+    // The symbol starts at the `[k]` / `[.]` marker when there is one.
+    let marker = toks
+        .iter()
+        .position(|t| t.len() == 3 && t.starts_with('[') && t.ends_with(']'));
+    let (before, symbol) = match marker {
+        Some(m) => {
+            let before = toks.get(..m)?.to_vec();
+            let space = toks.get(m)?.get(1..2)?.to_string();
+            out.space = Some(space);
+            (before, toks.get(m + 1..)?.join(" "))
+        }
+        None => {
+            let n_before = rest_cols.iter().filter(|c| **c != Col::Symbol).count();
+            if toks.len() <= n_before {
+                return None;
+            }
+            (
+                toks.get(..n_before)?.to_vec(),
+                toks.get(n_before..)?.join(" "),
+            )
+        }
+    };
+    if symbol.is_empty() {
+        return None;
+    }
+    out.symbol = symbol;
+    let text_cols: Vec<Col> = rest_cols
+        .into_iter()
+        .filter(|c| *c != Col::Symbol)
+        .collect();
+    match (text_cols.as_slice(), before.as_slice()) {
+        ([], []) => {}
+        ([c], toks) if !toks.is_empty() => set(&mut out, *c, toks.join(" ")),
+        (cs, toks) if cs.len() == toks.len() => {
+            for (c, t) in cs.iter().zip(toks) {
+                set(&mut out, *c, (*t).to_string());
+            }
+        }
+        // More words than columns: the command has spaces; the object is
+        // the last word before the symbol.
+        ([Col::Command, Col::Object], toks) if toks.len() > 2 => {
+            let (obj, cmd) = toks.split_last()?;
+            out.command = Some(cmd.join(" "));
+            out.object = Some((*obj).to_string());
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
+fn set(out: &mut ProfileRow, c: Col, v: String) {
+    match c {
+        Col::Command => out.command = Some(v),
+        Col::Object => out.object = Some(v),
+        _ => {}
+    }
+}
+
+/// Columns of a row printed without a header: `pct [pct] [command] [object] [k] symbol`.
+fn guess_columns(text: &str) -> Option<Vec<Col>> {
+    let mut toks: Vec<&str> = text.split_whitespace().collect();
+    if matches!(toks.first(), Some(&"+") | Some(&"-")) {
+        toks.remove(0);
+    }
+    let pcts = toks.iter().take_while(|t| pct(t).is_some()).count();
+    let marker = toks
+        .iter()
+        .position(|t| matches!(*t, "[k]" | "[.]" | "[g]" | "[u]" | "[H]"))?;
+    let words = marker.checked_sub(pcts)?;
+    let mut cols = match pcts {
+        1 => vec![Col::Overhead],
+        2 => vec![Col::Children, Col::Self_],
+        _ => return None,
+    };
+    match words {
+        0 => {}
+        1 => cols.push(Col::Object),
+        2 => cols.extend([Col::Command, Col::Object]),
+        _ => return None,
+    }
+    cols.push(Col::Symbol);
+    Some(cols)
+}
+
+/// A call-graph line under a row: `|`, `---foo`, `|--5.04%--bar`, or a
+/// frame name alone.
+fn graph_line(text: &str) -> bool {
+    let t = text.trim();
+    !text.starts_with(|c: char| !c.is_whitespace())
+        && (t.starts_with('|')
+            || t.starts_with("--")
+            || t.starts_with("- ")
+            || t.starts_with("+ ")
+            || (t.contains("--") && t.contains('%'))
+            || (!t.contains(' ') && !t.is_empty() && pct(t).is_none()))
+}
+
+/// Recognise a profile at its `Samples:` line, its column header, or (when
+/// pasted without either) at the first of three rows.
+pub fn recognize(
+    lines: &[Line<'_>],
+    start: usize,
+) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let first = lines.get(start)?;
+    let quote = first.quote;
+    let same = |i: usize| lines.get(i).filter(|l| l.quote == quote);
+    let mut prof = Profile {
+        tool: "perf-report".into(),
+        ..Profile::default()
+    };
+    let mut i = start;
+    let cols;
+    if let Some((hash, samples, event, event_count)) = samples_line(first.text) {
+        if !hash {
+            prof.tool = "perf-top".into();
+        }
+        prof.samples = samples;
+        prof.event = event;
+        prof.event_count = event_count;
+        i += 1;
+        let mut found = None;
+        while let Some(l) = same(i) {
+            if i - start > MAX_PREAMBLE {
+                break;
+            }
+            if let Some(c) = header(l.text) {
+                found = Some(c);
+                break;
+            }
+            if let Some(ec) = l
+                .text
+                .split_once("Event count (approx.):")
+                .and_then(|(_, c)| units::int(c.trim()))
+            {
+                prof.event_count = Some(ec);
+            }
+            i += 1;
+        }
+        cols = found?;
+        i += 1;
+    } else if let Some(c) = header(first.text) {
+        if !first.text.trim_start().starts_with('#') {
+            prof.tool = "perf-top".into();
+        }
+        cols = c;
+        i += 1;
+    } else {
+        let c = guess_columns(first.text)?;
+        for k in 0..3 {
+            row(same(start + k)?.text, &c)?;
+        }
+        cols = c;
+    }
+    // `# ........  ......` and `#` under the header.
+    while let Some(l) = same(i) {
+        let t = l.text.trim();
+        if t.starts_with('#') && t.chars().all(|c| matches!(c, '#' | '.' | ' ')) {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    let mut blanks = 0;
+    let mut graph = 0;
+    let mut end = i;
+    while let Some(l) = same(i) {
+        let t = l.text.trim();
+        if t.is_empty() {
+            blanks += 1;
+            if blanks > 1 || prof.rows.is_empty() {
+                break;
+            }
+        } else if let Some(r) = row(l.text, &cols) {
+            if prof.rows.len() >= MAX_ROWS {
+                return Some(Err(ParseError::invalid(
+                    FORMAT,
+                    l.no,
+                    1,
+                    format!("at most {MAX_ROWS} rows"),
+                    l.text,
+                )));
+            }
+            prof.rows.push(r);
+            blanks = 0;
+            graph = 0;
+            end = i + 1;
+        } else if !prof.rows.is_empty() && graph_line(l.text) && graph < MAX_GRAPH_LINES {
+            graph += 1;
+            blanks = 0;
+            end = i + 1;
+        } else {
+            break;
+        }
+        i += 1;
+    }
+    if prof.rows.is_empty() {
+        let l = same(i).or(same(end.saturating_sub(1)))?;
+        return Some(Err(ParseError::invalid(
+            FORMAT,
+            l.no,
+            1,
+            "profile rows (`31.20%  command  object  [k] symbol`) under the header",
+            l.text,
+        )));
+    }
+    Some(Ok((end - start, BlockBody::Profile(prof))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lines::split;
+
+    #[test]
+    fn rows_by_header() {
+        let cols = header("# Overhead  Command          Shared Object      Symbol").unwrap();
+        let r = row(
+            "     6.56%  sched-messaging  [kernel.kallsyms]  [k] allocate_slab",
+            &cols,
+        )
+        .unwrap();
+        assert_eq!(r.overhead_pct, 6.56);
+        assert_eq!(r.command.as_deref(), Some("sched-messaging"));
+        assert_eq!(r.object.as_deref(), Some("[kernel.kallsyms]"));
+        assert_eq!(r.space.as_deref(), Some("k"));
+        assert_eq!(r.symbol, "allocate_slab");
+        let r = row("  1.00%  IPC I/O Parent  libc.so.6  [.] __poll", &cols).unwrap();
+        assert_eq!(r.command.as_deref(), Some("IPC I/O Parent"));
+    }
+
+    #[test]
+    fn headerless_rows() {
+        let text = "    31.20%  [kernel]  [k] native_queued_spin_lock_slowpath\n     4.10%  [kernel]  [k] _raw_spin_lock_irqsave\n     2.00%  [kernel]  [k] shrink_folio_list\nsome prose\n";
+        let lines = split(text);
+        let Some(Ok((n, BlockBody::Profile(p)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 3);
+        assert_eq!(p.rows[0].symbol, "native_queued_spin_lock_slowpath");
+        assert_eq!(p.rows[2].object.as_deref(), Some("[kernel]"));
+    }
+
+    #[test]
+    fn children_columns_and_errors() {
+        let text = "# Children      Self  Command          Shared Object      Symbol\n# ........  ........  ...............  .................  ......\n#\n    87.77%     0.00%  sched-messaging  [kernel.kallsyms]  [k] entry_SYSCALL_64_after_hwframe\n            |\n            ---entry_SYSCALL_64_after_hwframe\n               do_syscall_64\n\n    45.10%     1.00%  sched-messaging  [kernel.kallsyms]  [k] ksys_read\n\n\n";
+        let lines = split(text);
+        let Some(Ok((n, BlockBody::Profile(p)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 9);
+        assert_eq!(p.rows.len(), 2);
+        assert_eq!(
+            (p.rows[1].children_pct, p.rows[1].overhead_pct),
+            (Some(45.1), 1.0)
+        );
+        let lines = split("# Overhead  Command  Shared Object  Symbol\n#\nnothing here\n");
+        assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 3);
+        // Two marker rows are not enough without a header.
+        let lines = split("  3.00%  [kernel]  [k] a\n  2.00%  [kernel]  [k] b\n");
+        assert!(recognize(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn tui_fold_markers() {
+        let text = "+   87.62%     0.01%  fio      [kernel.kallsyms]       [k] iomap_dio_rw\n+   74.85%    74.85%  fio      [kernel.kallsyms]       [k] native_queued_spin_lock_slowpath\n-   72.99%     0.11%  fio      [kernel.kallsyms]       [k] _raw_spin_lock_irq\n   - 72.88% _raw_spin_lock_irq\n        native_queued_spin_lock_slowpath\n+   72.20%     0.01%  fio      [kernel.kallsyms]       [k] __submit_bio\n";
+        let lines = split(text);
+        let Some(Ok((n, BlockBody::Profile(p)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!((n, p.rows.len()), (6, 4));
+        assert_eq!(p.rows[1].overhead_pct, 74.85);
+        assert_eq!(p.rows[1].children_pct, Some(74.85));
+        assert_eq!(p.rows[3].symbol, "__submit_bio");
+    }
+}

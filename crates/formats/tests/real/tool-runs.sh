@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# How the `tool-*` samples of this corpus were made (Debian 12, a shared
+# 2-CPU VM, 6.18 kernel, no RT priorities needed). Each run is a few seconds
+# and niced. Kept for reproduction; the tests never run it.
+#
+#   apt-get install rt-tests stress-ng time linux-perf sysstat bpftrace
+#
+# Outputs land in ./out; the manifests take their expected values from the
+# tools' own machine-readable output of the same run (cyclictest --json,
+# stress-ng --yaml, sadf -j, bpftrace -f json of a deterministic program,
+# perf report -t ';' of the same perf.data) or, where a tool has none
+# (time, perf stat text, perf lock, hackbench, /proc files), from the printed
+# text read by hand.
+set -u
+mkdir -p out && cd out
+
+ct() { name=$1; shift; nice -n 10 cyclictest "$@" --json=ct-$name.json > ct-$name.txt 2>&1; }
+ct q2           -q -D 2 -i 1000 -t 2
+ct hist400      -q -D 2 -i 1000 -t 2 -h 400
+ct ns           -q -D 2 -i 1000 -t 2 -N
+ct ns-hist      -q -D 2 -i 1000 -t 2 -N -h 300
+ct mlock        -q -D 2 -i 1000 -t 2 -m
+ct mlock-hist   -q -D 2 -i 500 -t 2 -m -h 250
+ct affinity     -q -D 2 -i 1000 -t 2 -a -h 350
+ct smp          -q -D 2 -i 1000 -S
+ct t4           -q -D 2 -i 500 -d 100 -t 4
+ct histofall    -q -D 2 -i 1000 -t 2 -H 300
+ct overflow     -q -D 2 -i 1000 -t 2 -h 60
+ct spike        -q -D 2 -i 1000 -t 1 --spike=150
+ct loops        -q -l 1500 -i 1000 -t 2
+ct loops-ns-h   -q -l 1500 -i 700 -t 1 -N -h 200
+ct prio         -q -D 2 -i 1000 -t 2 -p 80
+ct prio-hist    -q -D 2 -i 1000 -t 2 -p 90 -h 400 -m
+ct nonquiet     -D 2 -i 1000 -t 2
+ct nonquiet-ns  -D 2 -i 2000 -t 1 -N
+ct t1-i200      -q -D 2 -i 200 -t 1
+ct t3-hist      -q -D 2 -i 1000 -t 3 -h 500
+
+sn() { name=$1; shift; nice -n 10 stress-ng "$@" --yaml sn-$name.yaml > sn-$name.txt 2>&1; }
+sn cpu-metrics       --cpu 1 -t 2 --metrics
+sn vm-brief          --vm 1 --vm-bytes 32M -t 2 --metrics-brief
+sn cpu-times         --cpu 1 -t 2 --times --metrics-brief
+sn matrix-perf       --matrix 1 -t 2 --metrics-brief --perf
+sn pipe-ts           --pipe 1 -t 2 --metrics-brief --timestamp
+sn malloc-logbrief   --malloc 1 -t 2 --metrics --log-brief
+sn two-stressors     --cpu 1 --memcpy 1 -t 2 --metrics
+sn mmap-verbose      --mmap 1 --mmap-bytes 16M -t 2 --metrics-brief -v
+sn switch-times-perf --switch 1 -t 2 --metrics --times --perf
+sn bigheap           --bigheap 1 -t 2 --metrics-brief --times
+
+/usr/bin/time -v -o tm-verbose-gzip.txt sh -c 'head -c 20000000 /dev/urandom | gzip -1 > /dev/null'
+/usr/bin/time -o tm-default-sort.txt sh -c 'seq 1 300000 | sort -R > /dev/null'
+/usr/bin/time -v -o tm-verbose-fail.txt sh -c 'seq 1 100000 > /dev/null; exit 3'
+/usr/bin/time -o tm-default-fail.txt sh -c 'exit 2'
+/usr/bin/time -v -o tm-verbose-signal.txt sh -c 'kill -TERM $$'
+/usr/bin/time -o tm-default-signal.txt sh -c 'kill -KILL $$'
+/usr/bin/time -p -o tm-posix-find.txt sh -c 'find /usr/share/doc > /dev/null'
+/usr/bin/time -v -o tm-verbose-two.txt sh -c 'seq 1 200000 | sort > /dev/null'
+/usr/bin/time -a -v -o tm-verbose-two.txt sh -c 'seq 1 400000 | sort > /dev/null'
+bash -c 'time (seq 1 200000 | sort -n > /dev/null)' > tm-bash-sort.txt 2>&1
+bash -c 'time sleep 0.3; time (head -c 5000000 /dev/urandom | md5sum > /dev/null)' > tm-bash-two.txt 2>&1
+
+hackbench -g 4 -l 200 > mb-hackbench-proc.txt 2>&1
+hackbench -g 4 -l 200 -T > mb-hackbench-threads.txt 2>&1
+hackbench -p -g 2 -l 500 > mb-hackbench-pipe.txt 2>&1
+perf bench sched messaging -g 5 -l 200 > mb-perfbench-messaging.txt 2>&1
+perf bench sched messaging -t -p -g 4 -l 300 > mb-perfbench-messaging-tp.txt 2>&1
+perf bench sched pipe -l 100000 > mb-perfbench-pipe.txt 2>&1
+perf bench sched pipe -T -l 50000 > mb-perfbench-pipe-T.txt 2>&1
+
+perf stat -o ps-default.txt -- sh -c 'seq 1 300000 | sort > /dev/null'
+perf stat -r 3 -o ps-r3.txt -- sh -c 'seq 1 200000 | sort > /dev/null'
+perf stat -x, -o ps-x.csv -- sh -c 'seq 1 300000 | sort > /dev/null'
+perf stat -x, -r 3 -o ps-x-r3.csv -- sh -c 'seq 1 200000 | sort > /dev/null'
+perf stat -e 'sched:sched_switch,sched:sched_wakeup,kmem:mm_page_alloc,kmem:mm_page_free,task-clock' -o ps-tracepoints.txt -- sh -c 'seq 1 300000 | sort > /dev/null'
+perf stat -a -o ps-system.txt -- sleep 1
+perf stat -I 500 -e task-clock,page-faults -o ps-interval.txt -- sh -c 'seq 1 1000000 | sort > /dev/null'
+perf stat -r 5 -e 'page-faults,minor-faults,major-faults,task-clock' -o ps-r5-faults.txt -- sh -c 'head -c 30000000 /dev/zero | gzip -1 > /dev/null'
+
+perf record -e task-clock -F 999 -o pr.data -- sh -c 'seq 1 400000 | sort > /dev/null; head -c 20000000 /dev/urandom | gzip -1 >/dev/null'
+perf report -i pr.data --stdio > pf-report-default.txt; perf report -i pr.data --stdio -t ';' > pf-report-default.sep
+perf report -i pr.data --stdio --sort sym --percent-limit 2 > pf-report-sym.txt
+perf report -i pr.data --stdio --sort sym --percent-limit 2 -t ';' > pf-report-sym.sep
+perf report -i pr.data --stdio --sort comm,dso > pf-report-comm-dso.txt
+perf report -i pr.data --stdio --sort comm,dso -t ';' > pf-report-comm-dso.sep
+perf record -g -e task-clock -o prg.data -- sh -c 'seq 1 300000 | sort > /dev/null'
+perf report -i prg.data --stdio --no-children --percent-limit 5 > pf-report-callgraph.txt
+perf report -i prg.data --stdio --children --percent-limit 5 -g none > pf-report-children.txt
+
+perf lock record -o lock.data -a -- sleep 1
+perf lock contention -i lock.data > lc-a.txt
+perf lock contention -i lock.data -t > lc-task.txt
+perf lock contention -i lock.data -E 8 -k wait_max > lc-top8-max.txt
+perf lock contention -i lock.data -t -E 6 -k wait_max > lc-task-top6.txt
+perf lock contention -i lock.data -v -E 5 > lc-verbose-stacks.txt 2>&1
+perf lock contention -i lock.data -F contended,wait_total,wait_max -E 10 > lc-fields.txt
+
+B='BEGIN { $i = (uint64)1; while ($i <= 400) { @lat_us = hist($i * $i % 5000); @bycomm["kswapd0"] = hist($i % 90); $i++; } exit(); }'
+bpftrace -e "$B" > bt-det-text.txt; bpftrace -f json -e "$B" > bt-det.json
+B='BEGIN { $i = (uint64)0; while ($i < 300) { @ms = lhist($i * 13 % 200, 0, 200, 20); @usecs["sort"] = hist($i * 31 % 3000); @usecs["gzip"] = hist($i * 7 % 900); $i++; } exit(); }'
+bpftrace -e "$B" > bt-det2-text.txt; bpftrace -f json -e "$B" > bt-det2.json
+bpftrace -e 'profile:hz:499 { @ns = hist(nsecs % 1000000); } interval:s:2 { exit(); }' > bt-profile-ns.txt
+
+cat /proc/vmstat > ctr-vmstat.txt
+cat /proc/meminfo > ctr-meminfo.txt
+cat /proc/pressure/memory > ctr-psi-memory.txt
+for r in memory io cpu; do echo "== /proc/pressure/$r"; cat /proc/pressure/$r; done > ctr-psi-all.txt
+cat /proc/self/smaps_rollup > ctr-smaps-rollup.txt
+cat /sys/fs/cgroup/memory/memory.stat > ctr-memcg-v1-stat.txt
+grep -E '^(pgscan|pgsteal|allocstall|pgfault|pgmajfault|workingset)' /proc/vmstat > ctr-vmstat-grep-before.txt
+stress-ng --vm 1 --vm-bytes 256M -t 2 -q
+grep -E '^(pgscan|pgsteal|allocstall|pgfault|pgmajfault|workingset)' /proc/vmstat > ctr-vmstat-grep-after.txt
+
+sar -B -o sar.data 1 3 > sys-sar-B.txt; sadf -j sar.data -- -B > sys-sar-B.json
+sar -r -o sar2.data 1 2 > sys-sar-r.txt; sadf -j sar2.data -- -r > sys-sar-r.json
+
+# ---- second batch (2026-12-01 09:16 UTC), same machine
+ct() { name=$1; shift; echo "== $name: cyclictest $*"; nice -n 10 cyclictest "$@" --json=ct-$name.json > ct-$name.txt 2>&1; echo "cyclictest $* --json=ct-$name.json" > ct-$name.cmd; }
+ct t1-i2000      -q -D 2 -i 2000 -t 1
+ct d500-t3       -q -D 2 -i 1000 -d 500 -t 3
+ct clock-rt      -q -D 2 -i 1000 -t 2 -c 1
+ct D3s           -q -D 3s -i 1500 -t 2
+ct h1000-m       -q -D 2 -i 1000 -t 2 -h 1000 -m
+ct nonquiet-h    -D 2 -i 1000 -t 1 -h 200
+ct default-i     -q -D 2 -t 2
+ct smp-hist      -q -D 2 -i 1000 -S -h 300
+ct priospread    -q -D 2 -i 1000 -t 3 -p 80 --priospread
+ct mainaff       -q -D 2 -i 1000 -t 2 -a 1 --mainaffinity=0
+sn() { name=$1; shift; echo "== $name"; nice -n 10 stress-ng "$@" --yaml sn-$name.yaml > sn-$name.txt 2>&1; echo "stress-ng $* --yaml sn-$name.yaml" > sn-$name.cmd; }
+sn fork-metrics    --fork 1 -t 2 --metrics
+sn memcpy-brief    --memcpy 1 -t 2 --metrics-brief
+sn hdd-metrics     --hdd 1 --hdd-bytes 8M -t 2 --metrics --temp-path /tmp
+sn cache-times     --cache 1 -t 2 --metrics-brief --times
+sn sem-perf        --sem 1 -t 2 --metrics-brief --perf
+sn cpu-fft         --cpu 1 --cpu-method fft -t 2 --metrics
+sn vm-verify       --vm 1 --vm-bytes 16M --verify -t 2 --metrics-brief
+sn three-brief     --cpu 1 --pipe 1 --switch 1 -t 2 --metrics-brief
+sn cpu2-metrics    --cpu 2 -t 2 --metrics
+sn timer-brief     --timer 1 -t 2 --metrics-brief
+sn cpu-ops         --cpu 1 --cpu-ops 3000 --metrics-brief
+sn mq-ts           --mq 1 -t 2 --metrics-brief --timestamp
+# GNU / bash time
+nice -n 10 /usr/bin/time -v -o tm-verbose-sleep.txt sleep 0.5
+nice -n 10 /usr/bin/time -v -o tm-verbose-gzip9.txt sh -c 'gzip -9 -c /usr/bin/perf > /dev/null'
+nice -n 10 /usr/bin/time dd if=/dev/zero of=/dev/null bs=1M count=300 > tm-default-dd.txt 2>&1
+nice -n 10 /usr/bin/time -p -o tm-posix-sort.txt sh -c 'seq 1 300000 | sort -n > /dev/null'
+bash -c 'time -p (seq 1 200000 | sort -n > /dev/null)' > tm-bash-posix.txt 2>&1
+bash -c 'time (head -c 3000000 /dev/urandom | xz -0 > /dev/null)' > tm-bash-xz.txt 2>&1
+# perf stat
+ps() { name=$1; shift; nice -n 10 perf stat "$@" > /dev/null 2> ps-$name.txt; }
+ps e-sw   -e context-switches,cpu-migrations,page-faults,task-clock,cpu-clock -- sh -c 'seq 1 300000 | sort > /dev/null'
+ps r4-sleep -r 4 -- sleep 0.1
+nice -n 10 perf stat -o ps-o-file.txt -- sh -c 'head -c 20000000 /dev/zero | gzip -1 > /dev/null'
+nice -n 10 perf stat -r 3 -o ps-o-r3.txt -- sh -c 'seq 1 200000 | sort > /dev/null'
+nice -n 10 perf stat -j -o ps-json.txt -- sh -c 'seq 1 300000 | sort > /dev/null' || echo nojson
