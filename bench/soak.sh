@@ -63,7 +63,7 @@ fi
 token_for() { "$bin" token create --name "soak-$1" --scope upload 2>/dev/null; }
 tokens=""
 for i in $(seq 0 8); do tokens="$tokens $(token_for "$i")"; done
-http_port=$(( 45000 + RANDOM % 4000 ))
+http_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 export SOAK_BIN="$bin" SOAK_DURATION="$duration" SOAK_TOKENS="$tokens" SOAK_PORT="$http_port"
 export SOAK_SIM_NICE="$sim_nice"
@@ -112,7 +112,11 @@ def start_server():
                 return
         except OSError:
             pass
+        if p.poll() is not None:
+            break
         time.sleep(0.1)
+    with open(os.environ["SOAK_LOG"], "rb") as f:
+        print(f.read()[-2000:].decode(errors="replace"))
     raise SystemExit("server did not become ready")
 
 
