@@ -9,6 +9,7 @@
 #   bash bench/soak.sh                    # 600 s, release build
 #   bash bench/soak.sh --duration 120     # shorter run
 #   bash bench/soak.sh --profile debug    # skip the release build
+#   bash bench/soak.sh --sim-nice 0       # simulator at the service's priority
 #
 # Always runs its own PostgreSQL cluster (durability on: fsync,
 # full_page_writes, synchronous_commit), since it restarts it; DATABASE_URL
@@ -23,11 +24,13 @@ cd "$root"
 
 duration=600
 profile=release
+sim_nice=19
 while [ $# -gt 0 ]; do
     case "$1" in
         --duration) duration="$2"; shift 2 ;;
         --profile) profile="$2"; shift 2 ;;
-        *) echo "usage: bench/soak.sh [--duration SECS] [--profile release|debug]" >&2; exit 2 ;;
+        --sim-nice) sim_nice="$2"; shift 2 ;;
+        *) echo "usage: bench/soak.sh [--duration SECS] [--profile release|debug] [--sim-nice 0-19]" >&2; exit 2 ;;
     esac
 done
 
@@ -60,9 +63,10 @@ fi
 token_for() { "$bin" token create --name "soak-$1" --scope upload 2>/dev/null; }
 tokens=""
 for i in $(seq 0 8); do tokens="$tokens $(token_for "$i")"; done
-http_port=$(( 45000 + RANDOM % 4000 ))
+http_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 
 export SOAK_BIN="$bin" SOAK_DURATION="$duration" SOAK_TOKENS="$tokens" SOAK_PORT="$http_port"
+export SOAK_SIM_NICE="$sim_nice"
 export SOAK_PID_FILE="$server_pid_file" SOAK_LOG="$work/server.log" SOAK_PROFILE="$profile"
 export SOAK_PG_RESTART="$(if [ "$(id -un)" = "$pg_user_name" ]; then echo ""; else echo "runuser -u $pg_user_name --"; fi) $pg_ctl_bin -D $pg_data -m immediate -w -t 120 restart -l $pg_data/server.log"
 export DATABASE_URL
@@ -94,7 +98,8 @@ def start_server():
     log = open(os.environ["SOAK_LOG"], "ab")
     p = subprocess.Popen(
         [BIN, "serve", "--bind", f"127.0.0.1:{PORT}", "--sim-workers", "1",
-         "--sim-lease-secs", "5", "--db-max-connections", "20"],
+         "--sim-lease-secs", "5", "--db-max-connections", "20",
+         "--sim-nice", os.environ["SOAK_SIM_NICE"]],
         stdout=log, stderr=log, env=dict(os.environ, RUST_LOG="warn"))
     server["proc"] = p
     with open(PID_FILE, "w") as f:
@@ -107,7 +112,11 @@ def start_server():
                 return
         except OSError:
             pass
+        if p.poll() is not None:
+            break
         time.sleep(0.1)
+    with open(os.environ["SOAK_LOG"], "rb") as f:
+        print(f.read()[-2000:].decode(errors="replace"))
     raise SystemExit("server did not become ready")
 
 
@@ -189,7 +198,7 @@ def simulations():
     t_run = None
     while not stop.is_set():
         if active is None:
-            body = json.dumps({"scenario": "toy-lock", "seed": seed, "duration": "20s",
+            body = json.dumps({"scenario": "toy-lock", "seed": seed, "duration": "60s",
                                "replications": 2, "force": True})
             status, data = request("POST", "/api/v1/simulations", body.encode(), {
                 "Authorization": f"Bearer {tok}", "Content-Type": "application/json"}, kind="sim")
@@ -307,7 +316,7 @@ pages_sim = [s for t, s, k in latencies if k == "page" and during_sim(t)]
 pages_idle = [s for t, s, k in latencies if k == "page" and not during_sim(t)]
 ups = [s for t, s, k in latencies if k == "upload"]
 print()
-print(f"duration {DURATION:.0f} s ({os.environ['SOAK_PROFILE']} build), 8 uploaders, 8 browsers, 1 simulation queue")
+print(f"duration {DURATION:.0f} s ({os.environ['SOAK_PROFILE']} build), 8 uploaders, 8 browsers, 1 simulation queue (simulator nice {os.environ['SOAK_SIM_NICE']})")
 print(f"requests: {len(latencies)}  (uploads {len(ups)}, pages {len(pages)})")
 print("by status: " + ", ".join(f"{k}: {v}" for k, v in sorted(stats.items(), key=lambda x: str(x[0]))))
 print(f"uploads acknowledged: {len(keys)}; lost {len(lost)}, partial {len(partial)}, duplicate {len(dup)}")

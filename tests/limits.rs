@@ -971,5 +971,54 @@ fn limit_failures_are_named_by_the_limit() {
         killed.contains("CPU time limit of 30 s") && killed.contains("out-of-memory"),
         "{killed}"
     );
-    assert!(why(Some(11), None, "").contains("signal 11"));
+    let spawn = why(
+        None,
+        Some(101),
+        "OS can't spawn worker thread: Resource temporarily unavailable (os error 11)",
+    );
+    assert!(spawn.starts_with("memory limit of 512 MiB"), "{spawn}");
+    assert!(why(Some(11), None, "").contains("address-space limit of 512 MiB"));
+    assert!(why(Some(11), None, "boom").contains("signal 11: boom"));
+}
+
+#[sqlx::test]
+async fn a_simulation_over_its_memory_limit_fails_naming_it(pool: PgPool) {
+    let cfg = JobConfig {
+        mem_mb: 512,
+        ..job_config()
+    };
+    let st = state_with(&pool, cfg);
+    let app = router(st.clone());
+    let tok = token(&pool, Scope::Upload).await;
+    // 4096 cyclictest threads with a million histogram buckets each: far
+    // more memory than the job may have.
+    let scenario = toy_lock_toml("duration = \"1s\"\nreplications = 1")
+        .replace("threads = 8", "threads = 4096\nhistogram_us = 1000000");
+    let r = send(
+        &app,
+        json_post(
+            "/api/v1/simulations",
+            &tok,
+            serde_json::json!({"scenario": scenario}),
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.text());
+    let id = r.json()["id"].as_i64().unwrap();
+    let (stop_tx, stop) = tokio::sync::watch::channel(false);
+    let workers = reclaimlab::jobs::start(&pool, &st.jobs, 1, stop);
+    assert_eq!(
+        wait_state(&pool, id, &["failed", "done"], 60).await,
+        "failed"
+    );
+    let s = get(&app, &format!("/api/v1/simulations/{id}")).await.json();
+    assert_eq!(
+        s["error"].as_str().unwrap(),
+        "memory limit of 512 MiB exceeded (address space)",
+        "{s}"
+    );
+    let _ = stop_tx.send(true);
+    for w in workers {
+        w.await.unwrap();
+    }
 }

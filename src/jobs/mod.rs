@@ -289,7 +289,9 @@ pub fn failure_reason(
     let out_of_memory = stderr.contains("memory allocation of")
         || stderr.contains("out of memory")
         || stderr.contains("Cannot allocate memory")
-        || stderr.contains("os error 12");
+        || stderr.contains("os error 12")
+        // glibc reports a thread stack it cannot map as EAGAIN.
+        || (stderr.contains("spawn") && stderr.contains("os error 11"));
     let detail = stderr.trim();
     let detail = match detail.char_indices().nth(300) {
         Some((i, _)) => &detail[..i],
@@ -307,6 +309,10 @@ pub fn failure_reason(
             cfg.cpu_secs + CPU_HARD_GRACE_SECS
         ),
         Some(6) => format!("the simulator aborted: {detail}"),
+        Some(11) if detail.is_empty() => format!(
+            "the simulator crashed (SIGSEGV) before printing anything; an address-space limit of {} MiB may be too small to start it",
+            cfg.mem_mb
+        ),
         Some(sig) => format!("the simulator process died on signal {sig}: {detail}"),
         None => format!(
             "the simulator exited with code {}: {detail}",

@@ -668,12 +668,26 @@ impl Tracked {
 
 /// hyper's automatic answer to a request it could not parse, with a body.
 fn with_error_body(head: &[u8]) -> Option<Vec<u8>> {
+    // Exactly hyper's shape: a short head with no body and no header but
+    // these (a response of ours always has a body and a content type).
+    if head.len() > 512 {
+        return None;
+    }
     let text = std::str::from_utf8(head).ok()?;
     let rest = text.strip_prefix("HTTP/1.1 ")?;
+    let lower = text.to_ascii_lowercase();
+    let only_known_headers = lower
+        .trim_end_matches("\r\n")
+        .split("\r\n")
+        .skip(1)
+        .all(|h| {
+            h.starts_with("content-length: ")
+                || h.starts_with("date: ")
+                || h.starts_with("connection: ")
+        });
     if !text.ends_with("\r\n\r\n")
-        || !text
-            .to_ascii_lowercase()
-            .contains("\r\ncontent-length: 0\r\n")
+        || !lower.contains("\r\ncontent-length: 0\r\n")
+        || !only_known_headers
     {
         return None;
     }
