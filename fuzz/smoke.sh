@@ -2,6 +2,11 @@
 # Run every fuzz target for a short smoke time (default 10 s each).
 # Usage: fuzz/smoke.sh [SECONDS]
 # Needs a nightly toolchain and cargo-fuzz; prints a skip message otherwise.
+#
+# Quiet: one line per target (runs done, or the failure with the end of
+# libFuzzer's output). The corpora grow in a temporary directory outside
+# the checkout (FUZZ_CORPUS_DIR to keep them somewhere), seeded each time
+# with the parser corpus.
 set -euo pipefail
 secs="${1:-10}"
 cd "$(dirname "$0")"
@@ -15,19 +20,31 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     exit 0
 fi
 
-# Seed each target's corpus with the parser corpus so runs start from real inputs.
-seed_dir="$(mktemp -d)"
-trap 'rm -rf "$seed_dir"' EXIT
-for d in corpus pastes real; do
-    find "../crates/formats/tests/$d" -type f ! -name manifest.toml -exec cp {} "$seed_dir"/ \; 2>/dev/null || true
-done
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+corpora="${FUZZ_CORPUS_DIR:-$work/corpus}"
+seed_dir="$work/seed"
+mkdir -p "$seed_dir" "$corpora"
+find ../crates/formats/tests/corpus -type f -exec cp {} "$seed_dir"/ \; 2>/dev/null || true
+
+echo "fuzz smoke: building the targets..."
+cargo +nightly fuzz build >"$work/build.log" 2>&1 || {
+    tail -n 40 "$work/build.log"
+    echo "fuzz smoke: build FAILED"
+    exit 1
+}
 
 status=0
 for target in $(cargo +nightly fuzz list); do
-    echo "== $target (${secs}s)"
-    mkdir -p "corpus/$target"
-    cp -n "$seed_dir"/* "corpus/$target"/ 2>/dev/null || true
-    if ! cargo +nightly fuzz run "$target" "corpus/$target" -- -max_total_time="$secs" -max_len=65536; then
+    mkdir -p "$corpora/$target"
+    cp -n "$seed_dir"/* "$corpora/$target"/ 2>/dev/null || true
+    log="$work/$target.log"
+    if cargo +nightly fuzz run "$target" "$corpora/$target" -- \
+        -max_total_time="$secs" -max_len=65536 >"$log" 2>&1; then
+        runs="$(grep -o 'Done [0-9]* runs' "$log" | tail -n 1 || true)"
+        echo "fuzz smoke: $target ok (${runs:-no run count}, ${secs}s)"
+    else
+        tail -n 40 "$log"
         echo "fuzz smoke: $target FAILED"
         status=1
     fi

@@ -8,6 +8,17 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 . scripts/pg.sh
 
+# `bash scripts/run.sh stop` stops the private cluster this script started.
+if [ "${1:-}" = "stop" ]; then
+    if [ -d "$root/.reclaimlab/pg" ] || [ -L "$root/.reclaimlab/pg" ]; then
+        pg_stop "$root/.reclaimlab/pg"
+        echo ">> stopped the private PostgreSQL in .reclaimlab/pg"
+    else
+        echo ">> no private PostgreSQL in .reclaimlab/pg"
+    fi
+    exit 0
+fi
+
 bind="${RECLAIMLAB_BIND:-127.0.0.1:8080}"
 if [ -z "${DATABASE_URL:-}" ]; then
     pg_install
@@ -33,5 +44,5 @@ else
     echo ">> upload token: .reclaimlab/upload-token"
 fi
 
-echo ">> serving on http://$bind (Ctrl-C to stop)"
+echo ">> serving on http://$bind (Ctrl-C to stop; 'bash scripts/run.sh stop' stops PostgreSQL too)"
 exec "$bin" serve --demo --bind "$bind"

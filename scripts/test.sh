@@ -22,7 +22,8 @@ if [ -z "${DATABASE_URL:-}" ]; then
     pg_install
     dir="$(mktemp -d /tmp/reclaimlab-test-pg.XXXXXX)"
     chmod 755 "$dir"
-    port=$(( 55000 + RANDOM % 5000 ))
+    # A port the OS says is free (a random one may be taken).
+    port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null || echo $(( 55000 + RANDOM % 5000 )))"
     started="$dir/data"
     pg_start "$started" "$port" fast
     echo ">> throwaway PostgreSQL on port $port"
@@ -44,7 +45,7 @@ cargo clippy --workspace --all-targets --quiet -- -D warnings
 # Every parser's fuzz target for a few seconds (cargo-fuzz needs nightly,
 # which this machine kind ships; without it the smoke run says it skipped).
 if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >/dev/null 2>&1; then
-    echo ">> installing cargo-fuzz..."
+    echo ">> installing cargo-fuzz into ~/.cargo/bin (cargo install cargo-fuzz --locked)..."
     cargo install cargo-fuzz --locked --quiet || echo ">> cargo-fuzz could not be installed"
 fi
 echo ">> fuzz smoke"

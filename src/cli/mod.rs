@@ -15,8 +15,11 @@ pub fn init_tracing() {
     let filter = EnvFilter::try_from_env("RUST_LOG")
         .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,tower_http=info"));
     let json = std::env::var("RECLAIMLAB_LOG_FORMAT").is_ok_and(|v| v == "json");
+    // Colours only for a person at a terminal: a log file gets plain text.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let b = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(ansi)
         .with_writer(std::io::stderr);
     let _ = if json {
         b.json().try_init()

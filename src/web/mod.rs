@@ -222,7 +222,14 @@ pub fn with_layers(routes: Router<AppState>, state: AppState) -> Router {
                     .unwrap_or("-")
                     .to_owned();
                 tracing::info_span!("request", http.method = %req.method(), http.route = %route, request.id = %id)
-            }),
+            })
+            // One access-log line per request: status and latency, inside
+            // the request's span (method, route, request id).
+            .on_response(
+                tower_http::trace::DefaultOnResponse::new()
+                    .level(tracing::Level::INFO)
+                    .latency_unit(tower_http::LatencyUnit::Micros),
+            ),
         )
         .layer(SetRequestIdLayer::new(X_REQUEST_ID, MakeRequestUuid))
         .with_state(state)
