@@ -732,15 +732,10 @@ fn lock_key(r: &reclaimlab_formats::LockRow) -> String {
     parts.join(" ")
 }
 
-/// A time-like unit as microseconds: the factor, or `None` for other units.
+/// A time-like unit as microseconds: the factor, or `None` for other units
+/// (the formats crate's table of time units).
 fn us_factor(unit: Option<&str>) -> Option<f64> {
-    match unit? {
-        "ns" | "nsecs" => Some(1e-3),
-        "us" | "usecs" => Some(1.0),
-        "ms" | "msecs" => Some(1e3),
-        "s" | "secs" => Some(1e6),
-        _ => None,
-    }
+    reclaimlab_formats::units::time_unit_pow10(unit?).map(|p| 10f64.powi(p + 6))
 }
 
 fn plan_table(

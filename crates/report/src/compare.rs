@@ -1401,11 +1401,6 @@ fn merged_histogram(l: &LatencyColumn) -> Vec<(f64, u64)> {
     out
 }
 
-/// Microseconds as a kernel developer writes them (see [`crate::fmt::us`]).
-pub fn fmt_us(v: f64) -> String {
-    fmt::us(v)
-}
-
 /// The culprit diff sentence:
 /// `max 1969 us -> 879 us (-55%); culprit changed from A to B`, or
 /// `...; culprit unchanged: A`. The % is the raw change of the maximum

@@ -565,16 +565,7 @@ fn render(sc: &Scenario, v: &crate::config::Variant, a: &Agg, label: &str) -> Re
     };
     if !usemem.is_empty() {
         let rows = rows_of(&usemem, &mut used);
-        blocks.push(label(BlockBody::Table(Table {
-            style: "mmtests".into(),
-            title: Some("usemem".into()),
-            columns: vec![format!("{} {}", sc.kernel, v.name)],
-            column_kernels: vec![sc.kernel.clone()],
-            column_variants: vec![v.name.clone()],
-            rows,
-            unit: None,
-            ..Table::default()
-        })));
+        blocks.push(label(one_column_table("usemem", &sc.kernel, &v.name, rows)));
     }
     let rest: Vec<&MetricStat> = summary
         .metrics
@@ -583,16 +574,9 @@ fn render(sc: &Scenario, v: &crate::config::Variant, a: &Agg, label: &str) -> Re
         .collect();
     if !rest.is_empty() {
         let rows = rows_of(&rest, &mut used);
-        blocks.push(label(BlockBody::Table(Table {
-            style: "mmtests".into(),
-            title: Some("duration".into()),
-            columns: vec![format!("{} {}", sc.kernel, v.name)],
-            column_kernels: vec![sc.kernel.clone()],
-            column_variants: vec![v.name.clone()],
-            rows,
-            unit: None,
-            ..Table::default()
-        })));
+        blocks.push(label(one_column_table(
+            "duration", &sc.kernel, &v.name, rows,
+        )));
     }
     if !a.vmstat.is_empty() {
         blocks.push(label(BlockBody::Metrics(Metrics {
@@ -672,6 +656,20 @@ fn render(sc: &Scenario, v: &crate::config::Variant, a: &Agg, label: &str) -> Re
         locks,
         latency_top,
     }
+}
+
+/// An mmtests-style table of one variant's column (one per replication).
+fn one_column_table(title: &str, kernel: &str, variant: &str, rows: Vec<TableRow>) -> BlockBody {
+    BlockBody::Table(Table {
+        style: "mmtests".into(),
+        title: Some(title.into()),
+        columns: vec![format!("{kernel} {variant}")],
+        column_kernels: vec![kernel.to_string()],
+        column_variants: vec![variant.to_string()],
+        rows,
+        unit: None,
+        ..Table::default()
+    })
 }
 
 pub(crate) fn build(
