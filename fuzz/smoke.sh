@@ -37,7 +37,19 @@ cargo +nightly fuzz build >"$work/build.log" 2>&1 || {
 status=0
 for target in $(cargo +nightly fuzz list); do
     mkdir -p "$corpora/$target"
-    cp -n "$seed_dir"/* "$corpora/$target"/ 2>/dev/null || true
+    if [ "$target" = fuzz_recognize ]; then
+        # The first byte picks the recognizer: seed each file once per
+        # recognizer of the scan's list.
+        n="$(grep -c '^    Recognizer::' ../crates/formats/src/detect.rs)"
+        for f in "$seed_dir"/*; do
+            for ((i = 0; i < n; i++)); do
+                [ -e "$corpora/$target/$i-${f##*/}" ] ||
+                    { printf "\\$(printf %03o "$i")"; cat "$f"; } >"$corpora/$target/$i-${f##*/}"
+            done
+        done
+    else
+        cp -n "$seed_dir"/* "$corpora/$target"/ 2>/dev/null || true
+    fi
     log="$work/$target.log"
     if cargo +nightly fuzz run "$target" "$corpora/$target" -- \
         -max_total_time="$secs" -max_len=65536 >"$log" 2>&1; then
