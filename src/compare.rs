@@ -17,7 +17,7 @@ use reclaimlab_report::direction::{self, DirectionSource, MetricFacts};
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
-use crate::storage::compare::RunData;
+use crate::storage::compare::{ColumnRuns, RunData};
 
 pub const MAX_COLUMNS: usize = 12;
 pub const MAX_RUNS_PER_COLUMN: i64 = 500;
@@ -193,15 +193,15 @@ pub fn direction_of(
 pub fn build_input(
     title: &str,
     specs: &[ColumnSpec],
-    columns: &[Vec<RunData>],
+    columns: &[ColumnRuns],
     baseline: usize,
     chain_previous: bool,
 ) -> ComparisonInput {
     // Where each (upload, block) table's first column landed, so printed
     // deltas can name the column they are relative to.
     let mut first_col_of: BTreeMap<(i64, i32), usize> = BTreeMap::new();
-    for (ci, runs) in columns.iter().enumerate() {
-        for r in runs {
+    for (ci, col) in columns.iter().enumerate() {
+        for r in &col.runs {
             if let Some(u) = r.upload_id.filter(|_| r.column_index == 0) {
                 first_col_of.entry((u, r.block_index)).or_insert(ci);
             }
@@ -210,7 +210,7 @@ pub fn build_input(
     let cols = specs
         .iter()
         .zip(columns)
-        .map(|(spec, runs)| build_column(spec, runs, &first_col_of))
+        .map(|(spec, col)| build_column(spec, col, &first_col_of))
         .collect();
     ComparisonInput {
         title: title.to_string(),
@@ -222,13 +222,14 @@ pub fn build_input(
 
 fn build_column(
     spec: &ColumnSpec,
-    runs: &[RunData],
+    col: &ColumnRuns,
     first_col_of: &BTreeMap<(i64, i32), usize>,
 ) -> ColumnInput {
     let mut metrics: Vec<MetricSamples> = Vec::new();
     // Metric identity: scope, printed statistic, name, unit.
     type Key = (String, Option<String>, String, String);
     let mut index: BTreeMap<Key, usize> = BTreeMap::new();
+    let runs = &col.runs;
     for r in runs {
         for m in &r.metrics {
             let unit = m.unit.clone().unwrap_or_default();
@@ -318,11 +319,12 @@ fn build_column(
             })
             .collect(),
         metrics,
-        latency: latency_column(runs),
+        latency: latency_column(col),
     }
 }
 
-fn latency_column(runs: &[RunData]) -> Option<LatencyColumn> {
+fn latency_column(col: &ColumnRuns) -> Option<LatencyColumn> {
+    let runs = &col.runs;
     let mut threads: BTreeMap<u32, ThreadLatency> = BTreeMap::new();
     let mut avg_sum: BTreeMap<u32, f64> = BTreeMap::new();
     let mut merged: BTreeMap<u64, (f64, u64)> = BTreeMap::new();
@@ -348,18 +350,7 @@ fn latency_column(runs: &[RunData]) -> Option<LatencyColumn> {
             e.n_runs += 1;
             *avg_sum.entry(th).or_default() += t.avg_us;
         }
-        // Only cyclictest histograms are cyclictest latency; a bpftrace or
-        // BCC distribution is its own scope (its percentiles are metrics).
         let cyclictest = r.block_kind == "cyclictest";
-        for b in r.histogram.iter().filter(|_| cyclictest) {
-            any = true;
-            let key = b.lower_us.to_bits();
-            let e = merged.entry(key).or_insert((b.lower_us, 0));
-            e.1 += b.count.max(0) as u64;
-            let pt = per_thread_hist.entry(b.thread.max(0) as u32).or_default();
-            let e = pt.0.entry(key).or_insert((b.lower_us, 0));
-            e.1 += b.count.max(0) as u64;
-        }
         for h in r.hist_threads.iter().filter(|_| cyclictest) {
             any = true;
             let pt = per_thread_hist.entry(h.thread.max(0) as u32).or_default();
@@ -381,6 +372,18 @@ fn latency_column(runs: &[RunData]) -> Option<LatencyColumn> {
                 n_runs: 1,
             });
         }
+    }
+    // Only cyclictest histograms are cyclictest latency (a bpftrace or BCC
+    // distribution is its own scope: its percentiles are metrics); the
+    // database summed them per thread and bucket.
+    for b in &col.cyclictest_buckets {
+        any = true;
+        let key = b.lower_us.to_bits();
+        let e = merged.entry(key).or_insert((b.lower_us, 0));
+        e.1 += b.count.max(0) as u64;
+        let pt = per_thread_hist.entry(b.thread.max(0) as u32).or_default();
+        let e = pt.0.entry(key).or_insert((b.lower_us, 0));
+        e.1 += b.count.max(0) as u64;
     }
     if !any {
         return None;
@@ -464,35 +467,41 @@ pub async fn resolve(pool: &sqlx::PgPool, req: CompareRequest) -> Result<Resolve
             req.columns.len() - 1
         )));
     }
-    let mut columns = Vec::with_capacity(req.columns.len());
     for (i, spec) in req.columns.iter().enumerate() {
         if !spec.runs.is_empty() && spec.runs.len() as i64 > MAX_RUNS_PER_COLUMN {
             return Err(AppError::BadRequest(format!(
                 "column {i} names more than {MAX_RUNS_PER_COLUMN} runs"
             )));
         }
-        let runs = crate::storage::compare::column_runs(pool, spec).await?;
+    }
+    // The columns load side by side, each on its own pooled connection.
+    let columns: Vec<ColumnRuns> = futures_util::future::try_join_all(
+        req.columns
+            .iter()
+            .map(|spec| crate::storage::compare::column_runs(pool, spec)),
+    )
+    .await?;
+    for (i, (spec, col)) in req.columns.iter().zip(&columns).enumerate() {
         if !spec.runs.is_empty() {
-            let found: std::collections::BTreeSet<i64> = runs.iter().map(|r| r.id).collect();
+            let found: std::collections::BTreeSet<i64> = col.runs.iter().map(|r| r.id).collect();
             if let Some(missing) = spec.runs.iter().find(|id| !found.contains(id)) {
                 return Err(AppError::NotFound(format!(
                     "run {missing} (column {i}) not found"
                 )));
             }
         }
-        columns.push(runs);
     }
     let title = req.title.clone().unwrap_or_else(|| {
         req.columns
             .iter()
             .zip(&columns)
-            .map(|(s, r)| s.default_label(r))
+            .map(|(s, c)| s.default_label(&c.runs))
             .collect::<Vec<_>>()
             .join(" vs ")
     });
     let chain_previous = req.chain_previous.unwrap_or(false);
     let input = build_input(&title, &req.columns, &columns, req.baseline, chain_previous);
-    let run_ids = columns.iter().flatten().map(|r| r.id).collect();
+    let run_ids = columns.iter().flat_map(|c| &c.runs).map(|r| r.id).collect();
     let comparison =
         tokio::task::spawn_blocking(move || reclaimlab_report::compare::compare(&input))
             .await

@@ -34,6 +34,9 @@ pub enum Command {
     Demo(DbArgs),
     /// Run the reclaim simulator on a scenario.
     Simulate(SimulateArgs),
+    /// Recompute the overview aggregates (heatmap, culprit and metric
+    /// cells) from the stored runs: after a restore or a bulk load in SQL.
+    RebuildOverview(DbArgs),
     /// Internal: run one simulation job read from stdin (used by workers).
     #[command(hide = true)]
     SimExec,

@@ -26,6 +26,7 @@ fn main() -> std::process::ExitCode {
             Command::Parse(a) => cli::parse(a),
             Command::Demo(a) => cli::demo::run(a).await,
             Command::Simulate(a) => cli::simulate::run(a),
+            Command::RebuildOverview(a) => cli::rebuild_overview(a).await,
             Command::SimExec => reclaimlab::jobs::exec::sim_exec_main(),
         }
     });

@@ -35,6 +35,15 @@ pub async fn migrate(a: DbArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+pub async fn rebuild_overview(a: DbArgs) -> anyhow::Result<()> {
+    let pool = crate::db::connect(&a).await?;
+    let mut tx = pool.begin().await?;
+    crate::storage::overview::rebuild_all(&mut tx).await?;
+    tx.commit().await?;
+    eprintln!("overview aggregates rebuilt");
+    Ok(())
+}
+
 /// Read a file, or stdin for `-`.
 pub fn read_input(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
     if path.as_os_str() == "-" {

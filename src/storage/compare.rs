@@ -29,12 +29,30 @@ pub struct RunData {
     /// `cyclictest`, `ftrace_latency`, `distribution`, ...
     pub block_kind: String,
     pub threads: Vec<ThreadRow>,
-    pub histogram: Vec<BucketRow>,
     /// Histogram footers per thread (overflows, printed maximum).
     pub hist_threads: Vec<HistThreadRow>,
     pub trace: Option<TraceRow>,
     pub metrics: Vec<MetricValue>,
 }
+
+/// The runs of one column and their cyclictest histograms, summed per
+/// thread and bucket in the database (a column of 500 runs has tens of
+/// thousands of bucket rows; the comparison needs only their sums).
+#[derive(Debug, Clone, Default)]
+pub struct ColumnRuns {
+    pub runs: Vec<RunData>,
+    /// Ordered by thread, then bucket.
+    pub cyclictest_buckets: Vec<BucketRow>,
+}
+
+const HEAD_SELECT: &str =
+    "SELECT r.id, r.upload_id, r.block_index, r.column_index, b.name AS board, k.version AS kernel,
+            v.name AS variant, r.kind, r.block->>'title' AS title,
+            COALESCE(r.block->>'tool', r.block->>'style', r.block->>'source', r.block_kind) AS tool,
+            r.block_kind
+     FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
+     JOIN variants v ON v.id = r.variant_id
+     WHERE r.deleted_at IS NULL";
 
 #[derive(FromRow)]
 struct RunHead {
@@ -53,33 +71,35 @@ struct RunHead {
 
 /// The runs a column selects, oldest first. Explicit run ids may name
 /// unlisted runs; filters only match listed ones.
-pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<RunData>> {
-    let heads: Vec<RunHead> = sqlx::query_as(
-        "SELECT r.id, r.upload_id, r.block_index, r.column_index, b.name AS board, k.version AS kernel,
-                v.name AS variant, r.kind, r.block->>'title' AS title,
-                COALESCE(r.block->>'tool', r.block->>'style', r.block->>'source', r.block_kind) AS tool,
-                r.block_kind
-         FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
-         JOIN variants v ON v.id = r.variant_id
-         WHERE r.deleted_at IS NULL
-           AND (cardinality($1::bigint[]) = 0 OR r.id = ANY($1))
-           AND (cardinality($1::bigint[]) > 0 OR NOT r.unlisted)
-           AND ($2::text IS NULL OR b.name = $2)
-           AND ($3::text IS NULL OR k.version = $3)
-           AND ($4::text IS NULL OR v.name = $4)
-           AND ($5::text IS NULL OR r.kind = $5)
-           AND ($7::bigint IS NULL OR r.simulation_id = $7)
-         ORDER BY r.created_at, r.id LIMIT $6",
-    )
-    .bind(&spec.runs)
-    .bind(&spec.board)
-    .bind(&spec.kernel)
-    .bind(&spec.variant)
-    .bind(&spec.kind)
-    .bind(MAX_RUNS_PER_COLUMN)
-    .bind(spec.simulation)
-    .fetch_all(pool)
-    .await?;
+///
+/// The statement is built from constant fragments, one per filter given
+/// (never `$1 IS NULL OR ...`), so each filter set has a plan that uses
+/// its indexes.
+pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<ColumnRuns> {
+    let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new(HEAD_SELECT);
+    if spec.runs.is_empty() {
+        q.push(" AND NOT r.unlisted");
+    } else {
+        q.push(" AND r.id = ANY(").push_bind(&spec.runs).push(")");
+    }
+    if let Some(b) = &spec.board {
+        q.push(" AND b.name = ").push_bind(b);
+    }
+    if let Some(k) = &spec.kernel {
+        q.push(" AND k.version = ").push_bind(k);
+    }
+    if let Some(v) = &spec.variant {
+        q.push(" AND v.name = ").push_bind(v);
+    }
+    if let Some(kind) = &spec.kind {
+        q.push(" AND r.kind = ").push_bind(kind);
+    }
+    if let Some(sim) = spec.simulation {
+        q.push(" AND r.simulation_id = ").push_bind(sim);
+    }
+    q.push(" ORDER BY r.created_at, r.id LIMIT ")
+        .push_bind(MAX_RUNS_PER_COLUMN);
+    let heads: Vec<RunHead> = q.build_query_as().fetch_all(pool).await?;
     let ids: Vec<i64> = heads.iter().map(|h| h.id).collect();
     #[derive(FromRow)]
     struct T {
@@ -92,12 +112,6 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
         run_id: i64,
         #[sqlx(flatten)]
         row: MetricValue,
-    }
-    #[derive(FromRow)]
-    struct B {
-        run_id: i64,
-        #[sqlx(flatten)]
-        row: BucketRow,
     }
     #[derive(FromRow)]
     struct Tr {
@@ -131,13 +145,22 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
     .bind(&ids)
     .fetch_all(pool)
     .await?;
-    let buckets: Vec<B> = sqlx::query_as(
-        "SELECT run_id, thread, lower_us, count FROM histogram_buckets WHERE run_id = ANY($1)
-         ORDER BY run_id, thread, lower_us",
-    )
-    .bind(&ids)
-    .fetch_all(pool)
-    .await?;
+    let cyclictest: Vec<i64> = heads
+        .iter()
+        .filter(|h| h.block_kind == "cyclictest")
+        .map(|h| h.id)
+        .collect();
+    let cyclictest_buckets: Vec<BucketRow> = if cyclictest.is_empty() {
+        Vec::new()
+    } else {
+        sqlx::query_as(
+            "SELECT thread, lower_us, sum(count)::bigint AS count FROM histogram_buckets
+             WHERE run_id = ANY($1) GROUP BY thread, lower_us ORDER BY thread, lower_us",
+        )
+        .bind(&cyclictest)
+        .fetch_all(pool)
+        .await?
+    };
     let traces: Vec<Tr> = sqlx::query_as(
         "SELECT run_id, tracer, latency_us, cpu, nr_cpus, preempt_model, task_comm, task_pid, culprit,
                 culprit_path, stack FROM traces WHERE run_id = ANY($1)",
@@ -155,11 +178,10 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
         m
     }
     let mut threads = group(threads, |t| t.run_id);
-    let mut buckets = group(buckets, |b| b.run_id);
     let mut traces = group(traces, |t| t.run_id);
     let mut metrics = group(metrics, |m| m.run_id);
     let mut hist_threads = group(hist_threads, |h| h.run_id);
-    Ok(heads
+    let runs = heads
         .into_iter()
         .map(|h| RunData {
             threads: threads
@@ -167,12 +189,6 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
                 .unwrap_or_default()
                 .into_iter()
                 .map(|t| t.row)
-                .collect(),
-            histogram: buckets
-                .remove(&h.id)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|b| b.row)
                 .collect(),
             hist_threads: hist_threads
                 .remove(&h.id)
@@ -202,7 +218,11 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Vec<R
             tool: h.tool,
             block_kind: h.block_kind,
         })
-        .collect())
+        .collect();
+    Ok(ColumnRuns {
+        runs,
+        cyclictest_buckets,
+    })
 }
 
 /// The chain of a variant: root ancestor first, the variant last.
@@ -336,18 +356,21 @@ pub async fn culprits(
     board: Option<&str>,
     kernel: Option<&str>,
 ) -> sqlx::Result<Vec<CulpritRow>> {
-    sqlx::query_as(
+    let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new(
         "SELECT c.culprit, sum(c.traces)::bigint AS traces, max(c.worst_us) AS worst_us,
                 array_agg(DISTINCT b.name) AS boards, array_agg(DISTINCT k.version) AS kernels,
                 (array_agg(c.worst_run ORDER BY c.worst_us DESC, c.worst_run))[1] AS worst_run
          FROM culprit_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
-         WHERE ($1::text IS NULL OR b.name = $1) AND ($2::text IS NULL OR k.version = $2)
-         GROUP BY c.culprit ORDER BY worst_us DESC LIMIT 100",
-    )
-    .bind(board)
-    .bind(kernel)
-    .fetch_all(pool)
-    .await
+         WHERE true",
+    );
+    if let Some(b) = board {
+        q.push(" AND b.name = ").push_bind(b);
+    }
+    if let Some(k) = kernel {
+        q.push(" AND k.version = ").push_bind(k);
+    }
+    q.push(" GROUP BY c.culprit ORDER BY worst_us DESC LIMIT 100");
+    q.build_query_as().fetch_all(pool).await
 }
 
 #[derive(Debug, Clone, FromRow)]

@@ -33,6 +33,15 @@ pub async fn rebuild_for_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx:
     .await
 }
 
+/// Recompute every aggregate from the stored runs (one transaction).
+pub async fn rebuild_all(conn: &mut PgConnection) -> sqlx::Result<()> {
+    sqlx::query("TRUNCATE heatmap_cells, culprit_cells, metric_cells")
+        .execute(&mut *conn)
+        .await?;
+    // `$1` is bound but unused: every run counts.
+    upsert_cells(conn, "cardinality($1::bigint[]) = 0", &[]).await
+}
+
 /// Fold the listed runs matching `filter` (which binds `$1`) into the cells.
 async fn upsert_cells(conn: &mut PgConnection, filter: &str, run_ids: &[i64]) -> sqlx::Result<()> {
     let statements = [

@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Every page and GET API at 10^3 .. 10^6 runs, on one release server.
+#
+#   bash bench/scale.sh                    # SIZES="1000 10000 100000" by default
+#   SIZES="1000 10000 100000 1000000" DURATION=10s bash bench/scale.sh
+#
+# The data set is built the way users build it: bench/scale/gen.py uploads
+# realistic rig results through the HTTP API (cyclictest histograms with
+# summaries, irqsoff traces with stacks, mmtests tables of each variant
+# against its parent in 20 five-link chains, `time -v`; 8 boards, 12
+# kernels; 200 uploads, about 760 runs), one simulation runs through the job queue, permalinks are made
+# with the API; then bench/scale/replicate.sql copies those uploads with
+# every row hanging off them up to each size, and `reclaimlab
+# rebuild-overview` recomputes the aggregates. Each URL is measured with
+# wrk, one client and then 16, and the table is printed as markdown
+# (docs/PERFORMANCE.md keeps the last one).
+#
+# Uses DATABASE_URL when set (give it a scratch database: it is filled),
+# else a throwaway cluster like scripts/test.sh.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+. scripts/pg.sh
+command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
+SIZES="${SIZES:-1000 10000 100000}"
+DURATION="${DURATION:-5s}"
+UPLOADS="${UPLOADS:-200}"
+
+started=""; server=""; static_dir="$(mktemp -d)"
+cleanup() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null || true
+    if [ -n "$started" ]; then pg_stop "$started"; rm -rf "$(readlink -f "$started")" "$started"; fi
+    rm -rf "$static_dir"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+if [ -z "${DATABASE_URL:-}" ]; then
+    pg_install
+    dir="$(mktemp -d /tmp/reclaimlab-bench-pg.XXXXXX)"; chmod 755 "$dir"
+    started="$dir/data"
+    pg_start "$started" "$(free_port)" fast
+fi
+cargo build --release --quiet
+bin="$root/target/release/reclaimlab"
+"$bin" migrate
+token=$("$bin" token create --name bench --scope upload 2>/dev/null)
+cp -r static/. "$static_dir/"
+port="$(free_port)"
+log="$(mktemp)"
+RECLAIMLAB_STATIC_DIR="$static_dir" RUST_LOG=warn "$bin" serve --bind "127.0.0.1:$port" \
+    --db-max-connections 16 >"$log" 2>&1 &
+server=$!
+base="http://127.0.0.1:$port"
+for _ in $(seq 100); do curl -sf "$base/healthz" >/dev/null && break; sleep 0.1; done
+curl -sf "$base/healthz" >/dev/null || { cat "$log"; exit 1; }
+
+echo ">> uploading $UPLOADS rig results through the API (4 clients)"
+python3 bench/scale/gen.py "$base" "$token" "$UPLOADS" 4
+echo ">> one simulation through the job queue"
+sim=$(curl -sf -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+    -d '{"scenario": "v1-madvise-pte-walk", "replications": 1}' "$base/api/v1/simulations" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])') || sim=""
+for _ in $(seq 600); do
+    [ -z "$sim" ] && break
+    state=$(curl -sf "$base/api/v1/simulations/$sim" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')
+    case "$state" in done|failed|cancelled) echo "   simulation $sim: $state"; break ;; esac
+    sleep 1
+done
+slug=$(curl -sf -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+  -d '{"columns": [{"variant": "rig00-v1"}, {"variant": "rig00-v2"}, {"variant": "rig00-v3"}]}' \
+  "$base/api/v1/comparisons" | python3 -c 'import json,sys; print(json.load(sys.stdin)["slug"])')
+curl -sf "$base/c/$slug" -o "$static_dir/same-size.html"
+
+run_id() { psql "$DATABASE_URL" -Atc "SELECT min(id) FROM runs WHERE block_kind = '$1'"; }
+urls() {
+    local hist trace
+    hist=$(run_id cyclictest); trace=$(run_id ftrace_latency)
+    cat <<EOF
+home /
+home_board /?board=rpi-5
+run_histogram /runs/$hist
+run_trace /runs/$trace
+boards /boards
+kernels /kernels
+variants /variants
+variant /variants/rig03-v5
+compare_chain /compare?chain=rig03-v5
+compare_boards /compare?c=board%3Arpi-5%3Bkernel%3A6.10.14&c=board%3Aarm64-ampere-80%3Bkernel%3A6.10.14
+heatmap /heatmap
+culprits /culprits
+history /history?board=rpi-5
+simulations /simulations
+permalink /c/$slug
+permalink_txt /c/$slug.txt
+static_same_size /static/same-size.html
+api_runs /api/v1/runs
+api_run /api/v1/runs/$hist
+EOF
+}
+measure() {
+    local conns="$1" path="$2" out p50 p99 rps bad
+    out=$(wrk -t1 -c"$conns" -d"$DURATION" --latency "$base$path")
+    rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+    p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
+    p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
+    bad=$(echo "$out" | awk '/Non-2xx/ {print $4}')
+    echo "$p50 / $p99 ($rps/s${bad:+, $bad non-2xx})"
+}
+table="$(mktemp)"
+for size in $SIZES; do
+    echo ">> growing to $size runs"
+    psql "$DATABASE_URL" -q -v target="$size" -f bench/scale/replicate.sql | tail -n 1
+    "$bin" rebuild-overview
+    psql "$DATABASE_URL" -qc 'VACUUM ANALYZE'
+    n=$(psql "$DATABASE_URL" -Atc 'SELECT count(*) FROM runs')
+    echo "| runs = $n | p50 / p99, 1 client | p50 / p99, 16 clients |" >>"$table"
+    echo "|---|---|---|" >>"$table"
+    while read -r name path; do
+        one=$(measure 1 "$path"); many=$(measure 16 "$path")
+        printf '| %s `%s` | %s | %s |\n' "$name" "$path" "$one" "$many" | tee -a "$table"
+    done < <(urls)
+    echo >>"$table"
+done
+echo
+cat "$table"
