@@ -176,6 +176,8 @@ pub(crate) struct Vmstat {
     pub pswpin: u64,
     pub kswapd_wakeups: u64,
     pub kswapd_backoffs: u64,
+    /// do_try_to_free_pages() passes that went to a lower priority.
+    pub reclaim_prio_drops: u64,
     pub congestion_waits: u64,
     pub pgalloc: u64,
     pub tlb_flush_madvise: u64,
@@ -198,6 +200,18 @@ pub(crate) struct Mem {
 /// Pages per swap cluster (SWAPFILE_CLUSTER).
 const SWAPFILE_CLUSTER: u64 = 256;
 
+/// Cache lines of `struct address_space` every swap-cache tree_lock
+/// section writes (4.8, x86_64; include/linux/fs.h): the line holding
+/// `tree_lock` and the `page_tree` root, and the next one holding
+/// `nrpages` (offset 80, after `i_mmap_rwsem`). A holder on another CPU
+/// than the last pulls both over. The radix-tree leaf node the section
+/// writes is a third line, tracked per leaf (`SwapMap::touch_leaf`),
+/// spec §2.2c.
+pub(crate) const SWAP_TREE_LOCK_LINES: u32 = 2;
+
+/// Slots per radix-tree leaf node (RADIX_TREE_MAP_SHIFT = 6).
+const RADIX_LEAF_SLOTS: u64 = 64;
+
 /// Swap slots and the swap-cache address_space that covers each (spec
 /// §1.11). One tree_lock for the whole device before 4b3ef9daa4fc, one per
 /// `trunk_pages` of swap after it. Which trunk a swap-out hits depends on
@@ -215,6 +229,8 @@ pub(crate) struct SwapMap {
     /// Per-CPU cluster: (next slot, slots left).
     percpu: Vec<(u64, u64)>,
     clusters_taken: u64,
+    /// CPU that last wrote each radix-tree leaf node (u16::MAX: none).
+    leaf_cpu: Vec<u16>,
 }
 
 impl SwapMap {
@@ -250,6 +266,22 @@ impl SwapMap {
         pc.0 += 1;
         pc.1 -= 1;
         s
+    }
+
+    /// `__add_to_swap_cache` / `__delete_from_swap_cache` on `cpu` writes
+    /// the radix-tree leaf node of `slot`: true when that line was last
+    /// written on another CPU and has to be pulled over. With the
+    /// rotational allocator's one cursor every CPU inserts into the same
+    /// leaf; with per-CPU clusters each CPU mostly writes its own.
+    pub(crate) fn touch_leaf(&mut self, slot: u64, cpu: usize) -> bool {
+        let leaf = (slot / RADIX_LEAF_SLOTS) as usize;
+        if self.leaf_cpu.len() <= leaf {
+            self.leaf_cpu.resize(leaf + 1, u16::MAX);
+        }
+        let c = cpu as u16;
+        let moved = self.leaf_cpu[leaf] != u16::MAX && self.leaf_cpu[leaf] != c;
+        self.leaf_cpu[leaf] = c;
+        moved
     }
 
     /// The tree_lock of the address space holding `slot`.

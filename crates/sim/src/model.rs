@@ -183,9 +183,11 @@ pub(crate) fn run_one(
         sim.core.mem.swap.pages = pages;
         sim.core.mem.swap.trunk_pages = trunk;
         for _ in 0..crate::mem::SwapMap::spaces(pages, trunk) {
-            let l = sim
-                .core
-                .add_lock("&(&mapping->tree_lock)->rlock [swap]", LockKind::SpinIrq);
+            let l = sim.core.add_lock_lines(
+                "&(&mapping->tree_lock)->rlock [swap]",
+                LockKind::SpinIrq,
+                crate::mem::SWAP_TREE_LOCK_LINES,
+            );
             sim.core.mem.swap.locks.push(l);
         }
     }
@@ -586,6 +588,7 @@ fn extract(sim: &Sim, point: Point) -> RunOut {
             ("pswpin".into(), vm.pswpin as f64),
             ("kswapd_wakeups".into(), vm.kswapd_wakeups as f64),
             ("kswapd_backoffs".into(), vm.kswapd_backoffs as f64),
+            ("reclaim_prio_drops".into(), vm.reclaim_prio_drops as f64),
             ("congestion_waits".into(), vm.congestion_waits as f64),
             ("isolate_max_visited".into(), vm.isolate_max_visited as f64),
             ("tlb_flush_madvise".into(), vm.tlb_flush_madvise as f64),
