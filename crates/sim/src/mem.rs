@@ -176,6 +176,8 @@ pub(crate) struct Vmstat {
     pub pswpin: u64,
     pub kswapd_wakeups: u64,
     pub kswapd_backoffs: u64,
+    /// Backed-off kswapds woken early: the exclusive node was balanced.
+    pub kswapd_backoff_wakes: u64,
     /// do_try_to_free_pages() passes that went to a lower priority.
     pub reclaim_prio_drops: u64,
     pub congestion_waits: u64,
@@ -334,7 +336,10 @@ impl Mem {
     pub(crate) fn wake_kswapd(&mut self, node: usize, idx: u8) -> Option<TaskId> {
         let n = &mut self.nodes[node];
         n.kswapd_idx = Some(n.kswapd_idx.map_or(idx, |i| i.max(idx)));
-        n.kswapd
+        // wakeup_kswapd() wakes pgdat->kswapd_wait only: a kswapd stalled
+        // on kswapd_contended_wait (S5 patch 3) sleeps on, until its
+        // timeout or the exclusive node's zone_balanced() wakes it.
+        n.kswapd.filter(|k| !self.contended_wait.contains(k))
     }
 }
 

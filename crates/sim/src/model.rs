@@ -458,10 +458,11 @@ pub(crate) fn run_one(
             r.finish(now, granted);
         }
     }
-    Ok(extract(&sim, point))
+    let repeat = w.usemem.as_ref().map_or(1.0, |u| u.repeat);
+    Ok(extract(&sim, point, repeat))
 }
 
-fn extract(sim: &Sim, point: Point) -> RunOut {
+fn extract(sim: &Sim, point: Point, repeat: f64) -> RunOut {
     let core = &sim.core;
     let mut out = RunOut {
         events: core.events,
@@ -539,16 +540,18 @@ fn extract(sim: &Sim, point: Point) -> RunOut {
         }
     }
     if let Point::Instances(n) = point {
+        // The measured run is `repeat` times the simulated one.
+        let k = repeat / 1e9;
         out.durations
-            .push((format!("System-{n}"), usemem_sys as f64 / 1e9));
+            .push((format!("System-{n}"), usemem_sys as f64 * k));
         out.durations.push((
             format!("Elapsd-{n}"),
-            usemem_end.saturating_sub(usemem_t0) as f64 / 1e9,
+            usemem_end.saturating_sub(usemem_t0) as f64 * k,
         ));
         out.durations
-            .push((format!("User-{n}"), usemem_user as f64 / 1e9));
+            .push((format!("User-{n}"), usemem_user as f64 * k));
         out.durations
-            .push((format!("kswapd-sys-{n}"), kswapd_sys as f64 / 1e9));
+            .push((format!("kswapd-sys-{n}"), kswapd_sys as f64 * k));
     }
     out.irqsoff = lat_out(core, &core.irqsoff);
     out.preemptoff = lat_out(core, &core.preemptoff);
@@ -588,6 +591,10 @@ fn extract(sim: &Sim, point: Point) -> RunOut {
             ("pswpin".into(), vm.pswpin as f64),
             ("kswapd_wakeups".into(), vm.kswapd_wakeups as f64),
             ("kswapd_backoffs".into(), vm.kswapd_backoffs as f64),
+            (
+                "kswapd_backoff_wakes".into(),
+                vm.kswapd_backoff_wakes as f64,
+            ),
             ("reclaim_prio_drops".into(), vm.reclaim_prio_drops as f64),
             ("congestion_waits".into(), vm.congestion_waits as f64),
             ("isolate_max_visited".into(), vm.isolate_max_visited as f64),

@@ -834,6 +834,7 @@ impl Kswapd {
                             cx.core.mem.kswapd_exclusive = None;
                             for t in std::mem::take(&mut cx.core.mem.contended_wait) {
                                 if cx.core.tasks[t].state == St::Sleeping {
+                                    cx.core.mem.vm.kswapd_backoff_wakes += 1;
                                     cx.core.wake(t);
                                 }
                             }

@@ -1,11 +1,13 @@
 //! V5 (S5): swap tree_lock contention with four kswapds, spec §3 V5.
 //!
-//! Fitted (calibrate.rs): `cost_scale`, from the geometric mean of the
-//! vanilla System column. Predicted, asserted on seeds 1, 2 and 3: the
-//! sign of P1 (batching) and P3 (kswapd backoff) per thread count. P1 is
-//! right at 4 of 5 (wrong only at 3 instances, where the seed's +10 % is
-//! its own outlier); P3 at 3 of 5: at 1 and 3 instances the model's
-//! change is under 0.5 % (docs/SIMULATOR.md, "What is not reproduced").
+//! Fitted (calibrate.rs): `workload.usemem.repeat`, from the geometric
+//! mean of the vanilla System column (it scales every duration alike, so
+//! it fits no sign). Predicted, asserted on seeds 1, 2 and 3: the sign of
+//! P1 (batching) and P3 (kswapd backoff) per thread count. P1 is right at
+//! 4 of 5 (wrong only at 3 instances, where the seed's +10 % is its own
+//! outlier); P3 at 3 of 5: with the backoff's stalls effective, the model
+//! predicts more System at 1 and 3 instances too, where the seed has -1 %
+//! and -20 % (docs/SIMULATOR.md, "What is not reproduced").
 mod common;
 
 use reclaimlab_sim::{SimReport, load_scenario};
@@ -75,8 +77,9 @@ fn v5_patch_directions_on_three_seeds() {
         // The kswapd backoff costs system time at 5, 7 and 8 threads, where
         // direct reclaim takes over the stalled kswapds' nodes.
         assert_eq!(&p3[2..], &[1, 1, 1], "seed {seed}: P3 {p3:?}");
-        // At 1 and 3 instances the backoff rarely triggers: no sign.
-        assert!(p3[..2].iter().all(|s| *s >= 0), "seed {seed}: P3 {p3:?}");
+        // At 1 and 3 instances too: the stalled kswapds' work goes to
+        // direct reclaim (the seed: -1 %, -20 %).
+        assert_eq!(&p3[..2], &[1, 1], "seed {seed}: P3 {p3:?}");
         assert!(m3 >= 3, "seed {seed}: P3 {p3:?}");
         // The spec asks for >= 4 of 5 for P3 too; not reached (see the
         // docs). Fails once it is, so the docs get updated.
@@ -88,7 +91,7 @@ fn v5_patch_directions_on_three_seeds() {
         assert!(p2[1..].iter().all(|s| *s <= 0), "seed {seed}: P2 {p2:?}");
 
         // P3 moves reclaim from kswapd to direct reclaim (seed: about 10x
-        // more direct scanning; the model: about 1.5x).
+        // more direct scanning; the model: about 2.4x, kswapd about 0.55x).
         let (d2, d3) = (
             vm(&r, "p2-nonrot", "pgscan_direct"),
             vm(&r, "p3-kswapd-backoff", "pgscan_direct"),
@@ -98,7 +101,7 @@ fn v5_patch_directions_on_three_seeds() {
             vm(&r, "p3-kswapd-backoff", "pgscan_kswapd"),
         );
         assert!(
-            d3 > d2 * 1.3 && k3 < k2 * 0.9,
+            d3 > d2 * 1.8 && k3 < k2 * 0.75,
             "seed {seed}: direct {d2} -> {d3}, kswapd {k2} -> {k3}"
         );
         assert!(vm(&r, "p3-kswapd-backoff", "kswapd_backoffs") > 0.0);
