@@ -396,6 +396,28 @@ mod tests {
     }
 
     #[test]
+    fn radix_leaf_bounces_only_with_one_cursor() {
+        // Two CPUs swapping out in turn: the rotational cursor puts their
+        // slots in the same leaf, so almost every insert pulls the line
+        // over; per-CPU clusters keep each CPU in its own leaves.
+        let moved = |rot: bool| {
+            let mut m = SwapMap {
+                pages: 1 << 20,
+                ..Default::default()
+            };
+            (0..4096)
+                .filter(|i| {
+                    let cpu = i % 2;
+                    let s = m.alloc(cpu, rot);
+                    m.touch_leaf(s, cpu)
+                })
+                .count()
+        };
+        assert!(moved(true) > 4000, "{}", moved(true));
+        assert!(moved(false) < 40, "{}", moved(false));
+    }
+
+    #[test]
     fn swap_trunks_spread_only_with_per_cpu_clusters() {
         let mut m = SwapMap {
             pages: 1 << 20,
