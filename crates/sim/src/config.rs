@@ -1015,6 +1015,12 @@ pub struct UsememCfg {
     pub instances: Vec<u32>,
     /// Total anonymous memory touched, as a multiple of RAM.
     pub ram_factor: f64,
+    /// How many times the measured run repeats the simulated one (its
+    /// memory size and iterations when they are not stated): System,
+    /// User, Elapsd and kswapd-sys are the simulated run's times this many
+    /// times. Per-operation costs and the kernel's time constants (jiffies,
+    /// S5 patch 3's 10 ms stall) stay real, so their ratio is kept.
+    pub repeat: f64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -1540,7 +1546,7 @@ fn parse_workload(top: &Fields<'_>, machine: &Machine) -> R<Workload> {
             size_mb: c.pos_or("size_mb", 512.0)?,
         });
     }
-    if let Some(c) = wf.sub("usemem", &["instances", "ram_factor"])? {
+    if let Some(c) = wf.sub("usemem", &["instances", "ram_factor", "repeat"])? {
         let v = c.req("instances")?;
         let arr = v.as_array().ok_or_else(|| {
             ScenarioError::new(
@@ -1572,6 +1578,7 @@ fn parse_workload(top: &Fields<'_>, machine: &Machine) -> R<Workload> {
         w.usemem = Some(UsememCfg {
             instances: inst,
             ram_factor: c.pos_or("ram_factor", 1.5)?,
+            repeat: c.pos_or("repeat", 1.0)?,
         });
     }
     Ok(w)

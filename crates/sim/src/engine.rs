@@ -205,6 +205,10 @@ pub(crate) struct Lock {
     /// CPU of the last holder: a grant on another CPU pays a cache-line
     /// transfer of the lock and the data it protects.
     last_cpu: Option<usize>,
+    /// Cache lines a holder's section writes (the lock word's line
+    /// included): a grant on another CPU pulls each of them over, one
+    /// `lock_handoff` apiece.
+    lines: u32,
     pub owner: Option<TaskId>,
     pub readers: u32,
     waiters: VecDeque<Waiter>,
@@ -609,10 +613,21 @@ impl Core {
     }
 
     pub(crate) fn add_lock(&mut self, name: &'static str, kind: LockKind) -> LockId {
+        self.add_lock_lines(name, kind, 1)
+    }
+
+    /// A lock whose sections write `lines` cache lines (spec §2.2c).
+    pub(crate) fn add_lock_lines(
+        &mut self,
+        name: &'static str,
+        kind: LockKind,
+        lines: u32,
+    ) -> LockId {
         self.locks.push(Lock {
             name,
             kind,
             last_cpu: None,
+            lines: lines.max(1),
             owner: None,
             readers: 0,
             waiters: VecDeque::new(),
@@ -964,7 +979,8 @@ impl Core {
         let cpu = self.tasks[t].cpu;
         let spin = !matches!(self.locks[l].kind, LockKind::RwSem | LockKind::Mutex);
         if spin && self.locks[l].last_cpu.is_some_and(|c| c != cpu) {
-            self.tasks[t].xfer_ns += self.costs.lock_handoff as u64;
+            let lines = u64::from(self.locks[l].lines);
+            self.tasks[t].xfer_ns += lines * self.costs.lock_handoff as u64;
         }
         let lk = &mut self.locks[l];
         lk.last_cpu = Some(cpu);

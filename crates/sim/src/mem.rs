@@ -176,6 +176,10 @@ pub(crate) struct Vmstat {
     pub pswpin: u64,
     pub kswapd_wakeups: u64,
     pub kswapd_backoffs: u64,
+    /// Backed-off kswapds woken early: the exclusive node was balanced.
+    pub kswapd_backoff_wakes: u64,
+    /// do_try_to_free_pages() passes that went to a lower priority.
+    pub reclaim_prio_drops: u64,
     pub congestion_waits: u64,
     pub pgalloc: u64,
     pub tlb_flush_madvise: u64,
@@ -198,6 +202,18 @@ pub(crate) struct Mem {
 /// Pages per swap cluster (SWAPFILE_CLUSTER).
 const SWAPFILE_CLUSTER: u64 = 256;
 
+/// Cache lines of `struct address_space` every swap-cache tree_lock
+/// section writes (4.8, x86_64; include/linux/fs.h): the line holding
+/// `tree_lock` and the `page_tree` root, and the next one holding
+/// `nrpages` (offset 80, after `i_mmap_rwsem`). A holder on another CPU
+/// than the last pulls both over. The radix-tree leaf node the section
+/// writes is a third line, tracked per leaf (`SwapMap::touch_leaf`),
+/// spec §2.2c.
+pub(crate) const SWAP_TREE_LOCK_LINES: u32 = 2;
+
+/// Slots per radix-tree leaf node (RADIX_TREE_MAP_SHIFT = 6).
+const RADIX_LEAF_SLOTS: u64 = 64;
+
 /// Swap slots and the swap-cache address_space that covers each (spec
 /// §1.11). One tree_lock for the whole device before 4b3ef9daa4fc, one per
 /// `trunk_pages` of swap after it. Which trunk a swap-out hits depends on
@@ -215,6 +231,8 @@ pub(crate) struct SwapMap {
     /// Per-CPU cluster: (next slot, slots left).
     percpu: Vec<(u64, u64)>,
     clusters_taken: u64,
+    /// CPU that last wrote each radix-tree leaf node (u16::MAX: none).
+    leaf_cpu: Vec<u16>,
 }
 
 impl SwapMap {
@@ -250,6 +268,22 @@ impl SwapMap {
         pc.0 += 1;
         pc.1 -= 1;
         s
+    }
+
+    /// `__add_to_swap_cache` / `__delete_from_swap_cache` on `cpu` writes
+    /// the radix-tree leaf node of `slot`: true when that line was last
+    /// written on another CPU and has to be pulled over. With the
+    /// rotational allocator's one cursor every CPU inserts into the same
+    /// leaf; with per-CPU clusters each CPU mostly writes its own.
+    pub(crate) fn touch_leaf(&mut self, slot: u64, cpu: usize) -> bool {
+        let leaf = (slot / RADIX_LEAF_SLOTS) as usize;
+        if self.leaf_cpu.len() <= leaf {
+            self.leaf_cpu.resize(leaf + 1, u16::MAX);
+        }
+        let c = cpu as u16;
+        let moved = self.leaf_cpu[leaf] != u16::MAX && self.leaf_cpu[leaf] != c;
+        self.leaf_cpu[leaf] = c;
+        moved
     }
 
     /// The tree_lock of the address space holding `slot`.
@@ -302,7 +336,10 @@ impl Mem {
     pub(crate) fn wake_kswapd(&mut self, node: usize, idx: u8) -> Option<TaskId> {
         let n = &mut self.nodes[node];
         n.kswapd_idx = Some(n.kswapd_idx.map_or(idx, |i| i.max(idx)));
-        n.kswapd
+        // wakeup_kswapd() wakes pgdat->kswapd_wait only: a kswapd stalled
+        // on kswapd_contended_wait (S5 patch 3) sleeps on, until its
+        // timeout or the exclusive node's zone_balanced() wakes it.
+        n.kswapd.filter(|k| !self.contended_wait.contains(k))
     }
 }
 
@@ -356,6 +393,28 @@ mod tests {
         let r = l.isolate(q);
         assert_eq!(r.visited, 32);
         assert_eq!(r.taken, 0);
+    }
+
+    #[test]
+    fn radix_leaf_bounces_only_with_one_cursor() {
+        // Two CPUs swapping out in turn: the rotational cursor puts their
+        // slots in the same leaf, so almost every insert pulls the line
+        // over; per-CPU clusters keep each CPU in its own leaves.
+        let moved = |rot: bool| {
+            let mut m = SwapMap {
+                pages: 1 << 20,
+                ..Default::default()
+            };
+            (0..4096)
+                .filter(|i| {
+                    let cpu = i % 2;
+                    let s = m.alloc(cpu, rot);
+                    m.touch_leaf(s, cpu)
+                })
+                .count()
+        };
+        assert!(moved(true) > 4000, "{}", moved(true));
+        assert!(moved(false) < 40, "{}", moved(false));
     }
 
     #[test]

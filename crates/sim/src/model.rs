@@ -183,9 +183,11 @@ pub(crate) fn run_one(
         sim.core.mem.swap.pages = pages;
         sim.core.mem.swap.trunk_pages = trunk;
         for _ in 0..crate::mem::SwapMap::spaces(pages, trunk) {
-            let l = sim
-                .core
-                .add_lock("&(&mapping->tree_lock)->rlock [swap]", LockKind::SpinIrq);
+            let l = sim.core.add_lock_lines(
+                "&(&mapping->tree_lock)->rlock [swap]",
+                LockKind::SpinIrq,
+                crate::mem::SWAP_TREE_LOCK_LINES,
+            );
             sim.core.mem.swap.locks.push(l);
         }
     }
@@ -456,10 +458,11 @@ pub(crate) fn run_one(
             r.finish(now, granted);
         }
     }
-    Ok(extract(&sim, point))
+    let repeat = w.usemem.as_ref().map_or(1.0, |u| u.repeat);
+    Ok(extract(&sim, point, repeat))
 }
 
-fn extract(sim: &Sim, point: Point) -> RunOut {
+fn extract(sim: &Sim, point: Point, repeat: f64) -> RunOut {
     let core = &sim.core;
     let mut out = RunOut {
         events: core.events,
@@ -537,16 +540,18 @@ fn extract(sim: &Sim, point: Point) -> RunOut {
         }
     }
     if let Point::Instances(n) = point {
+        // The measured run is `repeat` times the simulated one.
+        let k = repeat / 1e9;
         out.durations
-            .push((format!("System-{n}"), usemem_sys as f64 / 1e9));
+            .push((format!("System-{n}"), usemem_sys as f64 * k));
         out.durations.push((
             format!("Elapsd-{n}"),
-            usemem_end.saturating_sub(usemem_t0) as f64 / 1e9,
+            usemem_end.saturating_sub(usemem_t0) as f64 * k,
         ));
         out.durations
-            .push((format!("User-{n}"), usemem_user as f64 / 1e9));
+            .push((format!("User-{n}"), usemem_user as f64 * k));
         out.durations
-            .push((format!("kswapd-sys-{n}"), kswapd_sys as f64 / 1e9));
+            .push((format!("kswapd-sys-{n}"), kswapd_sys as f64 * k));
     }
     out.irqsoff = lat_out(core, &core.irqsoff);
     out.preemptoff = lat_out(core, &core.preemptoff);
@@ -586,6 +591,11 @@ fn extract(sim: &Sim, point: Point) -> RunOut {
             ("pswpin".into(), vm.pswpin as f64),
             ("kswapd_wakeups".into(), vm.kswapd_wakeups as f64),
             ("kswapd_backoffs".into(), vm.kswapd_backoffs as f64),
+            (
+                "kswapd_backoff_wakes".into(),
+                vm.kswapd_backoff_wakes as f64,
+            ),
+            ("reclaim_prio_drops".into(), vm.reclaim_prio_drops as f64),
             ("congestion_waits".into(), vm.congestion_waits as f64),
             ("isolate_max_visited".into(), vm.isolate_max_visited as f64),
             ("tlb_flush_madvise".into(), vm.tlb_flush_madvise as f64),

@@ -366,6 +366,16 @@ const PAGEVEC: f64 = 15.0;
 const P_DRAIN: Path = call_path!["lru_add_drain", "shrink_inactive_list", "shrink_lruvec"];
 const P_DRAIN_ACT: Path = call_path!["lru_add_drain", "shrink_active_list", "shrink_lruvec"];
 
+/// The line transfer of a radix-tree leaf node written on this CPU after
+/// another (spec §2.2c): one `lock_handoff`.
+fn leaf_xfer(cx: &mut Cx<'_>, slot: u64) -> u64 {
+    if cx.core.mem.swap.touch_leaf(slot, cx.cpu) {
+        cx.core.costs.lock_handoff as u64
+    } else {
+        0
+    }
+}
+
 /// Which LRU list a shrink works on (spec §1.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) enum LruList {
@@ -434,6 +444,12 @@ pub(crate) struct Shrink {
     slot: u64,
     /// tree_lock was contended during this call (S5 patches 3 and 4).
     pub contended: bool,
+    /// nr_to_scan of this call: SWAP_CLUSTER_MAX, or less when the scan
+    /// target of shrink_node_memcg's loop has fewer left (0 = 32).
+    pub nr: u64,
+    /// Swap slots of the pages of this call (S5 patch 1's batch removes
+    /// them under one hold).
+    slots: [u64; 32],
 }
 
 impl Shrink {
@@ -486,7 +502,7 @@ impl Shrink {
                         max_visit = Some(max_visit.map_or(4096, |m: u64| m.min(4096)));
                     }
                     let req = IsolateReq {
-                        nr_to_scan: 32,
+                        nr_to_scan: if self.nr == 0 { 32 } else { self.nr },
                         reclaim_idx: self.idx,
                         skip_counts: k.isolate_skip_counts,
                         max_skipped: k.isolate_max_skipped,
@@ -573,6 +589,9 @@ impl Shrink {
                 S::SlotAlloc => {
                     let rot = cx.core.knobs.swap_rotational;
                     self.slot = cx.core.mem.swap.alloc(cx.cpu, rot);
+                    if let Some(s) = self.slots.get_mut(self.i as usize) {
+                        *s = self.slot;
+                    }
                     let per = if rot {
                         c.swap_slot_rotational
                     } else {
@@ -597,10 +616,8 @@ impl Shrink {
                     self.contended |= cx.core.tasks[cx.tid].lock_waited;
                     self.st = S::SwapCacheUnlock;
                     let end = unlock_label(cx, true);
-                    return Some(Step::Run(
-                        Seg::kernel(cx.cost(1.0, c.swapcache_insert), P_ADD_SC)
-                            .ctx(Ctx::SpinIrq, end),
-                    ));
+                    let d = cx.cost(1.0, c.swapcache_insert) + leaf_xfer(cx, self.slot);
+                    return Some(Step::Run(Seg::kernel(d, P_ADD_SC).ctx(Ctx::SpinIrq, end)));
                 }
                 S::SwapCacheUnlock => {
                     self.st = S::Pageout;
@@ -630,10 +647,8 @@ impl Shrink {
                     self.contended |= cx.core.tasks[cx.tid].lock_waited;
                     self.st = S::RemoveUnlock;
                     let end = unlock_label(cx, true);
-                    return Some(Step::Run(
-                        Seg::kernel(cx.cost(1.0, c.remove_mapping), P_REMOVE)
-                            .ctx(Ctx::SpinIrq, end),
-                    ));
+                    let d = cx.cost(1.0, c.remove_mapping) + leaf_xfer(cx, self.slot);
+                    return Some(Step::Run(Seg::kernel(d, P_REMOVE).ctx(Ctx::SpinIrq, end)));
                 }
                 S::RemoveUnlock => {
                     self.st = S::NextAnon;
@@ -682,7 +697,12 @@ impl Shrink {
                     self.contended |= cx.core.tasks[cx.tid].lock_waited;
                     self.st = S::BatchUnlock;
                     let end = unlock_label(cx, true);
-                    let d = cx.cost(self.taken as f64, c.remove_mapping);
+                    let mut d = cx.cost(self.taken as f64, c.remove_mapping);
+                    let n = (self.taken as usize).min(self.slots.len());
+                    let slots = self.slots;
+                    for s in &slots[..n] {
+                        d += leaf_xfer(cx, *s);
+                    }
                     return Some(Step::Run(
                         Seg::kernel(d, P_REMOVE_BATCH).ctx(Ctx::SpinIrq, end),
                     ));
@@ -814,6 +834,7 @@ impl Kswapd {
                             cx.core.mem.kswapd_exclusive = None;
                             for t in std::mem::take(&mut cx.core.mem.contended_wait) {
                                 if cx.core.tasks[t].state == St::Sleeping {
+                                    cx.core.mem.vm.kswapd_backoff_wakes += 1;
                                     cx.core.wake(t);
                                 }
                             }
@@ -1556,12 +1577,42 @@ pub(crate) struct Usemem {
     want: u64,
     k: u64,
     tree: LockId,
+    /// Swap slot of the page being swapped in.
+    slot: u64,
     pc: UsememSt,
     chunk_node: usize,
     shrink: Shrink,
     pub t0: u64,
     pub finish: Option<u64>,
     stalls: u32,
+    dr: DirectReclaim,
+}
+
+/// SWAP_CLUSTER_MAX: direct reclaim's `sc.nr_to_reclaim`.
+const SWAP_CLUSTER_MAX: u64 = 32;
+/// DEF_PRIORITY: the first pass scans `lru_size >> 12`.
+const DEF_PRIORITY: u32 = 12;
+
+/// One `try_to_free_pages()` call (mm/vmscan.c, 4.8): the priority loop of
+/// `do_try_to_free_pages()`, `shrink_zones()` over the zonelist's nodes
+/// (local node first), and per node the scan target of `get_scan_count()`
+/// (`lru_size >> priority`) taken in SWAP_CLUSTER_MAX chunks by
+/// `shrink_node_memcg()`. At DEF_PRIORITY the node's whole target is
+/// scanned (`scan_adjusted`: direct reclaim "does a batch of work at
+/// once"); at lower priorities a node stops once it reclaimed
+/// `nr_to_reclaim`. The call ends after the priority pass in which
+/// `sc.nr_reclaimed >= nr_to_reclaim`, or after priority 0. A reclaimer
+/// that reclaims little per pass therefore scans twice as much on each
+/// further pass (spec §2.2d).
+#[derive(Debug, Clone, Copy, Default)]
+struct DirectReclaim {
+    prio: u32,
+    /// Offset of the node being shrunk in the zonelist.
+    off: usize,
+    /// Scan target left on this node at this priority.
+    left: u64,
+    node_reclaimed: u64,
+    reclaimed: u64,
 }
 
 impl Usemem {
@@ -1574,12 +1625,51 @@ impl Usemem {
             want: 0,
             k: 0,
             tree: 0,
+            slot: 0,
             pc: UsememSt::Start,
             chunk_node: 0,
             shrink: Shrink::default(),
             t0: 0,
             finish: None,
             stalls: 0,
+            dr: DirectReclaim::default(),
+        }
+    }
+
+    /// Start shrinking the zonelist's `off`-th node at the current priority.
+    fn dr_node(&mut self, cx: &Cx<'_>) {
+        let n = (self.node + self.dr.off) % cx.core.mem.nodes.len();
+        self.dr.left = cx.core.mem.nodes[n].anon.len >> self.dr.prio;
+        self.dr.node_reclaimed = 0;
+    }
+
+    /// The next shrink_inactive_list() of this try_to_free_pages() call,
+    /// or false when the call is over.
+    fn dr_next(&mut self, cx: &mut Cx<'_>) -> bool {
+        let nodes = cx.core.mem.nodes.len();
+        loop {
+            let scan_adjusted = self.dr.prio == DEF_PRIORITY;
+            if self.dr.left > 0 && (scan_adjusted || self.dr.node_reclaimed < SWAP_CLUSTER_MAX) {
+                let nr = self.dr.left.min(SWAP_CLUSTER_MAX);
+                self.dr.left -= nr;
+                let n = (self.node + self.dr.off) % nodes;
+                let top = (cx.core.mem.nodes[n].zones.len() - 1) as u8;
+                self.shrink = Shrink::new(n, top, LruList::InactiveAnon, true);
+                self.shrink.nr = nr;
+                return true;
+            }
+            self.dr.off += 1;
+            if self.dr.off < nodes {
+                self.dr_node(cx);
+                continue;
+            }
+            if self.dr.reclaimed >= SWAP_CLUSTER_MAX || self.dr.prio == 0 {
+                return false;
+            }
+            self.dr.prio -= 1;
+            cx.core.mem.vm.reclaim_prio_drops += 1;
+            self.dr.off = 0;
+            self.dr_node(cx);
         }
     }
 
@@ -1678,8 +1768,13 @@ impl Usemem {
                                 let until = node.congested_until;
                                 return Step::SleepUntil(until);
                             }
-                            let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
-                            self.shrink = Shrink::new(self.node, top, LruList::InactiveAnon, true);
+                            self.dr = DirectReclaim {
+                                prio: DEF_PRIORITY,
+                                ..Default::default()
+                            };
+                            self.dr_node(cx);
+                            self.shrink = Shrink::default();
+                            self.shrink.st = ShrinkSt::Done;
                             self.pc = UsememSt::DirectReclaim;
                         }
                     }
@@ -1701,6 +1796,7 @@ impl Usemem {
                     self.k -= 1;
                     // The page comes back from wherever it was swapped to.
                     let slot = cx.rng.range(0, cx.core.mem.swap.pages.max(1) - 1);
+                    self.slot = slot;
                     self.tree = cx.core.mem.swap.lock_of(slot);
                     self.pc = UsememSt::SwapInInsert;
                     return Step::Lock(self.tree, Mode::Excl);
@@ -1708,10 +1804,8 @@ impl Usemem {
                 UsememSt::SwapInInsert => {
                     self.pc = UsememSt::SwapInUnlock;
                     let end = unlock_label(cx, true);
-                    return Step::Run(
-                        Seg::kernel(cx.cost(1.0, c.swapcache_insert), P_SWAPIN_SC)
-                            .ctx(Ctx::SpinIrq, end),
-                    );
+                    let d = cx.cost(1.0, c.swapcache_insert) + leaf_xfer(cx, self.slot);
+                    return Step::Run(Seg::kernel(d, P_SWAPIN_SC).ctx(Ctx::SpinIrq, end));
                 }
                 UsememSt::SwapInUnlock => {
                     self.pc = UsememSt::SwapInRead;
@@ -1734,16 +1828,25 @@ impl Usemem {
                     return Step::Run(Seg::user(d, P_USER));
                 }
                 UsememSt::DirectReclaim => {
-                    if let Some(s) = self.shrink.step(cx) {
+                    if self.shrink.st != ShrinkSt::Done
+                        && let Some(s) = self.shrink.step(cx)
+                    {
                         return s;
                     }
                     if cx.core.knobs.direct_congest_on_tree_lock && self.shrink.contended {
                         // S5 patch 4: mark the node congested for a jiffy.
                         let j = 1_000_000_000 / u64::from(cx.core.hz);
-                        cx.core.mem.nodes[self.node].congested_until = cx.now + j;
+                        cx.core.mem.nodes[self.shrink.node].congested_until = cx.now + j;
+                    }
+                    self.dr.reclaimed += self.shrink.taken;
+                    self.dr.node_reclaimed += self.shrink.taken;
+                    self.shrink.taken = 0;
+                    self.shrink.contended = false;
+                    if self.dr_next(cx) {
+                        continue;
                     }
                     self.pc = UsememSt::Alloc;
-                    if self.shrink.taken == 0 {
+                    if self.dr.reclaimed == 0 {
                         self.stalls += 1;
                         // reclaim_throttle(NOPROGRESS): one jiffy.
                         let j = 1_000_000_000 / u64::from(cx.core.hz);

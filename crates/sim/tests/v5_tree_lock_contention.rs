@@ -1,23 +1,26 @@
 //! V5 (S5): swap tree_lock contention with four kswapds, spec §3 V5.
 //!
-//! The model reproduces the direction at the higher thread counts but not
-//! the seed's sign at 1 and 3 instances, nor the 10x shift to direct
-//! reclaim under patch 3 (docs/SIMULATOR.md, "What is not reproduced").
-//! The assertions below state what the model does reproduce; the
-//! test prints the full sign table.
+//! Fitted (calibrate.rs): `workload.usemem.repeat`, from the geometric
+//! mean of the vanilla System column (it scales every duration alike, so
+//! it fits no sign). Predicted, asserted on seeds 1, 2 and 3: the sign of
+//! P1 (batching) and P3 (kswapd backoff) per thread count. P1 is right at
+//! 4 of 5 (wrong only at 3 instances, where the seed's +10 % is its own
+//! outlier); P3 at 3 of 5: with the backoff's stalls effective, the model
+//! predicts more System at 1 and 3 instances too, where the seed has -1 %
+//! and -20 % (docs/SIMULATOR.md, "What is not reproduced").
 mod common;
 
 use reclaimlab_sim::{SimReport, load_scenario};
 
 const COUNTS: [u32; 5] = [1, 3, 5, 7, 8];
 
-fn run_small() -> SimReport {
+fn run_small(seed: u64) -> SimReport {
     // A quarter of the default RAM keeps the CI run short; ratios, not
     // absolute seconds, are compared.
     let text = include_str!("../data/scenarios/v5-tree-lock-contention.toml")
         .replace("gb = 1 }", "gb = 0.25 }");
     let sc = load_scenario(&text).unwrap();
-    common::run_scenario(&sc, 600.0, 2, 1)
+    common::run_scenario(&sc, 600.0, 2, seed)
 }
 
 fn sys(r: &SimReport, v: &str, n: u32) -> f64 {
@@ -49,77 +52,71 @@ fn matches(got: &[i32], seed: &[i32]) -> usize {
     got.iter().zip(seed).filter(|(g, s)| g == s).count()
 }
 
+fn vm(r: &SimReport, v: &str, k: &str) -> f64 {
+    r.variant(v).unwrap().vmstat(k).unwrap()
+}
+
 #[test]
-fn v5_patch_directions() {
-    let r = run_small();
+fn v5_patch_directions_on_three_seeds() {
     // Seed, System: P1 -26% +10% -49% -33% -46%.
-    let p1 = signs(&r, "vanilla", "p1-batch");
-    // Seed, System: P2 -6% -57% -36% -8% -31%.
-    let p2 = signs(&r, "p1-batch", "p2-nonrot");
+    const P1: [i32; 5] = [-1, 1, -1, -1, -1];
     // Seed, System: P3 -1% -20% +38% +2% +191%.
-    let p3 = signs(&r, "p2-nonrot", "p3-kswapd-backoff");
-    eprintln!("P1 signs {p1:?}, P2 signs {p2:?}, P3 signs {p3:?}");
-    // Batching helps wherever several reclaimers contend (5, 7, 8 threads).
-    assert_eq!(&p1[2..], &[-1, -1, -1], "P1 {p1:?}");
-    assert!(matches(&p1, &[-1, 1, -1, -1, -1]) >= 3, "P1 {p1:?}");
-    // The kswapd backoff costs system time at 5, 7 and 8 threads.
-    assert_eq!(&p3[2..], &[1, 1, 1], "P3 {p3:?}");
-    assert!(matches(&p3, &[-1, -1, 1, 1, 1]) >= 3, "P3 {p3:?}");
-    // P2 never makes things worse where there is contention.
-    assert!(p2[1..].iter().all(|s| *s <= 0), "P2 {p2:?}");
+    const P3: [i32; 5] = [-1, -1, 1, 1, 1];
+    for seed in [1, 2, 3] {
+        let r = run_small(seed);
+        let p1 = signs(&r, "vanilla", "p1-batch");
+        let p2 = signs(&r, "p1-batch", "p2-nonrot");
+        let p3 = signs(&r, "p2-nonrot", "p3-kswapd-backoff");
+        let (m1, m3) = (matches(&p1, &P1), matches(&p3, &P3));
+        eprintln!("seed {seed}: P1 {p1:?} {m1}/5, P2 {p2:?}, P3 {p3:?} {m3}/5");
+        // Batching saves two cache-line-heavy tree_lock sections per page
+        // in favour of one per batch: System falls at every thread count,
+        // also for one instance (its swap-ins wait behind kswapds' holds).
+        assert_eq!(p1, [-1, -1, -1, -1, -1], "seed {seed}: P1 {p1:?}");
+        assert!(m1 >= 4, "seed {seed}: P1 {p1:?}");
+        // The kswapd backoff costs system time at 5, 7 and 8 threads, where
+        // direct reclaim takes over the stalled kswapds' nodes.
+        assert_eq!(&p3[2..], &[1, 1, 1], "seed {seed}: P3 {p3:?}");
+        // At 1 and 3 instances too: the stalled kswapds' work goes to
+        // direct reclaim (the seed: -1 %, -20 %).
+        assert_eq!(&p3[..2], &[1, 1], "seed {seed}: P3 {p3:?}");
+        assert!(m3 >= 3, "seed {seed}: P3 {p3:?}");
+        // The spec asks for >= 4 of 5 for P3 too; not reached (see the
+        // docs). Fails once it is, so the docs get updated.
+        assert!(
+            m3 < 4,
+            "seed {seed}: P3 now meets the spec target: update docs/SIMULATOR.md and this test"
+        );
+        // P2 never makes things worse where there is contention.
+        assert!(p2[1..].iter().all(|s| *s <= 0), "seed {seed}: P2 {p2:?}");
 
-    // P3 moves reclaim from kswapd to direct reclaim (seed: about 10x more
-    // direct scanning; the model shows the direction, see the docs).
-    let d2 = r
-        .variant("p2-nonrot")
-        .unwrap()
-        .vmstat("pgscan_direct")
-        .unwrap();
-    let d3 = r
-        .variant("p3-kswapd-backoff")
-        .unwrap()
-        .vmstat("pgscan_direct")
-        .unwrap();
-    let k2 = r
-        .variant("p2-nonrot")
-        .unwrap()
-        .vmstat("pgscan_kswapd")
-        .unwrap();
-    let k3 = r
-        .variant("p3-kswapd-backoff")
-        .unwrap()
-        .vmstat("pgscan_kswapd")
-        .unwrap();
-    assert!(
-        d3 > d2 * 1.15 && k3 < k2,
-        "direct {d2} -> {d3}, kswapd {k2} -> {k3}"
-    );
-    assert!(
-        r.variant("p3-kswapd-backoff")
-            .unwrap()
-            .vmstat("kswapd_backoffs")
-            .unwrap()
-            > 0.0
-    );
+        // P3 moves reclaim from kswapd to direct reclaim (seed: about 10x
+        // more direct scanning; the model: about 2.4x, kswapd about 0.55x).
+        let (d2, d3) = (
+            vm(&r, "p2-nonrot", "pgscan_direct"),
+            vm(&r, "p3-kswapd-backoff", "pgscan_direct"),
+        );
+        let (k2, k3) = (
+            vm(&r, "p2-nonrot", "pgscan_kswapd"),
+            vm(&r, "p3-kswapd-backoff", "pgscan_kswapd"),
+        );
+        assert!(
+            d3 > d2 * 1.8 && k3 < k2 * 0.75,
+            "seed {seed}: direct {d2} -> {d3}, kswapd {k2} -> {k3}"
+        );
+        assert!(vm(&r, "p3-kswapd-backoff", "kswapd_backoffs") > 0.0);
+        // Direct reclaim is do_try_to_free_pages: with 64 MB nodes
+        // lru_size >> DEF_PRIORITY over the zonelist is below
+        // SWAP_CLUSTER_MAX, so calls go on to priority 11.
+        assert!(vm(&r, "vanilla", "reclaim_prio_drops") > 0.0);
+        assert!(vm(&r, "vanilla", "pgscan_direct") > 32.0 * vm(&r, "vanilla", "allocstall"));
 
-    // The spec's acceptance asks for the right sign at >= 4 of 5 thread
-    // counts for P1 and P3. The model gets 3 of 5 for each (wrong at 1 and
-    // 3 instances); recorded here instead of tuning constants to force it.
-    let (m1, m3) = (
-        matches(&p1, &[-1, 1, -1, -1, -1]),
-        matches(&p3, &[-1, -1, 1, 1, 1]),
-    );
-    eprintln!("sign matches: P1 {m1}/5, P3 {m3}/5 (spec target 4/5)");
-    assert!(
-        m1 < 4 || m3 < 4,
-        "the model now meets the spec target: update docs/SIMULATOR.md and this test"
-    );
-
-    // The tree_lock is the contended lock of the vanilla kernel.
-    let top = r.variants[0]
-        .locks
-        .iter()
-        .max_by(|a, b| a.waittime_total_us.total_cmp(&b.waittime_total_us))
-        .unwrap();
-    assert!(top.class.contains("tree_lock"), "{}", top.class);
+        // The tree_lock is the contended lock of the vanilla kernel.
+        let top = r.variants[0]
+            .locks
+            .iter()
+            .max_by(|a, b| a.waittime_total_us.total_cmp(&b.waittime_total_us))
+            .unwrap();
+        assert!(top.class.contains("tree_lock"), "{}", top.class);
+    }
 }
