@@ -47,9 +47,7 @@ pub struct ColumnRuns {
 
 const HEAD_SELECT: &str =
     "SELECT r.id, r.upload_id, r.block_index, r.column_index, b.name AS board, k.version AS kernel,
-            v.name AS variant, r.kind, r.block->>'title' AS title,
-            COALESCE(r.block->>'tool', r.block->>'style', r.block->>'source', r.block_kind) AS tool,
-            r.block_kind
+            v.name AS variant, r.kind, r.title, r.tool, r.block_kind
      FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
      JOIN variants v ON v.id = r.variant_id
      WHERE r.deleted_at IS NULL";
