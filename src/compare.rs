@@ -20,7 +20,10 @@ use crate::error::AppError;
 use crate::storage::compare::{ColumnRuns, RunData};
 
 pub const MAX_COLUMNS: usize = 12;
-pub const MAX_RUNS_PER_COLUMN: i64 = 500;
+/// Most runs one column holds: the newest ones, with a note on the
+/// comparison when older ones are left out. Enough for any test's power;
+/// a dashboard column reads a bounded number of rows at any database size.
+pub const MAX_RUNS_PER_COLUMN: i64 = 200;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ColumnSpec {
@@ -449,7 +452,21 @@ pub struct Resolved {
     pub run_ids: Vec<i64>,
 }
 
-pub async fn resolve(pool: &sqlx::PgPool, req: CompareRequest) -> Result<Resolved, AppError> {
+/// What a resolved comparison is for: a live page shows tests, deltas and
+/// verdicts but no bootstrap interval, so it is not computed there (it is
+/// most of the CPU time of a column of hundreds of runs); a permalink and
+/// the JSON forms carry every statistic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    Page,
+    Full,
+}
+
+pub async fn resolve(
+    pool: &sqlx::PgPool,
+    req: CompareRequest,
+    detail: Detail,
+) -> Result<Resolved, AppError> {
     if req.columns.is_empty() {
         return Err(AppError::BadRequest(
             "a comparison needs at least one column".into(),
@@ -502,10 +519,23 @@ pub async fn resolve(pool: &sqlx::PgPool, req: CompareRequest) -> Result<Resolve
     let chain_previous = req.chain_previous.unwrap_or(false);
     let input = build_input(&title, &req.columns, &columns, req.baseline, chain_previous);
     let run_ids = columns.iter().flat_map(|c| &c.runs).map(|r| r.id).collect();
-    let comparison =
-        tokio::task::spawn_blocking(move || reclaimlab_report::compare::compare(&input))
-            .await
-            .map_err(|e| AppError::Internal(anyhow::anyhow!("comparison task failed: {e}")))?;
+    let mut opts = reclaimlab_report::compare::CompareOptions::default();
+    if detail == Detail::Page {
+        opts.bootstrap_resamples = 0;
+    }
+    let mut comparison = tokio::task::spawn_blocking(move || {
+        reclaimlab_report::compare::compare_with(&input, &opts)
+    })
+    .await
+    .map_err(|e| AppError::Internal(anyhow::anyhow!("comparison task failed: {e}")))?;
+    for (c, col) in comparison.columns.iter().zip(&columns) {
+        if col.more {
+            comparison.notes.push(format!(
+                "{}: the newest {MAX_RUNS_PER_COLUMN} runs; older ones are left out",
+                c.label
+            ));
+        }
+    }
     Ok(Resolved {
         request: req,
         comparison,

@@ -40,7 +40,10 @@ pub struct RunData {
 /// thousands of bucket rows; the comparison needs only their sums).
 #[derive(Debug, Clone, Default)]
 pub struct ColumnRuns {
+    /// Oldest first: the newest [`MAX_RUNS_PER_COLUMN`] runs that match.
     pub runs: Vec<RunData>,
+    /// More runs matched than a column holds: the older ones are left out.
+    pub more: bool,
     /// Ordered by thread, then bucket.
     pub cyclictest_buckets: Vec<BucketRow>,
 }
@@ -67,8 +70,9 @@ struct RunHead {
     block_kind: String,
 }
 
-/// The runs a column selects, oldest first. Explicit run ids may name
-/// unlisted runs; filters only match listed ones.
+/// The runs a column selects: the newest [`MAX_RUNS_PER_COLUMN`], listed
+/// oldest first. Explicit run ids may name unlisted runs; filters only
+/// match listed ones.
 ///
 /// The statement is built from constant fragments, one per filter given
 /// (never `$1 IS NULL OR ...`), so each filter set has a plan that uses
@@ -95,9 +99,12 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     if let Some(sim) = spec.simulation {
         q.push(" AND r.simulation_id = ").push_bind(sim);
     }
-    q.push(" ORDER BY r.created_at, r.id LIMIT ")
-        .push_bind(MAX_RUNS_PER_COLUMN);
-    let heads: Vec<RunHead> = q.build_query_as().fetch_all(pool).await?;
+    q.push(" ORDER BY r.created_at DESC, r.id DESC LIMIT ")
+        .push_bind(MAX_RUNS_PER_COLUMN + 1);
+    let mut heads: Vec<RunHead> = q.build_query_as().fetch_all(pool).await?;
+    let more = heads.len() as i64 > MAX_RUNS_PER_COLUMN;
+    heads.truncate(MAX_RUNS_PER_COLUMN as usize);
+    heads.reverse();
     let ids: Vec<i64> = heads.iter().map(|h| h.id).collect();
     #[derive(FromRow)]
     struct T {
@@ -117,15 +124,20 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
         #[sqlx(flatten)]
         row: TraceRow,
     }
+    // `JOIN unnest($1)` rather than `run_id = ANY($1)`: with hundreds of
+    // ids the planner otherwise scans the whole table comparing every row
+    // with every id (27 ms instead of 1 ms per column at 10^5 runs).
     let threads: Vec<T> = sqlx::query_as(
         "SELECT run_id, thread, tid, priority, interval_us, cycles, cpu, min_us, act_us, avg_us, max_us
-         FROM latency_threads WHERE run_id = ANY($1) ORDER BY run_id, thread",
+         FROM unnest($1::bigint[]) AS q(run) JOIN latency_threads ON run_id = q.run
+         ORDER BY run_id, thread",
     )
     .bind(&ids)
     .fetch_all(pool)
     .await?;
     let metrics: Vec<M> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT run_id, {METRIC_COLUMNS} FROM metrics WHERE run_id = ANY($1) ORDER BY run_id, id"
+        "SELECT run_id, {METRIC_COLUMNS}
+         FROM unnest($1::bigint[]) AS q(run) JOIN metrics ON run_id = q.run ORDER BY run_id, id"
     )))
     .bind(&ids)
     .fetch_all(pool)
@@ -138,7 +150,8 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     }
     let hist_threads: Vec<H> = sqlx::query_as(
         "SELECT run_id, thread, bucket_us, overflows, total, min_us, avg_us, max_us
-         FROM histogram_threads WHERE run_id = ANY($1) ORDER BY run_id, thread",
+         FROM unnest($1::bigint[]) AS q(run) JOIN histogram_threads ON run_id = q.run
+         ORDER BY run_id, thread",
     )
     .bind(&ids)
     .fetch_all(pool)
@@ -161,7 +174,8 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     };
     let traces: Vec<Tr> = sqlx::query_as(
         "SELECT run_id, tracer, latency_us, cpu, nr_cpus, preempt_model, task_comm, task_pid, culprit,
-                culprit_path, stack FROM traces WHERE run_id = ANY($1)",
+                culprit_path, stack
+         FROM unnest($1::bigint[]) AS q(run) JOIN traces ON run_id = q.run",
     )
     .bind(&ids)
     .fetch_all(pool)
@@ -219,6 +233,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
         .collect();
     Ok(ColumnRuns {
         runs,
+        more,
         cyclictest_buckets,
     })
 }

@@ -480,7 +480,7 @@ pub async fn show_compare(
         .join("\n");
     page.baseline = req.baseline;
     page.previous = req.chain_previous.unwrap_or(false);
-    match compare::resolve(&state.pool, req).await {
+    match compare::resolve(&state.pool, req, compare::Detail::Page).await {
         Ok(r) => {
             page.view = Some(ComparisonView::new(&r.comparison));
             if compare::chart(&r.comparison).is_some() {
@@ -503,7 +503,7 @@ pub async fn show_compare_chart(
     let req = request_from(&state, &p)
         .await?
         .ok_or_else(|| AppError::BadRequest("no columns".into()))?;
-    let r = compare::resolve(&state.pool, req).await?;
+    let r = compare::resolve(&state.pool, req, compare::Detail::Page).await?;
     let svg = compare::chart(&r.comparison)
         .ok_or_else(|| AppError::NotFound("nothing to chart".into()))?;
     Ok(svg_response(svg, false))
@@ -603,7 +603,7 @@ pub async fn create_snapshot(
     token_id: Option<i64>,
     message_id: Option<&str>,
 ) -> Result<String, AppError> {
-    let resolved = compare::resolve(&state.pool, req).await?;
+    let resolved = compare::resolve(&state.pool, req, compare::Detail::Full).await?;
     // A permalink of nothing would be a permanent claim about nothing.
     if let Some(i) = resolved
         .comparison
