@@ -4,6 +4,7 @@
 //! Every URL the service answers is listed in [`router`].
 
 pub mod api;
+pub mod extract;
 pub mod pages;
 
 use std::sync::Arc;
@@ -123,9 +124,12 @@ pub fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(state.limits.max_json_bytes));
     let pages = Router::new()
         .route("/", get(pages::home::show_home))
-        .route("/runs/{id}", get(pages::runs::show_run))
-        .route("/runs/{id}/raw", get(pages::runs::show_raw))
-        .route("/runs/{id}/histogram.svg", get(pages::runs::show_histogram))
+        .route("/runs/{id}", get(pages::run_routes::show_run))
+        .route("/runs/{id}/raw", get(pages::run_routes::show_raw))
+        .route(
+            "/runs/{id}/histogram.svg",
+            get(pages::run_routes::show_histogram),
+        )
         .route("/boards", get(pages::catalog::show_boards))
         .route("/kernels", get(pages::catalog::show_kernels))
         .route("/variants", get(pages::catalog::show_variants))
@@ -181,7 +185,8 @@ pub fn router(state: AppState) -> Router {
         .merge(pages)
         .merge(ops)
         .nest_service("/static", ServeDir::new(static_dir))
-        .fallback(pages::not_found);
+        .fallback(pages::not_found)
+        .method_not_allowed_fallback(pages::method_not_allowed);
     with_layers(routes, state)
 }
 

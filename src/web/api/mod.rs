@@ -50,18 +50,3 @@ pub async fn openapi() -> impl IntoResponse {
         include_str!("../../../docs/openapi.json"),
     )
 }
-
-/// A JSON request body, or the error that says what was wrong with it.
-pub fn json_body<T>(
-    body: Result<Json<T>, axum::extract::rejection::JsonRejection>,
-    what: &str,
-) -> Result<T, crate::error::AppError> {
-    use crate::error::AppError;
-    body.map(|Json(v)| v).map_err(|e| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            AppError::PayloadTooLarge(format!("{what}: the JSON body is too large"))
-        } else {
-            AppError::BadRequest(format!("bad {what}: {}", e.body_text()))
-        }
-    })
-}

@@ -1,11 +1,12 @@
 //! `/api/v1/runs`: read runs as JSON. No token needed.
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 
 use crate::error::{AppError, AppResult};
 use crate::storage::runs::{self, RunDetail, RunFilter, RunSummary};
 use crate::web::AppState;
+use crate::web::extract::api::{Path, Query};
 
 #[derive(Debug, serde::Deserialize)]
 pub struct ListRunsParams {

@@ -4,7 +4,9 @@
 
 use askama::Template;
 use askama_web::WebTemplate;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
+
+use crate::web::extract::page::{Form, Path, Query};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use reclaimlab_report::compare::{Comparison, Judgement, Significance};
@@ -552,12 +554,14 @@ pub async fn share_compare(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
-    body: String,
+    Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let caller = super::form_caller(&state, peer, &super::form_fields(&body)).await?;
+    let caller = super::form_caller(&state, peer, &form.map).await?;
     let rest: String = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(url::form_urlencoded::parse(body.as_bytes()).filter(|(k, _)| k != "token"))
+        .extend_pairs(
+            url::form_urlencoded::parse(form.raw.as_bytes()).filter(|(k, _)| k != "token"),
+        )
         .finish();
     let p = parse_compare_params(&rest)?;
     let req = request_from(&state, &p)

@@ -22,6 +22,7 @@ use crate::compare::{ColumnSpec, CompareRequest};
 use crate::error::AppError;
 use crate::ingest::{self, BlockOverride, RawUpload, UploadMeta};
 use crate::web::AppState;
+use crate::web::extract::page::Form;
 
 const MAX_MAIL_BYTES: usize = 8 * 1024 * 1024;
 
@@ -256,13 +257,13 @@ fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> Previe
     }
 }
 
-pub async fn preview_import(body: String) -> Result<Response, PageError> {
-    if body.len() > MAX_MAIL_BYTES * 3 {
+pub async fn preview_import(Form(form): Form) -> Result<Response, PageError> {
+    if form.raw.len() > MAX_MAIL_BYTES * 3 {
         return Err(
             AppError::PayloadTooLarge(format!("a mail of at most {MAX_MAIL_BYTES} bytes")).into(),
         );
     }
-    let f = super::form_fields(&body);
+    let f = form.map;
     let mail = f.get("mail").cloned().unwrap_or_default();
     if mail.trim().is_empty() {
         return Ok(ImportPage {
@@ -289,10 +290,10 @@ pub async fn commit_import(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
-    body: String,
+    Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = super::form_fields(&body);
+    let f = form.map;
     let token = super::form_caller(&state, peer, &f).await?.token;
     let mail = f.get("mail").cloned().unwrap_or_default();
     let get = |k: String| {

@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 use askama_web::WebTemplate;
-use axum::extract::{Path, State};
+use axum::extract::State;
+
+use crate::web::extract::page::{Form, Path};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 
@@ -170,10 +172,10 @@ pub async fn submit_simulation(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
-    body: String,
+    Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = super::form_fields(&body);
+    let f = form.map;
     let caller = super::form_caller(&state, peer, &f).await?;
     let req = match request_from_form(&f) {
         Ok(r) => r,
@@ -205,10 +207,10 @@ pub async fn submit_costs(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
-    body: String,
+    Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = super::form_fields(&body);
+    let f = form.map;
     let caller = super::form_caller(&state, peer, &f).await?;
     let board = f.get("board").cloned().unwrap_or_default();
     let class = f.get("board_class").cloned().unwrap_or_default();
@@ -287,10 +289,10 @@ pub async fn cancel_from_page(
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    body: String,
+    Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = super::form_fields(&body);
+    let f = form.map;
     let caller = super::form_caller(&state, peer, &f).await?;
     simulate::cancel(&state, &caller, id).await?;
     Ok(Redirect::to(&format!("/simulations/{id}")).into_response())
@@ -301,10 +303,10 @@ pub async fn rerun_from_page(
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    body: String,
+    Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = super::form_fields(&body);
+    let f = form.map;
     let caller = super::form_caller(&state, peer, &f).await?;
     let req = crate::web::api::simulations::rerun_request(&state, id).await?;
     let s = simulate::submit(&state, req, Some(caller.token.id)).await?;

@@ -1,0 +1,232 @@
+//! The site as a whole: every route of the router answers a bad path
+//! segment and a bad query in the documented error shape (JSON under
+//! `/api`, the HTML error page elsewhere), never a framework's plain text.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::Request;
+use common::{TestResponse, send};
+use sqlx::PgPool;
+
+/// Every `.route("PATH", METHODS)` of `src/web/mod.rs`, read from the
+/// source so a new route is covered without editing this test.
+fn routes() -> Vec<(String, Vec<&'static str>)> {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/web/mod.rs"))
+        .expect("router source");
+    let mut out = Vec::new();
+    let mut rest = src.as_str();
+    while let Some(i) = rest.find(".route(") {
+        rest = &rest[i + ".route(".len()..];
+        let Some(q1) = rest.find('"') else { break };
+        let after = &rest[q1 + 1..];
+        let q2 = after.find('"').expect("closing quote");
+        let path = after[..q2].to_string();
+        // The handler expression: up to the parenthesis closing `.route(`.
+        let mut depth = 1;
+        let mut end = 0;
+        for (j, c) in rest.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = j;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let expr = &rest[q1 + q2 + 2..end];
+        let mut methods = Vec::new();
+        for (word, m) in [
+            ("get(", "GET"),
+            ("post(", "POST"),
+            ("put(", "PUT"),
+            ("delete(", "DELETE"),
+        ] {
+            let hit = expr.match_indices(word).any(|(k, _)| {
+                k == 0
+                    || !expr.as_bytes()[k - 1].is_ascii_alphanumeric()
+                        && expr.as_bytes()[k - 1] != b'_'
+            });
+            if hit {
+                methods.push(m);
+            }
+        }
+        assert!(!methods.is_empty(), "no method found for {path}: {expr}");
+        out.push((path, methods));
+        rest = &rest[end..];
+    }
+    assert!(out.len() >= 30, "parsed only {} routes", out.len());
+    out
+}
+
+/// The documented error: `{"error": {"code": "...", "message": "..."}}`.
+fn assert_api_error(what: &str, r: &TestResponse) {
+    let ctype = r
+        .headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    assert!(
+        ctype.starts_with("application/json"),
+        "{what}: {} with content-type {ctype:?}: {}",
+        r.status,
+        r.text()
+    );
+    let v: serde_json::Value = serde_json::from_slice(&r.body)
+        .unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {}", r.text()));
+    let err = v
+        .get("error")
+        .and_then(|e| e.as_object())
+        .unwrap_or_else(|| panic!("{what}: no error object: {v}"));
+    assert!(
+        err.get("code")
+            .and_then(|c| c.as_str())
+            .is_some_and(|c| !c.is_empty()),
+        "{what}: no code: {v}"
+    );
+    assert!(
+        err.get("message")
+            .and_then(|c| c.as_str())
+            .is_some_and(|c| !c.is_empty()),
+        "{what}: no message: {v}"
+    );
+    for k in err.keys() {
+        assert!(
+            ["code", "message", "line"].contains(&k.as_str()),
+            "{what}: undocumented field {k}: {v}"
+        );
+    }
+}
+
+/// The HTML error page: the site's layout, the status in the heading.
+fn assert_page_error(what: &str, r: &TestResponse) {
+    let ctype = r
+        .headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let text = r.text();
+    assert!(
+        ctype.starts_with("text/html"),
+        "{what}: {} with content-type {ctype:?}: {text}",
+        r.status
+    );
+    assert!(
+        text.contains("<!doctype html>") && text.contains(&r.status.to_string()),
+        "{what}: not the error page: {text}"
+    );
+    assert!(text.contains("href=\"/\""), "{what}: no way back: {text}");
+}
+
+fn assert_error_shape(what: &str, path: &str, r: &TestResponse) {
+    assert!(
+        (400..500).contains(&r.status),
+        "{what}: expected a 4xx, got {}: {}",
+        r.status,
+        r.text()
+    );
+    if path.starts_with("/api/") {
+        assert_api_error(what, r);
+    } else {
+        assert_page_error(what, r);
+    }
+}
+
+/// Repeating a field is a deserialization error for any typed query; a
+/// non-number where a number goes is another.
+const BAD_QUERY: &str = "limit=abc&before=abc&board=a&board=b&kernel=a&kernel=b&variant=a&variant=b\
+     &kind=a&kind=b&metric=a&metric=b&tool=a&tool=b&board_class=a&board_class=b";
+
+async fn request(app: &axum::Router, method: &str, uri: &str) -> TestResponse {
+    let mut b = Request::builder().method(method).uri(uri);
+    if method != "GET" {
+        b = b
+            .header("content-type", "application/x-www-form-urlencoded")
+            .header("origin", "http://reclaimlab.test")
+            .header("host", "reclaimlab.test");
+    }
+    send(app, b.body(Body::empty()).unwrap()).await
+}
+
+#[sqlx::test]
+async fn every_route_answers_bad_paths_and_queries_in_the_documented_shape(pool: PgPool) {
+    let app = common::app(&pool);
+    let mut checked = 0;
+    for (path, methods) in routes() {
+        let bad = path
+            .split('/')
+            .map(|seg| if seg.starts_with('{') { "abc" } else { seg })
+            .collect::<Vec<_>>()
+            .join("/");
+        for method in methods {
+            if bad != path {
+                let r = request(&app, method, &bad).await;
+                assert_error_shape(&format!("{method} {bad}"), &path, &r);
+                checked += 1;
+            }
+            // A bad query: a typed query answers 400; a route without one
+            // ignores it. Either way never a 5xx or a bare text.
+            let uri = format!("{}?{BAD_QUERY}", if bad != path { &bad } else { &path });
+            let r = request(&app, method, &uri).await;
+            assert!(r.status < 500, "{method} {uri}: {} {}", r.status, r.text());
+            if r.status >= 400 {
+                assert_error_shape(&format!("{method} {uri}"), &path, &r);
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 60, "only {checked} requests");
+
+    // The cases that used to answer the framework's plain text.
+    for (uri, status) in [
+        ("/api/v1/runs?limit=abc", 400),
+        ("/api/v1/simulations/abc", 400),
+        ("/api/v1/runs/abc", 400),
+        ("/api/v1/runs/99999999999999999999", 400),
+        ("/api/v1/runs/12", 404),
+        ("/api/v1/nothing-here", 404),
+        ("/simulations/abc", 400),
+        ("/simulations/sweeps/abc", 400),
+        (&format!("/heatmap?{BAD_QUERY}"), 400),
+        (&format!("/history?{BAD_QUERY}"), 400),
+        (&format!("/culprits?{BAD_QUERY}"), 400),
+        ("/nothing-here", 404),
+    ] {
+        let r = request(&app, "GET", uri).await;
+        assert_eq!(r.status, status, "GET {uri}: {}", r.text());
+        assert_error_shape(&format!("GET {uri}"), uri, &r);
+    }
+    let r = request(&app, "GET", "/api/v1/runs?limit=abc").await;
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("limit")
+    );
+
+    // A method the route does not answer.
+    let r = request(&app, "GET", "/api/v1/comparisons").await;
+    assert_eq!(r.status, 405);
+    assert_api_error("GET /api/v1/comparisons", &r);
+    let r = request(&app, "DELETE", "/compare").await;
+    assert_eq!(r.status, 405);
+    assert_page_error("DELETE /compare", &r);
+
+    // A body that is not JSON where JSON goes, with a valid token.
+    let token = common::token(&pool, reclaimlab::auth::Scope::Upload).await;
+    let r = send(
+        &app,
+        Request::post("/api/v1/simulations")
+            .header("authorization", format!("Bearer {token}"))
+            .header("content-type", "application/json")
+            .body(Body::from("{not json"))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_api_error("POST /api/v1/simulations with bad JSON", &r);
+}
