@@ -121,6 +121,7 @@ pub fn router(state: AppState) -> Router {
             axum::routing::put(api::simulations::put_board_costs),
         )
         .route("/api/openapi.json", get(api::openapi))
+        .route("/api/formats.schema.json", get(api::formats_schema))
         .layer(DefaultBodyLimit::max(state.limits.max_json_bytes));
     let pages = Router::new()
         .route("/", get(pages::home::show_home))

@@ -50,3 +50,11 @@ pub async fn openapi() -> impl IntoResponse {
         include_str!("../../../docs/openapi.json"),
     )
 }
+
+/// The parse document's schema, which `openapi.json` refers to.
+pub async fn formats_schema() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "application/schema+json")],
+        include_str!("../../../docs/formats.schema.json"),
+    )
+}
