@@ -147,7 +147,11 @@ async fn key_pages_render_in_chromium(pool: PgPool) {
             .await
             .unwrap();
     let pages: Vec<(&str, String, Vec<&str>)> = vec![
-        ("home", "/".into(), vec!["Recent runs", "77766"]),
+        (
+            "home",
+            "/".into(),
+            vec!["<h1>Runs</h1>", "name=\"tool\"", "77766"],
+        ),
         (
             "run-cyclictest",
             format!("/runs/{cyclictest_run}"),

@@ -195,6 +195,10 @@ async fn every_route_answers_bad_paths_and_queries_in_the_documented_shape(pool:
         (&format!("/history?{BAD_QUERY}"), 400),
         (&format!("/culprits?{BAD_QUERY}"), 400),
         ("/nothing-here", 404),
+        ("/?before=abc", 400),
+        ("/boards/abc?before=abc", 400),
+        ("/boards/no-such-board", 404),
+        ("/kernels/no-such-kernel", 404),
     ] {
         let r = request(&app, "GET", uri).await;
         assert_eq!(r.status, status, "GET {uri}: {}", r.text());
@@ -229,4 +233,110 @@ async fn every_route_answers_bad_paths_and_queries_in_the_documented_shape(pool:
     .await;
     assert_eq!(r.status, 400, "{}", r.text());
     assert_api_error("POST /api/v1/simulations with bad JSON", &r);
+}
+
+/// The links of a page whose text contains `needle`, HTML-unescaped.
+fn link_with(html: &str, needle: &str) -> Option<String> {
+    html.split("href=\"")
+        .skip(1)
+        .filter_map(|s| s.split_once('"'))
+        .find(|(_, rest)| {
+            rest.split("</a>")
+                .next()
+                .is_some_and(|t| t.contains(needle))
+        })
+        .map(|(href, _)| href.replace("&amp;", "&").replace("&#38;", "&"))
+}
+
+/// The run ids a listing page shows, in order.
+fn run_ids(html: &str) -> Vec<i64> {
+    html.split("<a href=\"/runs/")
+        .skip(1)
+        .filter_map(|s| s.split('"').next()?.parse().ok())
+        .collect()
+}
+
+#[sqlx::test]
+async fn home_pages_and_filters_without_javascript(pool: PgPool) {
+    let app = common::app(&pool);
+    let tok = common::token(&pool, reclaimlab::auth::Scope::Upload).await;
+    let cyc = common::fixture("cyclictest-s4-before.txt");
+    // 53 cyclictest runs on rig-a over two kernels, one histogram run on rig-b.
+    for i in 0..53 {
+        let kernel = if i % 2 == 0 { "6.6" } else { "6.12" };
+        let q = format!("board=rig-a&kernel={kernel}&variant=v{i}");
+        let r = common::upload(&app, Some(&tok), &q, cyc.clone()).await;
+        assert_eq!(r.status, 201, "{}", r.text());
+    }
+    let r = common::upload(
+        &app,
+        Some(&tok),
+        "board=rig-b&kernel=6.12&variant=hist",
+        common::fixture("histogram-4threads.txt"),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    let hist_run = r.json()["runs"][0]["id"].as_i64().unwrap();
+
+    // The first page: the newest 50, a GET form, a link to the older runs.
+    let home = common::get(&app, "/").await;
+    assert_eq!(home.status, 200);
+    let html = home.text();
+    assert!(html.contains(r#"<form class="filters" method="get" action="/">"#));
+    for field in ["board", "kernel", "variant", "kind", "tool"] {
+        assert!(
+            html.contains(&format!("name=\"{field}\"")),
+            "no {field} field"
+        );
+    }
+    let first = run_ids(&html);
+    assert_eq!(first.len(), 50);
+    assert_eq!(first[0], hist_run, "newest first");
+    assert!(first.windows(2).all(|w| w[0] > w[1]));
+    let older = link_with(&html, "Older runs").expect("a link to older runs");
+    assert_eq!(older, format!("/?before={}", first[49]));
+    let page2 = common::get(&app, &older).await.text();
+    let second = run_ids(&page2);
+    assert_eq!(second.len(), 4);
+    assert!(second[0] < first[49]);
+    assert!(link_with(&page2, "Older runs").is_none());
+    assert_eq!(link_with(&page2, "Newest").as_deref(), Some("/"));
+
+    // Filters, alone and together; a blank field (untouched form) is no filter.
+    let count = |q: &'static str| {
+        let app = app.clone();
+        async move {
+            let r = common::get(&app, q).await;
+            assert_eq!(r.status, 200, "{q}: {}", r.text());
+            run_ids(&r.text()).len()
+        }
+    };
+    assert_eq!(count("/?board=rig-b&kernel=&variant=&kind=&tool=").await, 1);
+    assert_eq!(count("/?board=rig-a&kernel=6.6").await, 27);
+    assert_eq!(
+        count("/?tool=cyclictest&kernel=6.12").await,
+        27,
+        "the histogram run is cyclictest too"
+    );
+    assert_eq!(count("/?variant=v7").await, 1);
+    assert_eq!(count("/?kind=simulated").await, 0);
+    assert_eq!(count("/?board=rig-a&tool=ftrace_latency").await, 0);
+    // Paging keeps the filter.
+    let r = common::get(&app, "/?board=rig-a").await.text();
+    let next = link_with(&r, "Older runs").unwrap();
+    assert!(next.starts_with("/?board=rig-a&before="), "{next}");
+    assert_eq!(run_ids(&common::get(&app, &next).await.text()).len(), 3);
+    // The chosen filter is shown selected.
+    let r = common::get(&app, "/?kernel=6.12").await.text();
+    assert!(r.contains("<option selected>6.12</option>"));
+
+    // Board and kernel pages list their own runs and link onwards.
+    let b = common::get(&app, "/boards/rig-b").await;
+    assert_eq!(b.status, 200);
+    assert_eq!(run_ids(&b.text()), vec![hist_run]);
+    assert!(b.text().contains("href=\"/history?board=rig-b\""));
+    let k = common::get(&app, "/kernels/6.6").await.text();
+    assert_eq!(run_ids(&k).len(), 27);
+    let boards = common::get(&app, "/boards").await.text();
+    assert!(boards.contains("href=\"/boards/rig-a\""));
 }

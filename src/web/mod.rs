@@ -132,7 +132,9 @@ pub fn router(state: AppState) -> Router {
             get(pages::run_routes::show_histogram),
         )
         .route("/boards", get(pages::catalog::show_boards))
+        .route("/boards/{name}", get(pages::catalog::show_board))
         .route("/kernels", get(pages::catalog::show_kernels))
+        .route("/kernels/{version}", get(pages::catalog::show_kernel))
         .route("/variants", get(pages::catalog::show_variants))
         .route("/variants/{name}", get(pages::compare::show_variant))
         .route("/compare", get(pages::compare::show_compare))

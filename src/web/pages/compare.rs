@@ -1143,9 +1143,9 @@ pub async fn show_variant(
     if chain.is_empty() {
         return Err(AppError::not_found(format!("variant '{name}'")).into());
     }
-    let runs = crate::storage::runs::recent(
+    let (runs, _more) = crate::storage::overview::run_page(
         &state.pool,
-        &crate::storage::runs::RunFilter {
+        &crate::storage::overview::RunListing {
             variant: Some(name.clone()),
             ..Default::default()
         },
