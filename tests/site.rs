@@ -340,3 +340,68 @@ async fn home_pages_and_filters_without_javascript(pool: PgPool) {
     let boards = common::get(&app, "/boards").await.text();
     assert!(boards.contains("href=\"/boards/rig-a\""));
 }
+
+fn form_post(path: &str, pairs: &[(&str, &str)]) -> Request<Body> {
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish();
+    Request::post(path)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(Body::from(body))
+        .unwrap()
+}
+
+/// Spellings of one board typed into the import form and the cost-table
+/// form (`data/board-aliases.tsv`) are stored as one board.
+#[sqlx::test]
+async fn board_spellings_entered_on_forms_are_one_board(pool: PgPool) {
+    let app = common::app(&pool);
+    let tok = common::token(&pool, reclaimlab::auth::Scope::Upload).await;
+    let mail = String::from_utf8(common::fixture("mail-s4.txt")).unwrap();
+    for (board, prefix) in [
+        ("licheepi-4a", "t1/"),
+        ("LicheePi 4A", "t2/"),
+        ("lpi4a", "t3/"),
+    ] {
+        let r = send(
+            &app,
+            form_post(
+                "/import/commit",
+                &[
+                    ("mail", mail.as_str()),
+                    ("token", tok.as_str()),
+                    ("board", board),
+                    ("kernel", "6.12.0-rc5"),
+                    ("variant_prefix", prefix),
+                    ("b0_kind", "cyclictest"),
+                    ("b1_kind", "cyclictest"),
+                    ("b1_board", board),
+                ],
+            ),
+        )
+        .await;
+        assert_eq!(r.status, 303, "{board}: {}", r.text());
+    }
+    let r = send(
+        &app,
+        form_post(
+            "/simulations/costs",
+            &[
+                ("token", tok.as_str()),
+                ("board", "Sipeed LicheePi 4A"),
+                ("board_class", "x86-desktop"),
+                ("costs", "page_fault = 900"),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let boards: Vec<String> = sqlx::query_scalar("SELECT name FROM boards ORDER BY name")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    assert_eq!(boards, vec!["LicheePi 4A"]);
+    let page = common::get(&app, "/boards").await.text();
+    assert!(page.contains("href=\"/boards/LicheePi%204A\""), "{page}");
+    assert_eq!(common::get(&app, "/boards/LicheePi%204A").await.status, 200);
+}

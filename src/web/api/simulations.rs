@@ -20,7 +20,8 @@ pub async fn create_simulation(
     body: Result<api::Json<SimulationRequest>, AppError>,
 ) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
-    let api::Json(req) = body?;
+    let api::Json(mut req) = body?;
+    req.board = req.board.map(|b| crate::boards::canonical(&b));
     let s = simulate::submit(&state, req, Some(caller.token.id)).await?;
     if let Some(sweep) = s.sweep_id {
         return Ok((
@@ -169,6 +170,7 @@ pub async fn put_board_costs(
     caller.require(Scope::Upload)?;
     let api::Query(p) = params?;
     let api::Text(body) = body?;
+    let board = crate::boards::canonical(&board);
     simulate::set_board_costs(&state, &caller, &board, &p.board_class, &body).await?;
     Ok(Json(json!({"board": board, "board_class": p.board_class, "stored": true})).into_response())
 }

@@ -238,7 +238,11 @@ fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> Previe
                 lines: format!("{}–{}", b.lines[0], b.lines[1]),
                 summary: summary(&b.body),
                 label: b.label.clone().unwrap_or_default(),
-                board: b.board.clone().unwrap_or_default(),
+                board: b
+                    .board
+                    .as_deref()
+                    .map(crate::boards::canonical)
+                    .unwrap_or_default(),
                 kernel: b.kernel.clone().unwrap_or_default(),
                 quote: b.quote_level.unwrap_or(0),
                 duplicate_of: b.duplicate_of,
@@ -252,7 +256,10 @@ fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> Previe
                 None => w.message.clone(),
             })
             .collect(),
-        board: f.get("board").cloned().unwrap_or_default(),
+        board: f
+            .get("board")
+            .map(|b| crate::boards::canonical(b))
+            .unwrap_or_default(),
         kernel: f.get("kernel").cloned().unwrap_or_default(),
     }
 }
@@ -308,7 +315,7 @@ pub async fn commit_import(
         }
         blocks.push(BlockOverride {
             index: i,
-            board: get(format!("b{i}_board")),
+            board: get(format!("b{i}_board")).map(|b| crate::boards::canonical(&b)),
             kernel: get(format!("b{i}_kernel")),
             variant: get(format!("b{i}_variant")),
             label: get(format!("b{i}_variant")),
@@ -316,7 +323,7 @@ pub async fn commit_import(
         });
     }
     let meta = UploadMeta {
-        board: get("board".into()),
+        board: get("board".into()).map(|b| crate::boards::canonical(&b)),
         kernel: get("kernel".into()),
         message_id: get("message_id".into()),
         variant_prefix: get("variant_prefix".into()),

@@ -161,7 +161,7 @@ fn request_from_form(f: &BTreeMap<String, String>) -> Result<SimulationRequest, 
         replications: num("replications", 0)? as u32,
         duration: get("duration"),
         board_class: get("board_class"),
-        board: get("board"),
+        board: get("board").map(|b| crate::boards::canonical(&b)),
         knobs: BTreeMap::new(),
         sweep,
         force: f.contains_key("force"),
@@ -212,7 +212,7 @@ pub async fn submit_costs(
     same_origin(&headers)?;
     let f = form.map;
     let caller = super::form_caller(&state, peer, &f).await?;
-    let board = f.get("board").cloned().unwrap_or_default();
+    let board = crate::boards::canonical(f.get("board").map(String::as_str).unwrap_or_default());
     let class = f.get("board_class").cloned().unwrap_or_default();
     let costs = f.get("costs").cloned().unwrap_or_default();
     match simulate::set_board_costs(&state, &caller, &board, &class, &costs).await {
