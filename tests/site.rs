@@ -405,3 +405,91 @@ async fn board_spellings_entered_on_forms_are_one_board(pool: PgPool) {
     assert!(page.contains("href=\"/boards/LicheePi%204A\""), "{page}");
     assert_eq!(common::get(&app, "/boards/LicheePi%204A").await.status, 200);
 }
+
+/// The simulate page's examples, submitted as the page gives them with a
+/// fresh token, are accepted; a sweep simulates only the chosen variants;
+/// a job reports the replications it runs.
+#[sqlx::test]
+async fn the_simulate_page_examples_run_as_given(pool: PgPool) {
+    let app = common::app(&pool);
+    let page = common::get(&app, "/simulations").await;
+    assert_eq!(page.status, 200);
+    let html = page.text();
+    assert!(html.contains("id=\"quotas\"") && html.contains("4 jobs queued or running"));
+    let links: Vec<String> = html
+        .split("href=\"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next())
+        .filter(|h| h.starts_with("/simulations?"))
+        .map(|h| h.replace("&amp;", "&").replace("&#38;", "&"))
+        .collect();
+    assert!(links.len() >= 2, "{links:?}");
+    for link in &links {
+        let filled = common::get(&app, link).await;
+        assert_eq!(filled.status, 200, "{link}");
+        let query = link.split_once('?').unwrap().1.split('#').next().unwrap();
+        let fields: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes())
+            .into_owned()
+            .collect();
+        for (k, v) in &fields {
+            if k != "scenario" && k != "sweep_output" {
+                let shown = format!("name=\"{k}\" value=\"{v}\"");
+                assert!(filled.text().contains(&shown), "{link}: form lacks {shown}");
+            }
+        }
+        let tok = common::token(&pool, reclaimlab::auth::Scope::Upload).await;
+        let mut pairs: Vec<(&str, &str)> = fields
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        pairs.push(("token", &tok));
+        let r = send(&app, form_post("/simulations", &pairs)).await;
+        assert_eq!(r.status, 303, "{link}: {}", r.text());
+    }
+    // The sweep example: four jobs, each of the swept variant only.
+    let jobs: Vec<(Vec<String>, Option<f64>)> = sqlx::query_as(
+        "SELECT variants, sweep_value FROM simulations WHERE sweep_id IS NOT NULL ORDER BY id",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(jobs.len(), 4);
+    for (variants, value) in &jobs {
+        assert_eq!(variants, &vec!["isolate-time-cap".to_string()]);
+        assert!(value.is_some());
+    }
+    // A job that did not give replications reports the scenario's.
+    let id: i64 = sqlx::query_scalar("SELECT id FROM simulations WHERE sweep_id IS NULL")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    let status = common::get(&app, &format!("/api/v1/simulations/{id}"))
+        .await
+        .json();
+    assert_eq!(status["replications"], 1, "{status}");
+    // Its page says how far the scenario's predictions are from the seed.
+    let job = common::get(&app, &format!("/simulations/{id}"))
+        .await
+        .text();
+    assert!(job.contains("id=\"validation\""), "{job}");
+    assert!(
+        job.contains("predictions of this scenario are within 2x"),
+        "{job}"
+    );
+    assert!(job.contains("1.47-4.45 ms"), "the both-caps range is shown");
+    // Without replications in the request: the scenario's own (toy-lock: 1).
+    let tok = common::token(&pool, reclaimlab::auth::Scope::Upload).await;
+    let r = send(
+        &app,
+        Request::post("/api/v1/simulations")
+            .header("authorization", format!("Bearer {tok}"))
+            .header("content-type", "application/json")
+            .body(Body::from(r#"{"scenario": "toy-lock", "duration": "1s"}"#))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.text());
+    let id = r.json()["id"].as_i64().unwrap();
+    let status = common::get(&app, &format!("/api/v1/simulations/{id}")).await.json();
+    assert_eq!(status["replications"], 1, "{status}");
+}

@@ -65,7 +65,8 @@ pub async fn status_json(state: &AppState, id: i64) -> AppResult<serde_json::Val
         "scenario": job.scenario_name,
         "variants": job.variants,
         "seed": job.seed,
-        "replications": job.replications,
+        "replications": crate::web::pages::simulations::effective_replications(&job)
+            .unwrap_or(job.replications.max(1) as u32),
         "duration_ns": job.duration_ns,
         "board_class": job.board_class,
         "knobs": job.knobs,

@@ -7,6 +7,7 @@ pub mod home;
 pub mod import;
 pub mod runs;
 pub mod simulations;
+pub mod validation;
 
 use askama::Template;
 use askama_web::WebTemplate;
