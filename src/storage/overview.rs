@@ -137,3 +137,25 @@ pub async fn run_page(
     rows.truncate(limit.max(0) as usize);
     Ok((rows, more))
 }
+
+/// A permalink as listed on the compare page.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PermalinkRow {
+    pub slug: String,
+    pub title: String,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// The newest permalinks that are not removed.
+pub async fn recent_permalinks(
+    db: impl sqlx::PgExecutor<'_>,
+    limit: i64,
+) -> sqlx::Result<Vec<PermalinkRow>> {
+    sqlx::query_as(
+        "SELECT slug, title, created_at FROM snapshots WHERE removed_at IS NULL
+         ORDER BY id DESC LIMIT $1",
+    )
+    .bind(limit)
+    .fetch_all(db)
+    .await
+}

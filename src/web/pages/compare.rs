@@ -433,6 +433,7 @@ pub struct ComparePage {
     pub chart_url: Option<String>,
     pub error: Option<String>,
     pub chains: Vec<(String, usize)>,
+    pub permalinks: Vec<crate::storage::overview::PermalinkRow>,
 }
 
 pub async fn show_compare(
@@ -440,6 +441,7 @@ pub async fn show_compare(
     uri: axum::http::Uri,
 ) -> PageResult<ComparePage> {
     let chains = crate::storage::catalog::chain_heads(&state.pool).await?;
+    let permalinks = crate::storage::overview::recent_permalinks(&state.pool, 20).await?;
     let p = match parse_compare_params(uri.query().unwrap_or("")) {
         Ok(p) => p,
         Err(e) => {
@@ -452,6 +454,7 @@ pub async fn show_compare(
                 chart_url: None,
                 error: Some(e.public_message()),
                 chains,
+                permalinks,
             });
         }
     };
@@ -464,6 +467,7 @@ pub async fn show_compare(
         chart_url: None,
         error: None,
         chains,
+        permalinks,
     };
     let req = match request_from(&state, &p).await {
         Ok(Some(r)) => r,
