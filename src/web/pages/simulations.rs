@@ -166,9 +166,17 @@ fn examples() -> Vec<Example> {
     vec![
         Example {
             title: "Every variant of the irq-holdoff scenario",
-            what: "baseline, the isolate time cap, the skip limit, MGLRU and both caps \
-                   on an i7-4790-like desktop, 20 s simulated each"
-                .into(),
+            what: format!(
+                "{} on an i7-4790-like desktop, 20 s simulated each",
+                reclaimlab_sim::load_scenario("v4-isolate-irq-holdoff")
+                    .map(|s| s
+                        .variants
+                        .iter()
+                        .map(|v| v.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "))
+                    .unwrap_or_default()
+            ),
             url: link(&[
                 ("scenario", "v4-isolate-irq-holdoff"),
                 ("seed", "1"),
