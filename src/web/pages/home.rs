@@ -127,6 +127,8 @@ pub struct HomePage {
     pub tools: &'static [&'static str],
 }
 
+/// The filter choices are the boards, kernels and variants with listed
+/// runs: an unlisted upload's names appear nowhere.
 pub async fn show_home(
     State(state): State<AppState>,
     Query(p): Query<HomeParams>,
@@ -136,16 +138,19 @@ pub async fn show_home(
     let boards = crate::storage::catalog::boards(&state.pool)
         .await?
         .into_iter()
+        .filter(|b| b.runs > 0)
         .map(|b| b.name)
         .collect();
     let kernels = crate::storage::catalog::kernels(&state.pool)
         .await?
         .into_iter()
+        .filter(|k| k.runs > 0)
         .map(|k| k.version)
         .collect();
     let variants = crate::storage::catalog::variants(&state.pool)
         .await?
         .into_iter()
+        .filter(|v| v.runs > 0)
         .map(|v| v.name)
         .collect();
     let filtered = !filter_query(&filter).is_empty();
