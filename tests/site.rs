@@ -564,6 +564,10 @@ async fn a_crawl_of_the_demo_site_reaches_every_page_type(pool: PgPool) {
     .await;
     assert_eq!(r.status, 202, "{}", r.text());
 
+    // The navigation's History opens on a board with data, not an empty page.
+    let h = common::get(&app, "/history").await.text();
+    assert!(h.contains("/history.svg?board="), "{h}");
+
     let public = "http://reclaimlab.test";
     let mut seen = std::collections::BTreeSet::new();
     let mut queue = std::collections::VecDeque::from(["/".to_string()]);

@@ -1036,12 +1036,7 @@ pub async fn show_history(
     State(state): State<AppState>,
     Query(p): Query<HistoryParams>,
 ) -> PageResult<HistoryPage> {
-    let boards = crate::storage::catalog::boards(&state.pool)
-        .await?
-        .into_iter()
-        .map(|b| b.name)
-        .collect();
-    let board = p.board.clone().filter(|b| !b.is_empty());
+    let rows = crate::storage::catalog::boards(&state.pool).await?;
     let metric = p
         .metric
         .clone()
@@ -1051,6 +1046,22 @@ pub async fn show_history(
         .clone()
         .filter(|k| !k.is_empty())
         .unwrap_or_else(|| "cyclictest".into());
+    let mut board = p.board.clone().filter(|b| !b.is_empty());
+    if board.is_none() {
+        // Open on a board that has this history: the busiest few are tried.
+        let mut busiest: Vec<_> = rows.iter().filter(|b| b.runs > 0).collect();
+        busiest.sort_by_key(|b| std::cmp::Reverse(b.runs));
+        for b in busiest.into_iter().take(5) {
+            let pts =
+                crate::storage::compare::history(&state.pool, &b.name, metric.as_deref(), &kind)
+                    .await?;
+            if !pts.is_empty() {
+                board = Some(b.name.clone());
+                break;
+            }
+        }
+    }
+    let boards = rows.into_iter().map(|b| b.name).collect();
     let mut page = HistoryPage {
         board: board.clone().unwrap_or_default(),
         metric: metric.clone().unwrap_or_else(|| "worst_latency".into()),
