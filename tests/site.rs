@@ -416,6 +416,15 @@ async fn the_simulate_page_examples_run_as_given(pool: PgPool) {
     assert_eq!(page.status, 200);
     let html = page.text();
     assert!(html.contains("id=\"quotas\"") && html.contains("4 jobs queued or running"));
+    let v1 = reclaimlab::web::pages::validation::for_scenario("v1-madvise-pte-walk").unwrap();
+    assert!(
+        html.contains(&format!(
+            "v1-madvise-pte-walk {} of {}",
+            v1.predictions_within(),
+            v1.predictions()
+        )),
+        "validation summary on the page"
+    );
     let links: Vec<String> = html
         .split("href=\"")
         .skip(1)

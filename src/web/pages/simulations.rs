@@ -46,6 +46,8 @@ pub struct SimulationsPage {
     pub error: Option<String>,
     pub form: BTreeMap<String, String>,
     pub examples: Vec<Example>,
+    /// Per built-in scenario: predictions within 2x of the seed, of all.
+    pub trust: Vec<(String, usize, usize)>,
     /// Simulations one token may have queued or running at once.
     pub per_token: i64,
     pub max_queue: i64,
@@ -86,6 +88,13 @@ async fn page(
         error,
         form,
         examples: examples(),
+        trust: reclaimlab_sim::builtin_scenarios()
+            .into_iter()
+            .filter_map(|(n, _)| {
+                super::validation::for_scenario(n)
+                    .map(|c| (n.to_string(), c.predictions_within(), c.predictions()))
+            })
+            .collect(),
         per_token: state.jobs.per_token_active,
         max_queue: state.jobs.max_queue,
         max_replications: state.jobs.max_replications,
