@@ -17,6 +17,8 @@ pub enum AppError {
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
+    MethodNotAllowed(String),
+    #[error("{0}")]
     Gone(String),
     #[error("{0}")]
     Conflict(String),
@@ -43,6 +45,7 @@ impl AppError {
             AppError::Unauthorized => StatusCode::UNAUTHORIZED,
             AppError::Forbidden(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
+            AppError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Gone(_) => StatusCode::GONE,
             AppError::Conflict(_) => StatusCode::CONFLICT,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
@@ -60,6 +63,7 @@ impl AppError {
             AppError::Unauthorized => "unauthorized",
             AppError::Forbidden(_) => "forbidden",
             AppError::NotFound(_) => "not_found",
+            AppError::MethodNotAllowed(_) => "method_not_allowed",
             AppError::Gone(_) => "gone",
             AppError::Conflict(_) => "conflict",
             AppError::PayloadTooLarge(_) => "payload_too_large",

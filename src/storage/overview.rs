@@ -90,3 +90,81 @@ async fn upsert_cells(conn: &mut PgConnection, filter: &str, run_ids: &[i64]) ->
     }
     Ok(())
 }
+
+/// One page of the run listing (home page and `GET /api/v1/runs`): newest
+/// first, keyset-paged by run id.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+pub struct RunListing {
+    pub board: Option<String>,
+    pub kernel: Option<String>,
+    pub variant: Option<String>,
+    /// `measured` or `simulated`.
+    pub kind: Option<String>,
+    /// The tool of the block: `cyclictest`, `ftrace_latency`, `table`, ...
+    pub block_kind: Option<String>,
+    /// Only runs with a smaller id (the last id of the previous page).
+    pub before: Option<i64>,
+}
+
+/// At most `limit` runs of the listing, plus whether more follow. The SQL
+/// is built from one constant fragment per filter that is set, so each
+/// combination is its own plan and no filter costs anything when unset;
+/// nothing counts all runs.
+pub async fn run_page(
+    db: impl sqlx::PgExecutor<'_>,
+    q: &RunListing,
+    limit: i64,
+) -> sqlx::Result<(Vec<crate::storage::runs::RunSummary>, bool)> {
+    let mut b = sqlx::QueryBuilder::<sqlx::Postgres>::new(
+        "SELECT r.id, r.upload_id, b.name AS board, k.version AS kernel, v.name AS variant,
+                r.kind, r.block_kind, r.label, r.created_at, r.unlisted, r.worst_us, t.culprit
+         FROM runs r
+         JOIN boards b ON b.id = r.board_id
+         JOIN kernels k ON k.id = r.kernel_id
+         JOIN variants v ON v.id = r.variant_id
+         LEFT JOIN traces t ON t.run_id = r.id
+         WHERE r.deleted_at IS NULL AND NOT r.unlisted",
+    );
+    let filters: [(&str, &Option<String>); 5] = [
+        (" AND b.name = ", &q.board),
+        (" AND k.version = ", &q.kernel),
+        (" AND v.name = ", &q.variant),
+        (" AND r.kind = ", &q.kind),
+        (" AND r.block_kind = ", &q.block_kind),
+    ];
+    for (fragment, value) in filters {
+        if let Some(v) = value {
+            b.push(fragment).push_bind(v.clone());
+        }
+    }
+    if let Some(before) = q.before {
+        b.push(" AND r.id < ").push_bind(before);
+    }
+    b.push(" ORDER BY r.id DESC LIMIT ").push_bind(limit + 1);
+    let mut rows: Vec<crate::storage::runs::RunSummary> = b.build_query_as().fetch_all(db).await?;
+    let more = rows.len() as i64 > limit;
+    rows.truncate(limit.max(0) as usize);
+    Ok((rows, more))
+}
+
+/// A permalink as listed on the compare page.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PermalinkRow {
+    pub slug: String,
+    pub title: String,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// The newest permalinks that are not removed.
+pub async fn recent_permalinks(
+    db: impl sqlx::PgExecutor<'_>,
+    limit: i64,
+) -> sqlx::Result<Vec<PermalinkRow>> {
+    sqlx::query_as(
+        "SELECT slug, title, created_at FROM snapshots WHERE removed_at IS NULL
+         ORDER BY id DESC LIMIT $1",
+    )
+    .bind(limit)
+    .fetch_all(db)
+    .await
+}

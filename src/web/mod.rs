@@ -4,6 +4,7 @@
 //! Every URL the service answers is listed in [`router`].
 
 pub mod api;
+pub mod extract;
 pub mod pages;
 
 use std::sync::Arc;
@@ -120,14 +121,20 @@ pub fn router(state: AppState) -> Router {
             axum::routing::put(api::simulations::put_board_costs),
         )
         .route("/api/openapi.json", get(api::openapi))
+        .route("/api/formats.schema.json", get(api::formats_schema))
         .layer(DefaultBodyLimit::max(state.limits.max_json_bytes));
     let pages = Router::new()
         .route("/", get(pages::home::show_home))
-        .route("/runs/{id}", get(pages::runs::show_run))
-        .route("/runs/{id}/raw", get(pages::runs::show_raw))
-        .route("/runs/{id}/histogram.svg", get(pages::runs::show_histogram))
+        .route("/runs/{id}", get(pages::run_routes::show_run))
+        .route("/runs/{id}/raw", get(pages::run_routes::show_raw))
+        .route(
+            "/runs/{id}/histogram.svg",
+            get(pages::run_routes::show_histogram),
+        )
         .route("/boards", get(pages::catalog::show_boards))
+        .route("/boards/{name}", get(pages::catalog::show_board))
         .route("/kernels", get(pages::catalog::show_kernels))
+        .route("/kernels/{version}", get(pages::catalog::show_kernel))
         .route("/variants", get(pages::catalog::show_variants))
         .route("/variants/{name}", get(pages::compare::show_variant))
         .route("/compare", get(pages::compare::show_compare))
@@ -181,7 +188,8 @@ pub fn router(state: AppState) -> Router {
         .merge(pages)
         .merge(ops)
         .nest_service("/static", ServeDir::new(static_dir))
-        .fallback(pages::not_found);
+        .fallback(pages::not_found)
+        .method_not_allowed_fallback(pages::method_not_allowed);
     with_layers(routes, state)
 }
 

@@ -2,7 +2,7 @@
 //! one (a 410 tombstone); `/api/v1/uploads/{id}` DELETE by its owner.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
@@ -11,6 +11,7 @@ use crate::auth::{Caller, Scope};
 use crate::compare::CompareRequest;
 use crate::error::{AppError, AppResult};
 use crate::web::AppState;
+use crate::web::extract::api::{self, Path};
 use crate::web::pages::compare::create_snapshot;
 
 /// Body: `{"columns": [{"label": "...", "runs": [1, 2]}, ...], "baseline": 0}`;
@@ -19,10 +20,10 @@ use crate::web::pages::compare::create_snapshot;
 pub async fn create_comparison(
     State(state): State<AppState>,
     caller: Caller,
-    body: Result<Json<CompareRequest>, axum::extract::rejection::JsonRejection>,
+    body: Result<api::Json<CompareRequest>, AppError>,
 ) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
-    let req = super::json_body(body, "comparison request")?;
+    let api::Json(req) = body?;
     let slug = create_snapshot(&state, req, Some(caller.token.id), None).await?;
     let url = state.url(&format!("/c/{slug}"));
     Ok((

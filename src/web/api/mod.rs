@@ -51,17 +51,10 @@ pub async fn openapi() -> impl IntoResponse {
     )
 }
 
-/// A JSON request body, or the error that says what was wrong with it.
-pub fn json_body<T>(
-    body: Result<Json<T>, axum::extract::rejection::JsonRejection>,
-    what: &str,
-) -> Result<T, crate::error::AppError> {
-    use crate::error::AppError;
-    body.map(|Json(v)| v).map_err(|e| {
-        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            AppError::PayloadTooLarge(format!("{what}: the JSON body is too large"))
-        } else {
-            AppError::BadRequest(format!("bad {what}: {}", e.body_text()))
-        }
-    })
+/// The parse document's schema, which `openapi.json` refers to.
+pub async fn formats_schema() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "application/schema+json")],
+        include_str!("../../../docs/formats.schema.json"),
+    )
 }

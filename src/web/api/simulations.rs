@@ -2,7 +2,7 @@
 //! cost tables.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
@@ -12,14 +12,16 @@ use crate::error::{AppError, AppResult};
 use crate::simulate::{self, SimulationRequest};
 use crate::storage::simulations as jobs;
 use crate::web::AppState;
+use crate::web::extract::api::{self, Path};
 
 pub async fn create_simulation(
     State(state): State<AppState>,
     caller: Caller,
-    body: Result<Json<SimulationRequest>, axum::extract::rejection::JsonRejection>,
+    body: Result<api::Json<SimulationRequest>, AppError>,
 ) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
-    let req = super::json_body(body, "simulation request")?;
+    let api::Json(mut req) = body?;
+    req.board = req.board.map(|b| crate::boards::canonical(&b));
     let s = simulate::submit(&state, req, Some(caller.token.id)).await?;
     if let Some(sweep) = s.sweep_id {
         return Ok((
@@ -63,7 +65,8 @@ pub async fn status_json(state: &AppState, id: i64) -> AppResult<serde_json::Val
         "scenario": job.scenario_name,
         "variants": job.variants,
         "seed": job.seed,
-        "replications": job.replications,
+        "replications": crate::web::pages::simulations::effective_replications(&job)
+            .unwrap_or(job.replications.max(1) as u32),
         "duration_ns": job.duration_ns,
         "board_class": job.board_class,
         "knobs": job.knobs,
@@ -162,12 +165,13 @@ pub async fn put_board_costs(
     State(state): State<AppState>,
     caller: Caller,
     Path(board): Path<String>,
-    params: Result<axum::extract::Query<CostsParams>, axum::extract::rejection::QueryRejection>,
-    body: String,
+    params: Result<api::Query<CostsParams>, AppError>,
+    body: Result<api::Text, AppError>,
 ) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
-    let axum::extract::Query(p) =
-        params.map_err(|e| AppError::BadRequest(format!("bad query: {e}")))?;
+    let api::Query(p) = params?;
+    let api::Text(body) = body?;
+    let board = crate::boards::canonical(&board);
     simulate::set_board_costs(&state, &caller, &board, &p.board_class, &body).await?;
     Ok(Json(json!({"board": board, "board_class": p.board_class, "stored": true})).into_response())
 }

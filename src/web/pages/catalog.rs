@@ -1,12 +1,16 @@
-//! `/boards`, `/kernels`, `/variants`: what exists.
+//! `/boards`, `/kernels`, `/variants`: what exists; `/boards/{name}` and
+//! `/kernels/{version}`: one of them.
 
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::extract::State;
 
 use super::PageResult;
+use crate::error::AppError;
 use crate::storage::catalog::{self, BoardRow, KernelRow, VariantRow};
+use crate::storage::overview::RunListing;
 use crate::web::AppState;
+use crate::web::extract::page::{Path, Query};
 
 #[derive(Template, WebTemplate)]
 #[template(path = "pages/boards.html")]
@@ -41,5 +45,113 @@ pub struct VariantsPage {
 pub async fn show_variants(State(state): State<AppState>) -> PageResult<VariantsPage> {
     Ok(VariantsPage {
         variants: catalog::variants(&state.pool).await?,
+    })
+}
+
+/// `/boards/{name}` and `/kernels/{version}`: one board or kernel, its
+/// runs a page at a time, and the pages that look at it.
+#[derive(Template, WebTemplate)]
+#[template(path = "pages/scope.html")]
+pub struct ScopePage {
+    /// "Board" or "Kernel".
+    pub what: &'static str,
+    pub name: String,
+    pub facts: Vec<(String, String)>,
+    /// (label, address) of the pages about this board or kernel.
+    pub links: Vec<(String, String)>,
+    pub list: super::home::Listing,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct ScopeParams {
+    pub before: Option<i64>,
+}
+
+fn enc(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+pub async fn show_board(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    Query(p): Query<ScopeParams>,
+) -> PageResult<ScopePage> {
+    let board = catalog::boards(&state.pool)
+        .await?
+        .into_iter()
+        .find(|b| b.name == name)
+        .ok_or_else(|| AppError::not_found(format!("board '{name}'")))?;
+    let filter = RunListing {
+        board: Some(name.clone()),
+        before: p.before,
+        ..Default::default()
+    };
+    let base = format!("/boards/{}", enc(&name));
+    let list = super::home::listing(&state, &filter, &base).await?;
+    let mut facts = vec![("Runs".to_string(), board.runs.to_string())];
+    if let Some(c) = board.board_class {
+        facts.push(("Board class".into(), c));
+    }
+    if let Some(d) = board.description {
+        facts.push(("Description".into(), d));
+    }
+    if let Some(t) = board.last_run {
+        facts.push(("Last run".into(), t.format("%Y-%m-%d %H:%M").to_string()));
+    }
+    let q = enc(&name);
+    Ok(ScopePage {
+        what: "Board",
+        links: vec![
+            ("History".into(), format!("/history?board={q}")),
+            ("Culprits".into(), format!("/culprits?board={q}")),
+            ("Compare its runs".into(), format!("/compare?c=board%3A{q}")),
+            ("All runs, filterable".into(), format!("/?board={q}")),
+            ("All boards".into(), "/boards".into()),
+        ],
+        name,
+        facts,
+        list,
+    })
+}
+
+pub async fn show_kernel(
+    State(state): State<AppState>,
+    Path(version): Path<String>,
+    Query(p): Query<ScopeParams>,
+) -> PageResult<ScopePage> {
+    let kernel = catalog::kernels(&state.pool)
+        .await?
+        .into_iter()
+        .find(|k| k.version == version)
+        .ok_or_else(|| AppError::not_found(format!("kernel '{version}'")))?;
+    let filter = RunListing {
+        kernel: Some(version.clone()),
+        before: p.before,
+        ..Default::default()
+    };
+    let base = format!("/kernels/{}", enc(&version));
+    let list = super::home::listing(&state, &filter, &base).await?;
+    let mut facts = vec![
+        ("Runs".to_string(), kernel.runs.to_string()),
+        ("Boards".to_string(), kernel.boards.to_string()),
+    ];
+    if let Some(t) = kernel.last_run {
+        facts.push(("Last run".into(), t.format("%Y-%m-%d %H:%M").to_string()));
+    }
+    let q = enc(&version);
+    Ok(ScopePage {
+        what: "Kernel",
+        links: vec![
+            ("Culprits".into(), format!("/culprits?kernel={q}")),
+            (
+                "Compare its runs".into(),
+                format!("/compare?c=kernel%3A{q}"),
+            ),
+            ("All runs, filterable".into(), format!("/?kernel={q}")),
+            ("All kernels".into(), "/kernels".into()),
+        ],
+        name: version,
+        facts,
+        list,
     })
 }

@@ -4,7 +4,9 @@
 
 use askama::Template;
 use askama_web::WebTemplate;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
+
+use crate::web::extract::page::{Form, Path, Query};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use reclaimlab_report::compare::{Comparison, Judgement, Significance};
@@ -431,6 +433,7 @@ pub struct ComparePage {
     pub chart_url: Option<String>,
     pub error: Option<String>,
     pub chains: Vec<(String, usize)>,
+    pub permalinks: Vec<crate::storage::overview::PermalinkRow>,
 }
 
 pub async fn show_compare(
@@ -438,6 +441,7 @@ pub async fn show_compare(
     uri: axum::http::Uri,
 ) -> PageResult<ComparePage> {
     let chains = crate::storage::catalog::chain_heads(&state.pool).await?;
+    let permalinks = crate::storage::overview::recent_permalinks(&state.pool, 20).await?;
     let p = match parse_compare_params(uri.query().unwrap_or("")) {
         Ok(p) => p,
         Err(e) => {
@@ -450,6 +454,7 @@ pub async fn show_compare(
                 chart_url: None,
                 error: Some(e.public_message()),
                 chains,
+                permalinks,
             });
         }
     };
@@ -462,6 +467,7 @@ pub async fn show_compare(
         chart_url: None,
         error: None,
         chains,
+        permalinks,
     };
     let req = match request_from(&state, &p).await {
         Ok(Some(r)) => r,
@@ -552,12 +558,14 @@ pub async fn share_compare(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
-    body: String,
+    Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let caller = super::form_caller(&state, peer, &super::form_fields(&body)).await?;
+    let caller = super::form_caller(&state, peer, &form.map).await?;
     let rest: String = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(url::form_urlencoded::parse(body.as_bytes()).filter(|(k, _)| k != "token"))
+        .extend_pairs(
+            url::form_urlencoded::parse(form.raw.as_bytes()).filter(|(k, _)| k != "token"),
+        )
         .finish();
     let p = parse_compare_params(&rest)?;
     let req = request_from(&state, &p)
@@ -1028,12 +1036,7 @@ pub async fn show_history(
     State(state): State<AppState>,
     Query(p): Query<HistoryParams>,
 ) -> PageResult<HistoryPage> {
-    let boards = crate::storage::catalog::boards(&state.pool)
-        .await?
-        .into_iter()
-        .map(|b| b.name)
-        .collect();
-    let board = p.board.clone().filter(|b| !b.is_empty());
+    let rows = crate::storage::catalog::boards(&state.pool).await?;
     let metric = p
         .metric
         .clone()
@@ -1043,6 +1046,22 @@ pub async fn show_history(
         .clone()
         .filter(|k| !k.is_empty())
         .unwrap_or_else(|| "cyclictest".into());
+    let mut board = p.board.clone().filter(|b| !b.is_empty());
+    if board.is_none() {
+        // Open on a board that has this history: the busiest few are tried.
+        let mut busiest: Vec<_> = rows.iter().filter(|b| b.runs > 0).collect();
+        busiest.sort_by_key(|b| std::cmp::Reverse(b.runs));
+        for b in busiest.into_iter().take(5) {
+            let pts =
+                crate::storage::compare::history(&state.pool, &b.name, metric.as_deref(), &kind)
+                    .await?;
+            if !pts.is_empty() {
+                board = Some(b.name.clone());
+                break;
+            }
+        }
+    }
+    let boards = rows.into_iter().map(|b| b.name).collect();
     let mut page = HistoryPage {
         board: board.clone().unwrap_or_default(),
         metric: metric.clone().unwrap_or_else(|| "worst_latency".into()),
@@ -1139,9 +1158,9 @@ pub async fn show_variant(
     if chain.is_empty() {
         return Err(AppError::not_found(format!("variant '{name}'")).into());
     }
-    let runs = crate::storage::runs::recent(
+    let (runs, _more) = crate::storage::overview::run_page(
         &state.pool,
-        &crate::storage::runs::RunFilter {
+        &crate::storage::overview::RunListing {
             variant: Some(name.clone()),
             ..Default::default()
         },

@@ -22,6 +22,7 @@ use crate::compare::{ColumnSpec, CompareRequest};
 use crate::error::AppError;
 use crate::ingest::{self, BlockOverride, RawUpload, UploadMeta};
 use crate::web::AppState;
+use crate::web::extract::page::Form;
 
 const MAX_MAIL_BYTES: usize = 8 * 1024 * 1024;
 
@@ -237,7 +238,11 @@ fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> Previe
                 lines: format!("{}–{}", b.lines[0], b.lines[1]),
                 summary: summary(&b.body),
                 label: b.label.clone().unwrap_or_default(),
-                board: b.board.clone().unwrap_or_default(),
+                board: b
+                    .board
+                    .as_deref()
+                    .map(crate::boards::canonical)
+                    .unwrap_or_default(),
                 kernel: b.kernel.clone().unwrap_or_default(),
                 quote: b.quote_level.unwrap_or(0),
                 duplicate_of: b.duplicate_of,
@@ -251,18 +256,21 @@ fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> Previe
                 None => w.message.clone(),
             })
             .collect(),
-        board: f.get("board").cloned().unwrap_or_default(),
+        board: f
+            .get("board")
+            .map(|b| crate::boards::canonical(b))
+            .unwrap_or_default(),
         kernel: f.get("kernel").cloned().unwrap_or_default(),
     }
 }
 
-pub async fn preview_import(body: String) -> Result<Response, PageError> {
-    if body.len() > MAX_MAIL_BYTES * 3 {
+pub async fn preview_import(Form(form): Form) -> Result<Response, PageError> {
+    if form.raw.len() > MAX_MAIL_BYTES * 3 {
         return Err(
             AppError::PayloadTooLarge(format!("a mail of at most {MAX_MAIL_BYTES} bytes")).into(),
         );
     }
-    let f = super::form_fields(&body);
+    let f = form.map;
     let mail = f.get("mail").cloned().unwrap_or_default();
     if mail.trim().is_empty() {
         return Ok(ImportPage {
@@ -289,10 +297,10 @@ pub async fn commit_import(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
-    body: String,
+    Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = super::form_fields(&body);
+    let f = form.map;
     let token = super::form_caller(&state, peer, &f).await?.token;
     let mail = f.get("mail").cloned().unwrap_or_default();
     let get = |k: String| {
@@ -307,7 +315,7 @@ pub async fn commit_import(
         }
         blocks.push(BlockOverride {
             index: i,
-            board: get(format!("b{i}_board")),
+            board: get(format!("b{i}_board")).map(|b| crate::boards::canonical(&b)),
             kernel: get(format!("b{i}_kernel")),
             variant: get(format!("b{i}_variant")),
             label: get(format!("b{i}_variant")),
@@ -315,7 +323,7 @@ pub async fn commit_import(
         });
     }
     let meta = UploadMeta {
-        board: get("board".into()),
+        board: get("board".into()).map(|b| crate::boards::canonical(&b)),
         kernel: get("kernel".into()),
         message_id: get("message_id".into()),
         variant_prefix: get("variant_prefix".into()),

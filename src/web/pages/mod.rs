@@ -7,6 +7,7 @@ pub mod home;
 pub mod import;
 pub mod runs;
 pub mod simulations;
+pub mod validation;
 
 use askama::Template;
 use askama_web::WebTemplate;
@@ -48,8 +49,27 @@ impl IntoResponse for PageError {
 
 pub type PageResult<T> = Result<T, PageError>;
 
-pub async fn not_found() -> PageError {
-    PageError(AppError::NotFound("no page at this address".into()))
+/// No route: the JSON error under `/api`, the HTML error page elsewhere.
+pub async fn not_found(uri: axum::http::Uri) -> Response {
+    if is_api(&uri) {
+        AppError::NotFound(format!("no endpoint at {}", uri.path())).into_response()
+    } else {
+        PageError(AppError::NotFound("no page at this address".into())).into_response()
+    }
+}
+
+/// A route exists but not for this method.
+pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> Response {
+    let e = AppError::MethodNotAllowed(format!("{} does not answer {method}", uri.path()));
+    if is_api(&uri) {
+        e.into_response()
+    } else {
+        PageError(e).into_response()
+    }
+}
+
+fn is_api(uri: &axum::http::Uri) -> bool {
+    uri.path() == "/api" || uri.path().starts_with("/api/")
 }
 
 /// A latency in us, through the one number formatter of every rendering.
@@ -59,13 +79,6 @@ pub fn fmt_us(v: f64) -> String {
 
 pub fn fmt_opt(v: Option<f64>) -> String {
     v.map(fmt_us).unwrap_or_default()
-}
-
-/// Decode an `application/x-www-form-urlencoded` body.
-pub fn form_fields(body: &str) -> std::collections::BTreeMap<String, String> {
-    url::form_urlencoded::parse(body.as_bytes())
-        .into_owned()
-        .collect()
 }
 
 /// The caller of an HTML form: the upload token travels in the form's
@@ -79,4 +92,32 @@ pub async fn form_caller(
     let caller = crate::auth::authenticate(state, peer, f.get("token").map(String::as_str)).await?;
     caller.require(crate::auth::Scope::Upload)?;
     Ok(caller)
+}
+
+/// The `/runs/{id}` pages behind the typed path extractor (a bad id is the
+/// HTML error page).
+pub mod run_routes {
+    use axum::extract::State;
+    use axum::response::{IntoResponse, Response};
+
+    use crate::web::AppState;
+    use crate::web::extract::page::Path;
+
+    pub async fn show_run(state: State<AppState>, Path(id): Path<i64>) -> Response {
+        super::runs::show_run(state, axum::extract::Path(id))
+            .await
+            .into_response()
+    }
+
+    pub async fn show_raw(state: State<AppState>, Path(id): Path<i64>) -> Response {
+        super::runs::show_raw(state, axum::extract::Path(id))
+            .await
+            .into_response()
+    }
+
+    pub async fn show_histogram(state: State<AppState>, Path(id): Path<i64>) -> Response {
+        super::runs::show_histogram(state, axum::extract::Path(id))
+            .await
+            .into_response()
+    }
 }

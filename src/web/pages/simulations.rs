@@ -9,7 +9,9 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 use askama_web::WebTemplate;
-use axum::extract::{Path, State};
+use axum::extract::State;
+
+use crate::web::extract::page::{Form, Path, Query};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 
@@ -43,6 +45,14 @@ pub struct SimulationsPage {
     pub jobs: Vec<Job>,
     pub error: Option<String>,
     pub form: BTreeMap<String, String>,
+    pub examples: Vec<Example>,
+    /// Per built-in scenario: predictions within 2x of the seed, of all.
+    pub trust: Vec<(String, usize, usize)>,
+    /// Simulations one token may have queued or running at once.
+    pub per_token: i64,
+    pub max_queue: i64,
+    pub max_replications: u32,
+    pub max_sweep_points: usize,
 }
 
 impl SimulationsPage {
@@ -77,6 +87,18 @@ async fn page(
         jobs: jobs::recent(&state.pool, 30).await?,
         error,
         form,
+        examples: examples(),
+        trust: reclaimlab_sim::builtin_scenarios()
+            .into_iter()
+            .filter_map(|(n, _)| {
+                super::validation::for_scenario(n)
+                    .map(|c| (n.to_string(), c.predictions_within(), c.predictions()))
+            })
+            .collect(),
+        per_token: state.jobs.per_token_active,
+        max_queue: state.jobs.max_queue,
+        max_replications: state.jobs.max_replications,
+        max_sweep_points: crate::simulate::MAX_SWEEP_POINTS,
     })
 }
 
@@ -105,11 +127,92 @@ fn cost_view(row: &BoardCostRow) -> BoardCostsView {
     }
 }
 
-pub async fn show_simulations(State(state): State<AppState>) -> PageResult<SimulationsPage> {
+/// The fields a link may fill in (the examples on the page are such links).
+const PREFILL: [&str; 10] = [
+    "scenario",
+    "variants",
+    "seed",
+    "replications",
+    "duration",
+    "board_class",
+    "sweep_variant",
+    "sweep_knob",
+    "sweep_values",
+    "sweep_output",
+];
+
+pub async fn show_simulations(
+    State(state): State<AppState>,
+    Query(q): Query<BTreeMap<String, String>>,
+) -> PageResult<SimulationsPage> {
     let mut form = BTreeMap::new();
     form.insert("scenario".into(), "v4-isolate-irq-holdoff".into());
     form.insert("seed".into(), "1".into());
+    for (k, v) in q {
+        if PREFILL.contains(&k.as_str()) {
+            form.insert(k, v);
+        }
+    }
     Ok(page(&state, None, form).await?)
+}
+
+/// An example of the page: a link that fills the form in.
+pub struct Example {
+    pub title: &'static str,
+    pub what: String,
+    pub url: String,
+    /// Simulations it queues (what counts against the token's limit).
+    pub jobs: usize,
+}
+
+fn examples() -> Vec<Example> {
+    let link = |pairs: &[(&str, &str)]| {
+        let q = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(pairs)
+            .finish();
+        format!("/simulations?{q}#simulate")
+    };
+    vec![
+        Example {
+            title: "Every variant of the irq-holdoff scenario",
+            what: format!(
+                "{} on an i7-4790-like desktop, 20 s simulated each",
+                reclaimlab_sim::load_scenario("v4-isolate-irq-holdoff")
+                    .map(|s| s
+                        .variants
+                        .iter()
+                        .map(|v| v.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "))
+                    .unwrap_or_default()
+            ),
+            url: link(&[
+                ("scenario", "v4-isolate-irq-holdoff"),
+                ("seed", "1"),
+                ("replications", "1"),
+                ("duration", "20s"),
+            ]),
+            jobs: 1,
+        },
+        Example {
+            title: "Sweep the isolate time cap",
+            what: "isolate-time-cap only, at 300, 1000, 3000 and 10000 us, \
+                   plotting the irqsoff maximum"
+                .into(),
+            url: link(&[
+                ("scenario", "v4-isolate-irq-holdoff"),
+                ("seed", "1"),
+                ("replications", "1"),
+                ("duration", "20s"),
+                ("variants", "isolate-time-cap"),
+                ("sweep_variant", "isolate-time-cap"),
+                ("sweep_knob", "isolate_time_cap_us"),
+                ("sweep_values", "300, 1000, 3000, 10000"),
+                ("sweep_output", "irqsoff_max_us"),
+            ]),
+            jobs: 4,
+        },
+    ]
 }
 
 fn request_from_form(f: &BTreeMap<String, String>) -> Result<SimulationRequest, String> {
@@ -145,21 +248,29 @@ fn request_from_form(f: &BTreeMap<String, String>) -> Result<SimulationRequest, 
         (None, None, None) => None,
         _ => return Err("sweep: give the variant, the knob and the values".into()),
     };
+    let mut variants: Vec<String> = get("variants")
+        .map(|v| {
+            v.split([',', ' '])
+                .filter(|x| !x.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    // A sweep simulates the swept variant (and those named), not every
+    // variant of the scenario at each point.
+    if let Some(s) = &sweep
+        && !variants.contains(&s.variant)
+    {
+        variants.insert(0, s.variant.clone());
+    }
     Ok(SimulationRequest {
         scenario,
-        variants: get("variants")
-            .map(|v| {
-                v.split([',', ' '])
-                    .filter(|x| !x.is_empty())
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default(),
+        variants,
         seed: num("seed", 1)?,
         replications: num("replications", 0)? as u32,
         duration: get("duration"),
         board_class: get("board_class"),
-        board: get("board"),
+        board: get("board").map(|b| crate::boards::canonical(&b)),
         knobs: BTreeMap::new(),
         sweep,
         force: f.contains_key("force"),
@@ -170,10 +281,10 @@ pub async fn submit_simulation(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
-    body: String,
+    Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = super::form_fields(&body);
+    let f = form.map;
     let caller = super::form_caller(&state, peer, &f).await?;
     let req = match request_from_form(&f) {
         Ok(r) => r,
@@ -205,12 +316,12 @@ pub async fn submit_costs(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
-    body: String,
+    Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = super::form_fields(&body);
+    let f = form.map;
     let caller = super::form_caller(&state, peer, &f).await?;
-    let board = f.get("board").cloned().unwrap_or_default();
+    let board = crate::boards::canonical(f.get("board").map(String::as_str).unwrap_or_default());
     let class = f.get("board_class").cloned().unwrap_or_default();
     let costs = f.get("costs").cloned().unwrap_or_default();
     match simulate::set_board_costs(&state, &caller, &board, &class, &costs).await {
@@ -231,6 +342,10 @@ pub struct SimulationPage {
     pub runs: Vec<crate::storage::runs::RunSummary>,
     pub report_text: Option<String>,
     pub compare_url: Option<String>,
+    /// How the scenario's predictions compare with the seed thread.
+    pub validation: Option<&'static super::validation::ScenarioChecks>,
+    /// The replications the job runs: its own, or the scenario's.
+    pub replications: String,
 }
 
 pub async fn show_simulation(
@@ -272,12 +387,21 @@ pub async fn show_simulation(
         fmt_us(job.progress_sim_ns as f64 / 1e9),
         job.progress_events
     );
+    let validation = job
+        .scenario_name
+        .as_deref()
+        .and_then(super::validation::for_scenario);
+    let replications = effective_replications(&job)
+        .map(|n| n.to_string())
+        .unwrap_or_else(|| "the scenario's".into());
     Ok(SimulationPage {
         active,
         progress,
         runs,
         report_text,
         compare_url,
+        validation,
+        replications,
         job,
     })
 }
@@ -287,10 +411,10 @@ pub async fn cancel_from_page(
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    body: String,
+    Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = super::form_fields(&body);
+    let f = form.map;
     let caller = super::form_caller(&state, peer, &f).await?;
     simulate::cancel(&state, &caller, id).await?;
     Ok(Redirect::to(&format!("/simulations/{id}")).into_response())
@@ -301,10 +425,10 @@ pub async fn rerun_from_page(
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    body: String,
+    Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let f = super::form_fields(&body);
+    let f = form.map;
     let caller = super::form_caller(&state, peer, &f).await?;
     let req = crate::web::api::simulations::rerun_request(&state, id).await?;
     let s = simulate::submit(&state, req, Some(caller.token.id)).await?;
@@ -395,4 +519,15 @@ pub async fn show_sweep_svg(
         ),
         false,
     ))
+}
+
+/// The replications a job runs: the request's, or (0 = not given) the
+/// scenario's own `[run]` value, read from the job's stored scenario.
+pub fn effective_replications(job: &Job) -> Option<u32> {
+    if job.replications > 0 {
+        return Some(job.replications as u32);
+    }
+    reclaimlab_sim::load_scenario(&job.scenario_toml)
+        .ok()
+        .map(|s| s.replications)
 }
