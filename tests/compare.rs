@@ -476,3 +476,63 @@ async fn permalinks_from_older_versions_are_served_verbatim(pool: PgPool) {
         "it had no chart"
     );
 }
+
+/// A column holds the newest runs up to its cap and says so when older
+/// ones are left out: a statistic over part of the data must not look like
+/// one over all of it.
+#[sqlx::test]
+async fn a_full_column_keeps_the_newest_runs_and_says_so(pool: PgPool) {
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let cap = reclaimlab::compare::MAX_RUNS_PER_COLUMN as usize;
+    // cap + 1 runs of bash `time`, one upload each, the oldest the slowest.
+    for i in 0..=cap {
+        let body = format!(
+            "real\t{}m{}.000s\nuser\t0m1.000s\nsys\t0m2.000s\n",
+            9 - i / 60,
+            59 - i % 60
+        );
+        let r = upload(
+            &app,
+            Some(&tok),
+            "board=b1&kernel=6.12&variant=capped",
+            body,
+        )
+        .await;
+        assert!(
+            r.status == 201 || r.status == 200,
+            "upload {i}: {}",
+            r.text()
+        );
+    }
+    let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM runs ORDER BY created_at, id")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    assert_eq!(ids.len(), cap + 1);
+    let req = reclaimlab::compare::CompareRequest {
+        title: None,
+        columns: vec![reclaimlab::compare::ColumnSpec::parse("variant:capped").unwrap()],
+        baseline: 0,
+        chain_previous: None,
+    };
+    let r = reclaimlab::compare::resolve(&pool, req, reclaimlab::compare::Detail::Page)
+        .await
+        .unwrap();
+    assert_eq!(r.run_ids.len(), cap);
+    assert!(
+        !r.run_ids.contains(&ids[0]),
+        "the oldest run is the one left out"
+    );
+    assert_eq!(r.run_ids.first(), Some(&ids[1]));
+    assert!(
+        r.comparison
+            .notes
+            .iter()
+            .any(|n| n.contains(&format!("the newest {cap} runs; older ones are left out"))),
+        "notes: {:?}",
+        r.comparison.notes
+    );
+    let html = get(&app, "/compare?c=variant%3Acapped").await.text();
+    assert!(html.contains("older ones are left out"));
+}
