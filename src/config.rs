@@ -71,6 +71,12 @@ pub struct ServeArgs {
     /// Parses (and uploads being stored) at once; 0 = two per core.
     #[arg(long, env = "RECLAIMLAB_MAX_PARSES", default_value_t = 0)]
     pub max_parses: usize,
+    /// Memory budget of the parses in flight, in MiB.
+    #[arg(long, env = "RECLAIMLAB_PARSE_MEMORY_MB", default_value_t = crate::ingest::DEFAULT_PARSE_MEMORY_MIB)]
+    pub parse_memory_mb: u32,
+    /// Peak memory of a parse per input byte, for its share of the budget.
+    #[arg(long, env = "RECLAIMLAB_PARSE_MEMORY_FACTOR", default_value_t = crate::ingest::DEFAULT_PARSE_MEMORY_FACTOR)]
+    pub parse_memory_factor: f64,
     /// Seconds a request waits for a parse slot before its 503.
     #[arg(long, env = "RECLAIMLAB_PARSE_WAIT", default_value_t = 10)]
     pub parse_wait_secs: u64,

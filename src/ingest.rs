@@ -1106,6 +1106,15 @@ pub struct ParseGate {
     waiting: AtomicUsize,
     /// How long a request waits for a permit before its 503.
     wait: Duration,
+    /// Memory the parses in flight may take, in MiB: each takes its
+    /// input's size times [`ParseGate::memory_factor`] of it (at least 1,
+    /// at most all), so big inputs run one after the other while small ones
+    /// share the budget.
+    mem: Arc<tokio::sync::Semaphore>,
+    memory_mib: u32,
+    /// Peak memory of a parse per input byte (measured on the release
+    /// build: docs/PERFORMANCE.md).
+    pub memory_factor: f64,
     /// Anonymous `POST /api/v1/parse`: requests per client address per minute.
     pub anonymous_per_minute: u32,
     /// Anonymous `POST /api/v1/parse`: largest body, as sent and decoded.
@@ -1119,7 +1128,22 @@ pub fn default_parse_permits() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get() * 2)
 }
 
+/// Memory budget of the parses in flight, in MiB.
+pub const DEFAULT_PARSE_MEMORY_MIB: u32 = 1024;
+/// Peak memory of one parse (body, document, planned runs and the copy
+/// the database driver makes) per input byte, measured for the in-memory
+/// parser on a 200 MB trace (docs/PERFORMANCE.md).
+pub const DEFAULT_PARSE_MEMORY_FACTOR: f64 = 6.0;
+
 static GLOBAL_GATE: OnceLock<Arc<ParseGate>> = OnceLock::new();
+
+/// A parse's permits: one of the parses at once, and its share of the
+/// memory budget. Both go back when it is dropped.
+#[derive(Debug)]
+pub struct ParsePermit {
+    _count: tokio::sync::OwnedSemaphorePermit,
+    _memory: tokio::sync::OwnedSemaphorePermit,
+}
 
 impl Default for ParseGate {
     fn default() -> Self {
@@ -1136,6 +1160,11 @@ impl ParseGate {
             max_waiting: permits * 4,
             waiting: AtomicUsize::new(0),
             wait,
+            mem: Arc::new(tokio::sync::Semaphore::new(
+                DEFAULT_PARSE_MEMORY_MIB as usize,
+            )),
+            memory_mib: DEFAULT_PARSE_MEMORY_MIB,
+            memory_factor: DEFAULT_PARSE_MEMORY_FACTOR,
             anonymous_per_minute: 30,
             anonymous_max_bytes: 8 * 1024 * 1024,
             anonymous_seen: Mutex::new(HashMap::new()),
@@ -1160,32 +1189,69 @@ impl ParseGate {
         self.permits
     }
 
+    /// Set the memory budget (MiB, at least 1).
+    pub fn with_memory(mut self, mib: u32, factor: f64) -> Self {
+        self.memory_mib = mib.max(1);
+        self.mem = Arc::new(tokio::sync::Semaphore::new(self.memory_mib as usize));
+        if factor.is_finite() && factor > 0.0 {
+            self.memory_factor = factor;
+        }
+        self
+    }
+
+    /// MiB of the budget a parse of `input_bytes` takes.
+    pub fn weight(&self, input_bytes: usize) -> u32 {
+        let mib = (input_bytes as f64 * self.memory_factor / (1024.0 * 1024.0)).ceil();
+        (mib as u32).clamp(1, self.memory_mib)
+    }
+
     /// Parses running now.
     pub fn running(&self) -> usize {
         self.permits - self.sem.available_permits()
     }
 
-    /// A permit to parse, after waiting a bounded time in a bounded queue.
-    pub async fn acquire(&self) -> Result<tokio::sync::OwnedSemaphorePermit, AppError> {
-        if let Ok(p) = self.sem.clone().try_acquire_owned() {
-            return Ok(p);
+    /// Permits to parse `input_bytes`, after waiting a bounded time in a
+    /// bounded queue.
+    pub async fn acquire(&self, input_bytes: usize) -> Result<ParsePermit, AppError> {
+        let weight = self.weight(input_bytes);
+        if let Ok(c) = self.sem.clone().try_acquire_owned() {
+            if let Ok(m) = self.mem.clone().try_acquire_many_owned(weight) {
+                return Ok(ParsePermit {
+                    _count: c,
+                    _memory: m,
+                });
+            }
+            drop(c);
         }
         let busy = || {
             AppError::Busy(format!(
-                "{} parses are running, the most this server runs at once; retry later",
-                self.permits
+                "the server is parsing as much as it runs at once ({} parses, {} MiB); retry later",
+                self.permits, self.memory_mib
             ))
         };
         if self.waiting.fetch_add(1, Ordering::AcqRel) >= self.max_waiting {
             self.waiting.fetch_sub(1, Ordering::AcqRel);
             return Err(busy());
         }
-        let got = tokio::time::timeout(self.wait, self.sem.clone().acquire_owned()).await;
+        let both = async {
+            let c = self.sem.clone().acquire_owned().await?;
+            let m = self.mem.clone().acquire_many_owned(weight).await?;
+            Ok::<_, tokio::sync::AcquireError>(ParsePermit {
+                _count: c,
+                _memory: m,
+            })
+        };
+        let got = tokio::time::timeout(self.wait, both).await;
         self.waiting.fetch_sub(1, Ordering::AcqRel);
         match got {
             Ok(Ok(p)) => Ok(p),
             _ => Err(busy()),
         }
+    }
+
+    /// MiB of the memory budget free now.
+    pub fn memory_free(&self) -> usize {
+        self.mem.available_permits()
     }
 
     /// Count an anonymous parse of `addr`; 429 over the rate.
@@ -1297,7 +1363,7 @@ pub async fn parse_blocking(
     name: Option<String>,
 ) -> Result<Document, AppError> {
     let gate = ParseGate::global();
-    let permit = gate.acquire().await?;
+    let permit = gate.acquire(content.len()).await?;
     let cancel = Cancel::default();
     let _guard = cancel.on_drop();
     blocking(move || {
@@ -1312,7 +1378,7 @@ pub async fn parse_blocking(
 pub async fn parse_to_json(
     content: bytes::Bytes,
     name: Option<String>,
-    permit: tokio::sync::OwnedSemaphorePermit,
+    permit: ParsePermit,
     cancel: Cancel,
 ) -> Result<Vec<u8>, AppError> {
     blocking(move || {
@@ -1384,7 +1450,7 @@ pub async fn ingest(
     up: RawUpload,
 ) -> Result<(crate::storage::ingest::StoredUpload, ParsedSummary), AppError> {
     let gate = ParseGate::global();
-    let permit = gate.acquire().await?;
+    let permit = gate.acquire(up.content.len()).await?;
     let cancel = Cancel::default();
     let _guard = cancel.on_drop();
     ingest_with(pool, up, permit, cancel).await
@@ -1395,7 +1461,7 @@ pub async fn ingest(
 pub async fn ingest_with(
     pool: &sqlx::PgPool,
     up: RawUpload,
-    permit: tokio::sync::OwnedSemaphorePermit,
+    permit: ParsePermit,
     cancel: Cancel,
 ) -> Result<(crate::storage::ingest::StoredUpload, ParsedSummary), AppError> {
     let meta = up.meta.normalize()?;

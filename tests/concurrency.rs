@@ -118,7 +118,7 @@ async fn parses_beyond_the_gate_wait_then_get_503_with_retry_after(pool: PgPool)
     st.parse_gate = gate.clone();
     let app = reclaimlab::web::router(st);
     // Another parse holds the only permit.
-    let held = gate.acquire().await.unwrap();
+    let held = gate.acquire(0).await.unwrap();
     assert_eq!(gate.running(), 1);
     let t = Instant::now();
     let r = send(&app, parse_request(cyclictest(0))).await;
@@ -219,4 +219,26 @@ async fn a_timed_out_upload_stops_decoding_and_frees_its_parse_slot(pool: PgPool
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     assert_eq!(count(&pool, "SELECT count(*) FROM uploads").await, 0);
+}
+
+#[tokio::test]
+async fn big_parses_take_the_memory_budget_one_at_a_time() {
+    let gate = ParseGate::new(4, Duration::from_millis(100)).with_memory(100, 2.0);
+    // 40 MiB of text at 2 bytes per byte: 80 of the 100 MiB.
+    assert_eq!(gate.weight(40 << 20), 80);
+    assert_eq!(gate.weight(10), 1);
+    assert_eq!(gate.weight(1 << 30), 100, "at most the whole budget");
+    let big = gate.acquire(40 << 20).await.unwrap();
+    assert_eq!(gate.memory_free(), 20);
+    // A second big one waits, then 503; small ones still fit beside it.
+    assert!(matches!(
+        gate.acquire(40 << 20).await,
+        Err(reclaimlab::error::AppError::Busy(_))
+    ));
+    let small = gate.acquire(1 << 20).await.unwrap();
+    assert_eq!(gate.memory_free(), 18);
+    drop(big);
+    let again = gate.acquire(40 << 20).await.unwrap();
+    drop((small, again));
+    assert_eq!(gate.memory_free(), 100);
 }

@@ -25,7 +25,8 @@ pub async fn run(a: ServeArgs) -> anyhow::Result<()> {
         0 => crate::ingest::default_parse_permits(),
         n => n,
     };
-    let mut gate = crate::ingest::ParseGate::new(permits, Duration::from_secs(a.parse_wait_secs));
+    let mut gate = crate::ingest::ParseGate::new(permits, Duration::from_secs(a.parse_wait_secs))
+        .with_memory(a.parse_memory_mb, a.parse_memory_factor);
     gate.anonymous_per_minute = a.anonymous_parses_per_minute;
     gate.anonymous_max_bytes = a.anonymous_parse_bytes;
     if !crate::ingest::ParseGate::set_global(gate) {

@@ -81,7 +81,10 @@ pub async fn create_upload(
     let (parts, raw) = read_body(req, limits).await?;
     // The permit covers decoding, parsing and storing: the memory of one
     // upload is held only while it has one.
-    let permit = state.parse_gate.acquire().await?;
+    let permit = state
+        .parse_gate
+        .acquire(decoded_estimate(&parts.headers, &raw, limits.decoded))
+        .await?;
     let cancel = Cancel::default();
     let _guard = cancel.on_drop();
     let (content, content_type, meta) =
@@ -164,7 +167,9 @@ pub async fn parse_upload(
         limits.decoded = limits.decoded.min(gate.anonymous_max_bytes);
     }
     let (parts, raw) = read_body(req, limits).await?;
-    let permit = gate.acquire().await?;
+    let permit = gate
+        .acquire(decoded_estimate(&parts.headers, &raw, limits.decoded))
+        .await?;
     let cancel = Cancel::default();
     let _guard = cancel.on_drop();
     let (content, _ct, meta) =
@@ -175,6 +180,30 @@ pub async fn parse_upload(
         Body::from(json),
     )
         .into_response())
+}
+
+/// The size of the text a body decodes to, for the parse's memory share:
+/// the body's size, or for gzip the decoded size its trailer gives (the
+/// last member's, within the decoded limit).
+fn decoded_estimate(headers: &HeaderMap, raw: &[u8], max_decoded: usize) -> usize {
+    let gzip = headers
+        .get(header::CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|e| matches!(e.trim().to_ascii_lowercase().as_str(), "gzip" | "x-gzip"));
+    if !gzip {
+        return raw.len();
+    }
+    gzip_size_hint(raw)
+        .max(raw.len())
+        .min(max_decoded.max(raw.len()))
+}
+
+/// ISIZE of the last gzip member (RFC 1952: decoded size mod 2^32).
+fn gzip_size_hint(raw: &[u8]) -> usize {
+    match raw.len().checked_sub(4).and_then(|i| raw.get(i..)) {
+        Some(t) => u32::from_le_bytes([t[0], t[1], t[2], t[3]]) as usize,
+        None => 0,
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -355,10 +384,7 @@ fn gunzip_chunks(
     let mut out = Vec::new();
     // The last member's trailer holds its decoded size (mod 2^32): for the
     // usual single member stream, the whole output is allocated once.
-    if let Some(t) = raw.len().checked_sub(4).and_then(|i| raw.get(i..)) {
-        let hint = u32::from_le_bytes([t[0], t[1], t[2], t[3]]) as usize;
-        out.reserve_exact(hint.min(max.saturating_add(1)));
-    }
+    out.reserve_exact(gzip_size_hint(raw).min(max.saturating_add(1)));
     let mut members = 0usize;
     loop {
         let offset = raw.len() - rest.len();
