@@ -8,7 +8,8 @@
 # its own, and for each case: resets the server's peak RSS (clear_refs 5),
 # uploads with curl, reads VmHWM, waits and reads VmRSS. Then 4 uploads of
 # 200 MB traces at once (distinct content), peak RSS over the whole run
-# sampled every 50 ms.
+# sampled every 50 ms. Last, a permalink of two of the traces against a
+# static file of the same bytes with wrk, when wrk is installed.
 #
 # Usage: bench/upload-big.sh [WORK_DIR]
 #   DATABASE_URL (a role with CREATEDB), TRACE_MB=200, GZ_DECODED_MB=250,
@@ -41,19 +42,26 @@ for i in $(seq "$PARALLEL"); do
 done
 
 DB="reclaimlab_upload_bench_$$"
+ADMIN_URL="$DATABASE_URL"
 BASE="${DATABASE_URL%/*}"
-psql -q "$DATABASE_URL" -c "CREATE DATABASE $DB"
+psql -q "$ADMIN_URL" -c "CREATE DATABASE $DB"
 URL_DB="$BASE/$DB"
 cleanup() {
-    [ -n "${SERVER:-}" ] && kill "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null
-    psql -q "$DATABASE_URL" -c "DROP DATABASE IF EXISTS $DB" || true
+    if [ -n "${SERVER:-}" ]; then
+        kill "$SERVER" 2>/dev/null || true
+        wait "$SERVER" 2>/dev/null || true
+    fi
+    psql -q "$ADMIN_URL" -c "DROP DATABASE IF EXISTS $DB" || true
 }
 trap cleanup EXIT
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 export DATABASE_URL="$URL_DB"
+STATIC="$WORK/static"
+mkdir -p "$STATIC"
 RECLAIMLAB_SIM_WORKERS=0 RECLAIMLAB_MAX_UPLOAD_BYTES=$((512 << 20)) \
     RECLAIMLAB_MAX_DECODED_BYTES=$((256 << 20)) RECLAIMLAB_REQUEST_TIMEOUT=600 \
+    RECLAIMLAB_PARSE_WAIT=600 RECLAIMLAB_STATIC_DIR="$STATIC" \
     "$BIN" serve --bind "127.0.0.1:$PORT" >"$WORK/server.log" 2>&1 &
 SERVER=$!
 for _ in $(seq 100); do
@@ -80,7 +88,7 @@ IDLE=$(kb VmRSS)
 echo "server idle RSS: $(mb "$IDLE") MB"
 
 copy_time() { # FILE -> seconds for \copy of the bytes into a one-column table
-    psql -q "$URL_DB" -c "DROP TABLE IF EXISTS copy_bench; CREATE TABLE copy_bench (line text)"
+    psql -q "$URL_DB" -c "CREATE TABLE IF NOT EXISTS copy_bench (line text)"
     local s e
     s=$(date +%s.%N)
     psql -q "$URL_DB" -c "\\copy copy_bench FROM '$1' WITH (FORMAT csv, DELIMITER E'\\x01', QUOTE E'\\x02')"
@@ -148,4 +156,20 @@ if [ -n "$RUN" ]; then
     if command -v wrk >/dev/null 2>&1; then
         wrk -t1 -c4 -d5s --latency "http://127.0.0.1:$PORT/runs/$RUN" | grep -E 'Requests/sec|50%|99%'
     fi
+fi
+
+if command -v wrk >/dev/null 2>&1; then
+    echo "== permalink vs a static file of the same bytes (wrk, 1 thread, 16 connections, 10 s)"
+    RUNS=$(psql -q "$URL_DB" -At -c "SELECT string_agg(id::text, ',') FROM (SELECT id FROM runs WHERE block_kind = 'ftrace_latency' ORDER BY id LIMIT 2) x")
+    A=${RUNS%,*}
+    B=${RUNS#*,}
+    SLUG=$(curl -s -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' \
+        -d "{\"columns\": [{\"label\": \"a\", \"runs\": [$A]}, {\"label\": \"b\", \"runs\": [$B]}]}" \
+        "http://127.0.0.1:$PORT/api/v1/comparisons" | python3 -c 'import json,sys; print(json.load(sys.stdin)["slug"])')
+    curl -s -o "$STATIC/permalink.html" "http://127.0.0.1:$PORT/c/$SLUG"
+    echo "permalink /c/$SLUG: $(stat -c %s "$STATIC/permalink.html") bytes"
+    for u in "/c/$SLUG" "/static/permalink.html"; do
+        echo "-- $u"
+        wrk -t1 -c16 -d10s --latency "http://127.0.0.1:$PORT$u" | grep -E 'Requests/sec|  50%|  99%'
+    done
 fi

@@ -42,11 +42,30 @@ pub async fn store(pool: &PgPool, up: NewUpload<'_>) -> Result<StoredUpload, App
     let boards: Vec<&str> = up.runs.iter().map(|r| r.board.as_str()).collect();
     let kernels: Vec<&str> = up.runs.iter().map(|r| r.kernel.as_str()).collect();
     catalog::ensure(pool, &boards, &kernels, &[]).await?;
+    // A connection keeps the capacity of the buffers it sent a big blob
+    // through: one that stored a big upload is closed afterwards, so the
+    // memory goes back (a pooled connection would keep hundreds of MB).
+    let mut conn = pool.acquire().await?;
+    let result = store_on(pool, &mut conn, &up).await;
+    if up.content.len() >= CLOSE_AFTER_BYTES {
+        let _ = sqlx::Connection::close(conn.detach()).await;
+    }
+    result
+}
+
+/// Uploads at least this big are stored on a connection closed afterwards.
+pub const CLOSE_AFTER_BYTES: usize = 4 * 1024 * 1024;
+
+async fn store_on(
+    pool: &PgPool,
+    conn: &mut PgConnection,
+    up: &NewUpload<'_>,
+) -> Result<StoredUpload, AppError> {
     // Twice at most: the upload a replay points at may be deleted between
     // the conflicting insert and the lookup; then the key is free again.
     for _ in 0..2 {
-        let mut tx = pool.begin().await?;
-        match write_upload(&mut tx, &up, None).await? {
+        let mut tx = sqlx::Connection::begin(&mut *conn).await?;
+        match write_upload(&mut tx, up, None).await? {
             Some(stored) => {
                 tx.commit().await?;
                 return Ok(stored);
