@@ -71,6 +71,24 @@ pub struct ServeArgs {
     /// Largest decompressed upload, in bytes, for `Content-Encoding: gzip`.
     #[arg(long, env = "RECLAIMLAB_MAX_DECODED_BYTES", default_value_t = 256 * 1024 * 1024)]
     pub max_decoded_bytes: usize,
+    /// Parses (and uploads being stored) at once; 0 = two per core.
+    #[arg(long, env = "RECLAIMLAB_MAX_PARSES", default_value_t = 0)]
+    pub max_parses: usize,
+    /// Memory budget of the parses in flight, in MiB.
+    #[arg(long, env = "RECLAIMLAB_PARSE_MEMORY_MB", default_value_t = crate::ingest::DEFAULT_PARSE_MEMORY_MIB)]
+    pub parse_memory_mb: u32,
+    /// Peak memory of a parse per input byte, for its share of the budget.
+    #[arg(long, env = "RECLAIMLAB_PARSE_MEMORY_FACTOR", default_value_t = crate::ingest::DEFAULT_PARSE_MEMORY_FACTOR)]
+    pub parse_memory_factor: f64,
+    /// Seconds a request waits for a parse slot before its 503.
+    #[arg(long, env = "RECLAIMLAB_PARSE_WAIT", default_value_t = 10)]
+    pub parse_wait_secs: u64,
+    /// Anonymous `POST /api/v1/parse` requests per client address per minute.
+    #[arg(long, env = "RECLAIMLAB_ANON_PARSES_PER_MINUTE", default_value_t = 30)]
+    pub anonymous_parses_per_minute: u32,
+    /// Largest anonymous `POST /api/v1/parse` body, as sent and decoded.
+    #[arg(long, env = "RECLAIMLAB_ANON_PARSE_BYTES", default_value_t = 8 * 1024 * 1024)]
+    pub anonymous_parse_bytes: usize,
     /// Seconds a request may take before it is answered 408.
     #[arg(long, env = "RECLAIMLAB_REQUEST_TIMEOUT", default_value_t = 60)]
     pub request_timeout_secs: u64,

@@ -15,6 +15,11 @@ use reclaimlab_report::compare::{Better, DeltaConvention};
 use reclaimlab_report::direction;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use crate::error::AppError;
 
@@ -292,6 +297,24 @@ fn is_derived_column(name: &str) -> bool {
 }
 
 pub fn plan_runs(doc: &Document, meta: &UploadMeta) -> Result<Vec<RunSpec>, AppError> {
+    let digests: Vec<Option<TraceDigest>> = doc
+        .blocks
+        .iter()
+        .map(|b| match &b.body {
+            BlockBody::FtraceLatency(t) => Some(trace_digest(t)),
+            _ => None,
+        })
+        .collect();
+    plan_runs_digested(doc, meta, &digests)
+}
+
+/// [`plan_runs`] with the trace digests of [`compact_traces`] (taken before
+/// the events were cut down).
+pub fn plan_runs_digested(
+    doc: &Document,
+    meta: &UploadMeta,
+    digests: &[Option<TraceDigest>],
+) -> Result<Vec<RunSpec>, AppError> {
     let mut specs = Vec::new();
     for (index, block) in doc.blocks.iter().enumerate() {
         if block.duplicate_of.is_some() {
@@ -317,8 +340,21 @@ pub fn plan_runs(doc: &Document, meta: &UploadMeta) -> Result<Vec<RunSpec>, AppE
             .and_then(|o| o.label.clone())
             .or_else(|| block.label.clone());
         let variant = pick(ov.and_then(|o| o.variant.as_ref()), &meta.variant, &label);
-        let block_json = serde_json::to_value(block)
+        let mut block_json = serde_json::to_value(block)
             .map_err(|e| AppError::Internal(anyhow::anyhow!("serialize block: {e}")))?;
+        if let Some(Some(d)) = digests.get(index) {
+            block_json[DIGEST_KEY] = serde_json::to_value(d)
+                .map_err(|e| AppError::Internal(anyhow::anyhow!("serialize digest: {e}")))?;
+        }
+        let size = json_size(&block_json);
+        if size > MAX_BLOCK_JSON_BYTES {
+            return Err(AppError::PayloadTooLarge(format!(
+                "block {index} ({} at lines {}-{}) is {size} bytes of JSON once parsed; at most {MAX_BLOCK_JSON_BYTES} bytes are stored per block",
+                block.kind(),
+                block.lines[0],
+                block.lines[1]
+            )));
+        }
         let (scope, section) = scope_of(doc, block);
         let base = RunSpec {
             block_index: index,
@@ -868,72 +904,644 @@ pub struct RawUpload {
     pub token_id: Option<i64>,
 }
 
-/// Parse an input off the async runtime (big traces are CPU-heavy).
+/// The most JSON stored for one block (`runs.block`), far below
+/// PostgreSQL's jsonb limits (255 MiB per container, 1 GiB per value).
+pub const MAX_BLOCK_JSON_BYTES: usize = 16 * 1024 * 1024;
+/// The most JSON stored for an upload's outline (`uploads.document`).
+pub const MAX_OUTLINE_JSON_BYTES: usize = 16 * 1024 * 1024;
+/// A trace with at most this many events keeps them all.
+pub const KEEP_ALL_EVENTS: usize = 4096;
+/// Events a cut-down trace keeps from its start and from its end.
+const KEEP_EDGE_EVENTS: usize = 32;
+/// Longest gaps a digest keeps, and the events around each.
+pub const DIGEST_GAPS: usize = 16;
+pub const DIGEST_WINDOW: usize = 32;
+/// Distinct functions a digest counts; the rest are summed as one.
+const DIGEST_FUNCTIONS: usize = 10_000;
+/// `<stack trace>` blocks a trace keeps (the last ones).
+const KEEP_STACKS: usize = 64;
+/// Key of the digest in a stored trace block.
+pub const DIGEST_KEY: &str = "digest";
+
+/// What the run page shows of a function trace, however long: the longest
+/// gaps between consecutive events with the events around each, and the
+/// time per function. Computed from every event before the trace is cut
+/// down to [`KEEP_ALL_EVENTS`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceDigest {
+    /// Events the report printed.
+    pub events_total: u64,
+    /// Events kept in the stored block (`events`).
+    pub events_kept: u64,
+    /// Longest first.
+    pub gaps: Vec<TraceGap>,
+    /// Most time first.
+    pub functions: Vec<FunctionTotal>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceGap {
+    /// Index of the event the gap follows (0-based, in the report's order).
+    pub event: u64,
+    pub time_us: f64,
+    pub gap_us: f64,
+    /// Function (or event text) of the event the gap follows.
+    pub function: String,
+    /// Index of the window's first event.
+    pub window_start: u64,
+    pub window: Vec<reclaimlab_formats::TraceEvent>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FunctionTotal {
+    pub name: String,
+    pub count: u64,
+    /// Time until the next event, summed.
+    pub time_us: f64,
+}
+
+fn event_name(e: &reclaimlab_formats::TraceEvent) -> String {
+    if let Some(f) = &e.function {
+        return f.clone();
+    }
+    let t = e.text.trim();
+    let end = t
+        .find(|c: char| c == ':' || c == '(' || c.is_whitespace())
+        .unwrap_or(t.len());
+    let mut name: String = t[..end].chars().take(80).collect();
+    if name.is_empty() {
+        name = "(event)".into();
+    }
+    name
+}
+
+/// The digest of a trace: one pass over its events, bounded state.
+pub fn trace_digest(t: &FtraceLatency) -> TraceDigest {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let ev = &t.events;
+    // (gap as ordered bits, index): the DIGEST_GAPS largest in a min-heap.
+    let mut top: BinaryHeap<Reverse<(u64, usize)>> = BinaryHeap::new();
+    let mut funcs: HashMap<String, (u64, f64)> = HashMap::new();
+    let other = "(other functions)".to_string();
+    for (i, e) in ev.iter().enumerate() {
+        let gap = ev
+            .get(i + 1)
+            .map(|n| n.time_us - e.time_us)
+            .filter(|g| g.is_finite() && *g >= 0.0)
+            .unwrap_or(0.0);
+        let name = event_name(e);
+        let slot = if funcs.len() < DIGEST_FUNCTIONS || funcs.contains_key(&name) {
+            funcs.entry(name).or_default()
+        } else {
+            funcs.entry(other.clone()).or_default()
+        };
+        slot.0 += 1;
+        slot.1 += gap;
+        if i + 1 < ev.len() {
+            let key = (gap.to_bits(), i);
+            if top.len() < DIGEST_GAPS {
+                top.push(Reverse(key));
+            } else if top.peek().is_some_and(|Reverse(m)| key.0 > m.0) {
+                top.pop();
+                top.push(Reverse(key));
+            }
+        }
+    }
+    let mut picked: Vec<(u64, usize)> = top.into_iter().map(|Reverse(k)| k).collect();
+    picked.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let gaps = picked
+        .into_iter()
+        .map(|(bits, i)| {
+            let start = i.saturating_sub(DIGEST_WINDOW / 2 - 1);
+            let end = (start + DIGEST_WINDOW).min(ev.len());
+            TraceGap {
+                event: i as u64,
+                time_us: ev[i].time_us,
+                gap_us: f64::from_bits(bits),
+                function: event_name(&ev[i]),
+                window_start: start as u64,
+                window: ev[start..end].to_vec(),
+            }
+        })
+        .collect();
+    let mut functions: Vec<FunctionTotal> = funcs
+        .into_iter()
+        .map(|(name, (count, time_us))| FunctionTotal {
+            name,
+            count,
+            time_us,
+        })
+        .collect();
+    functions.sort_by(|a, b| {
+        b.time_us
+            .total_cmp(&a.time_us)
+            .then(b.count.cmp(&a.count))
+            .then(a.name.cmp(&b.name))
+    });
+    TraceDigest {
+        events_total: t
+            .events_total
+            .unwrap_or(ev.len() as u64)
+            .max(ev.len() as u64),
+        events_kept: ev.len() as u64,
+        gaps,
+        functions,
+    }
+}
+
+/// Digest every trace of `doc`, then cut long traces down (their first and
+/// last events, the last stacks): what a stored block keeps is bounded. The
+/// raw text stays in the blob store.
+pub fn compact_traces(doc: &mut Document) -> Vec<Option<TraceDigest>> {
+    doc.blocks
+        .iter_mut()
+        .map(|b| match &mut b.body {
+            BlockBody::FtraceLatency(t) => {
+                let mut d = trace_digest(t);
+                let n = t.events.len();
+                if n > KEEP_ALL_EVENTS {
+                    t.events_total = Some(d.events_total);
+                    t.events.drain(KEEP_EDGE_EVENTS..n - KEEP_EDGE_EVENTS);
+                    t.events.shrink_to_fit();
+                    d.events_kept = t.events.len() as u64;
+                }
+                if t.stacks.len() > KEEP_STACKS {
+                    let cut = t.stacks.len() - KEEP_STACKS;
+                    t.stacks.drain(..cut);
+                }
+                Some(d)
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Bytes of `v` serialized as JSON, without building the string.
+pub fn json_size(v: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut c = Count(0);
+    let _ = serde_json::to_writer(&mut c, v);
+    c.0
+}
+
+/// The number of parses (and ingests) a process runs at once, with a
+/// bounded queue in front: beyond it a request is answered 503 with
+/// `Retry-After`, so memory and CPU stay bounded by design (docs/RELIABILITY.md).
+#[derive(Debug)]
+pub struct ParseGate {
+    sem: Arc<tokio::sync::Semaphore>,
+    permits: usize,
+    /// Requests allowed to wait for a permit.
+    max_waiting: usize,
+    waiting: AtomicUsize,
+    /// How long a request waits for a permit before its 503.
+    wait: Duration,
+    /// Memory the parses in flight may take, in MiB: each takes its
+    /// input's size times [`ParseGate::memory_factor`] of it (at least 1,
+    /// at most all), so big inputs run one after the other while small ones
+    /// share the budget.
+    mem: Arc<tokio::sync::Semaphore>,
+    memory_mib: u32,
+    /// Peak memory of a parse per input byte (measured on the release
+    /// build: docs/PERFORMANCE.md).
+    pub memory_factor: f64,
+    /// Anonymous `POST /api/v1/parse`: requests per client address per minute.
+    pub anonymous_per_minute: u32,
+    /// Anonymous `POST /api/v1/parse`: largest body, as sent and decoded.
+    pub anonymous_max_bytes: usize,
+    anonymous_seen: Mutex<HashMap<Option<IpAddr>, (Instant, u32)>>,
+}
+
+/// Two parses per core: a parse is CPU-bound, and two let one wait on the
+/// database while the other runs.
+pub fn default_parse_permits() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get() * 2)
+}
+
+/// Memory budget of the parses in flight, in MiB.
+pub const DEFAULT_PARSE_MEMORY_MIB: u32 = 1024;
+/// Peak memory of one parse (body, document, planned runs and the copy
+/// the database driver makes) per input byte, measured for the in-memory
+/// parser on a 200 MB trace (docs/PERFORMANCE.md).
+pub const DEFAULT_PARSE_MEMORY_FACTOR: f64 = 6.0;
+
+static GLOBAL_GATE: OnceLock<Arc<ParseGate>> = OnceLock::new();
+
+/// A parse's permits: one of the parses at once, and its share of the
+/// memory budget. Both go back when it is dropped.
+#[derive(Debug)]
+pub struct ParsePermit {
+    _count: tokio::sync::OwnedSemaphorePermit,
+    _memory: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl Default for ParseGate {
+    fn default() -> Self {
+        ParseGate::new(default_parse_permits(), Duration::from_secs(10))
+    }
+}
+
+impl ParseGate {
+    pub fn new(permits: usize, wait: Duration) -> Self {
+        let permits = permits.max(1);
+        ParseGate {
+            sem: Arc::new(tokio::sync::Semaphore::new(permits)),
+            permits,
+            max_waiting: permits * 4,
+            waiting: AtomicUsize::new(0),
+            wait,
+            mem: Arc::new(tokio::sync::Semaphore::new(
+                DEFAULT_PARSE_MEMORY_MIB as usize,
+            )),
+            memory_mib: DEFAULT_PARSE_MEMORY_MIB,
+            memory_factor: DEFAULT_PARSE_MEMORY_FACTOR,
+            anonymous_per_minute: 30,
+            anonymous_max_bytes: 8 * 1024 * 1024,
+            anonymous_seen: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The process's gate: the one every `AppState` starts with and the
+    /// import page uses. [`ParseGate::set_global`] replaces the default
+    /// before the first use (`reclaimlab serve` does, from its options).
+    pub fn global() -> Arc<ParseGate> {
+        GLOBAL_GATE
+            .get_or_init(|| Arc::new(ParseGate::default()))
+            .clone()
+    }
+
+    /// False when the global gate was already in use.
+    pub fn set_global(gate: ParseGate) -> bool {
+        GLOBAL_GATE.set(Arc::new(gate)).is_ok()
+    }
+
+    pub fn permits(&self) -> usize {
+        self.permits
+    }
+
+    /// Set the memory budget (MiB, at least 1).
+    pub fn with_memory(mut self, mib: u32, factor: f64) -> Self {
+        self.memory_mib = mib.max(1);
+        self.mem = Arc::new(tokio::sync::Semaphore::new(self.memory_mib as usize));
+        if factor.is_finite() && factor > 0.0 {
+            self.memory_factor = factor;
+        }
+        self
+    }
+
+    /// MiB of the budget a parse of `input_bytes` takes.
+    pub fn weight(&self, input_bytes: usize) -> u32 {
+        let mib = (input_bytes as f64 * self.memory_factor / (1024.0 * 1024.0)).ceil();
+        (mib as u32).clamp(1, self.memory_mib)
+    }
+
+    /// Parses running now.
+    pub fn running(&self) -> usize {
+        self.permits - self.sem.available_permits()
+    }
+
+    /// Permits to parse `input_bytes`, after waiting a bounded time in a
+    /// bounded queue.
+    pub async fn acquire(&self, input_bytes: usize) -> Result<ParsePermit, AppError> {
+        let weight = self.weight(input_bytes);
+        if let Ok(c) = self.sem.clone().try_acquire_owned() {
+            if let Ok(m) = self.mem.clone().try_acquire_many_owned(weight) {
+                return Ok(ParsePermit {
+                    _count: c,
+                    _memory: m,
+                });
+            }
+            drop(c);
+        }
+        let busy = || {
+            AppError::Busy(format!(
+                "the server is parsing as much as it runs at once ({} parses, {} MiB); retry later",
+                self.permits, self.memory_mib
+            ))
+        };
+        if self.waiting.fetch_add(1, Ordering::AcqRel) >= self.max_waiting {
+            self.waiting.fetch_sub(1, Ordering::AcqRel);
+            return Err(busy());
+        }
+        let both = async {
+            let c = self.sem.clone().acquire_owned().await?;
+            let m = self.mem.clone().acquire_many_owned(weight).await?;
+            Ok::<_, tokio::sync::AcquireError>(ParsePermit {
+                _count: c,
+                _memory: m,
+            })
+        };
+        let got = tokio::time::timeout(self.wait, both).await;
+        self.waiting.fetch_sub(1, Ordering::AcqRel);
+        match got {
+            Ok(Ok(p)) => Ok(p),
+            _ => Err(busy()),
+        }
+    }
+
+    /// MiB of the memory budget free now.
+    pub fn memory_free(&self) -> usize {
+        self.mem.available_permits()
+    }
+
+    /// Count an anonymous parse of `addr`; 429 over the rate.
+    pub fn anonymous_allowed(&self, addr: Option<IpAddr>) -> Result<(), AppError> {
+        let Ok(mut seen) = self.anonymous_seen.lock() else {
+            return Ok(());
+        };
+        let window = Duration::from_secs(60);
+        if seen.len() > 100_000 {
+            seen.retain(|_, (start, _)| start.elapsed() < window);
+        }
+        let e = seen.entry(addr).or_insert((Instant::now(), 0));
+        if e.0.elapsed() >= window {
+            *e = (Instant::now(), 0);
+        }
+        e.1 = e.1.saturating_add(1);
+        if e.1 > self.anonymous_per_minute {
+            return Err(AppError::TooManyRequests(format!(
+                "anonymous parses are limited to {} a minute per address; send a token (any scope) for more",
+                self.anonymous_per_minute
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Set when the request that asked for a parse is gone (answered by the
+/// timeout, or its client closed the connection): the blocking work checks
+/// it between chunks and steps and stops.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    /// A guard that cancels when dropped: held by the request's future, it
+    /// is dropped when the future is (timeout, closed connection).
+    pub fn on_drop(&self) -> CancelOnDrop {
+        CancelOnDrop(self.clone())
+    }
+
+    pub fn check(&self) -> Result<(), AppError> {
+        if self.is_cancelled() {
+            return Err(AppError::Busy("the request was cancelled".into()));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug)]
+pub struct CancelOnDrop(Cancel);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// Run CPU-heavy work on the blocking pool, keeping the current span.
+pub async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, AppError> + Send + 'static,
+) -> Result<T, AppError> {
+    let span = tracing::Span::current();
+    tokio::task::spawn_blocking(move || {
+        let _g = span.enter();
+        f()
+    })
+    .await
+    .map_err(|e| AppError::Internal(anyhow::anyhow!("blocking task failed: {e}")))?
+}
+
+/// The one place the service calls the parser. Runs on the blocking pool
+/// (callers go through [`parse_blocking`] or [`prepare`]).
+///
+/// The parser takes the whole input and offers no hook to stop it half
+/// way: a cancelled request stops the work before the parse and right
+/// after it (nothing is planned, serialized or stored), and the gunzip
+/// before it stops between chunks.
+fn parse_document(
+    content: &[u8],
+    name: Option<&str>,
+    cancel: &Cancel,
+) -> Result<Document, AppError> {
+    cancel.check()?;
+    if content.contains(&0) {
+        return Err(binary_content());
+    }
+    let doc = reclaimlab_formats::parse(content, name)?;
+    cancel.check()?;
+    Ok(doc)
+}
+
+pub fn binary_content() -> AppError {
+    AppError::UnsupportedContent(
+        "binary content (NUL bytes) is not a text result; send the text as printed".into(),
+    )
+}
+
+/// Parse an input off the async runtime (big traces are CPU-heavy), under
+/// the process's [`ParseGate`].
 pub async fn parse_blocking(
     content: bytes::Bytes,
     name: Option<String>,
 ) -> Result<Document, AppError> {
-    if content.contains(&0) {
-        return Err(AppError::UnsupportedContent(
-            "binary content (NUL bytes) is not a text result; send the text as printed".into(),
-        ));
-    }
-    let span = tracing::Span::current();
-    tokio::task::spawn_blocking(move || {
-        let _g = span.enter();
-        reclaimlab_formats::parse(&content, name.as_deref())
+    let gate = ParseGate::global();
+    let permit = gate.acquire(content.len()).await?;
+    let cancel = Cancel::default();
+    let _guard = cancel.on_drop();
+    blocking(move || {
+        let _permit = permit;
+        parse_document(&content, name.as_deref(), &cancel)
     })
     .await
-    .map_err(|e| AppError::Internal(anyhow::anyhow!("parser task failed: {e}")))?
-    .map_err(AppError::from)
 }
 
-/// The whole ingest: parse, plan runs, store in one transaction.
-pub async fn ingest(
-    pool: &sqlx::PgPool,
-    up: RawUpload,
-) -> Result<(crate::storage::ingest::StoredUpload, Document), AppError> {
-    let meta = up.meta.normalize()?;
-    let content_sha = sha256(&up.content);
-    let fp = fingerprint(&content_sha, &meta);
-    let key = up
-        .idempotency_key
-        .clone()
-        .unwrap_or_else(|| hex::encode(&fp));
-    if key.is_empty() || key.len() > 200 {
-        return Err(AppError::BadRequest(
-            "Idempotency-Key must be 1 to 200 characters".into(),
-        ));
+/// Parse and serialize the document as JSON on the blocking pool (for
+/// `POST /api/v1/parse`: a big document's serialization is CPU work too).
+pub async fn parse_to_json(
+    content: bytes::Bytes,
+    name: Option<String>,
+    permit: ParsePermit,
+    cancel: Cancel,
+) -> Result<Vec<u8>, AppError> {
+    blocking(move || {
+        let _permit = permit;
+        let doc = parse_document(&content, name.as_deref(), &cancel)?;
+        drop(content);
+        cancel.check()?;
+        serde_json::to_vec(&doc)
+            .map_err(|e| AppError::Internal(anyhow::anyhow!("serialize document: {e}")))
+    })
+    .await
+}
+
+/// What an ingest reports about the parsed document.
+#[derive(Debug, Clone)]
+pub struct ParsedSummary {
+    pub format: String,
+    pub blocks: usize,
+    pub warnings: Vec<reclaimlab_formats::Warning>,
+}
+
+/// Everything the store needs, computed on the blocking pool.
+struct Prepared {
+    summary: ParsedSummary,
+    outline: serde_json::Value,
+    runs: Vec<RunSpec>,
+    parser_version: String,
+    message_id: Option<String>,
+    subject: Option<String>,
+}
+
+fn prepare(content: &[u8], meta: &UploadMeta, cancel: &Cancel) -> Result<Prepared, AppError> {
+    let mut doc = parse_document(content, meta.filename.as_deref(), cancel)?;
+    let digests = compact_traces(&mut doc);
+    cancel.check()?;
+    let runs = plan_runs_digested(&doc, meta, &digests)?;
+    cancel.check()?;
+    let outline = document_outline(&doc);
+    let size = json_size(&outline);
+    if size > MAX_OUTLINE_JSON_BYTES {
+        return Err(AppError::PayloadTooLarge(format!(
+            "the document's outline ({} blocks) is {size} bytes of JSON; at most {MAX_OUTLINE_JSON_BYTES} bytes are stored per upload",
+            doc.blocks.len()
+        )));
     }
-    let doc = parse_blocking(up.content.clone(), meta.filename.clone()).await?;
-    let runs = plan_runs(&doc, &meta)?;
-    let document = serde_json::to_value(&doc)
-        .map_err(|e| AppError::Internal(anyhow::anyhow!("serialize document: {e}")))?;
     let message_id = meta
         .message_id
         .clone()
         .or_else(|| doc.context.as_ref().and_then(|c| c.message_id.clone()));
     let subject = doc.context.as_ref().and_then(|c| c.subject.clone());
+    Ok(Prepared {
+        summary: ParsedSummary {
+            format: doc.source.format.clone(),
+            blocks: doc.blocks.len(),
+            warnings: doc.warnings.clone(),
+        },
+        outline,
+        runs,
+        parser_version: doc.source.parser_version.clone(),
+        message_id,
+        subject,
+    })
+}
+
+/// The whole ingest: parse, plan runs, store in one transaction, under the
+/// process's [`ParseGate`].
+pub async fn ingest(
+    pool: &sqlx::PgPool,
+    up: RawUpload,
+) -> Result<(crate::storage::ingest::StoredUpload, ParsedSummary), AppError> {
+    let gate = ParseGate::global();
+    let permit = gate.acquire(up.content.len()).await?;
+    let cancel = Cancel::default();
+    let _guard = cancel.on_drop();
+    ingest_with(pool, up, permit, cancel).await
+}
+
+/// [`ingest`] with a permit the caller holds (taken before decoding the
+/// body) and the request's cancellation flag.
+pub async fn ingest_with(
+    pool: &sqlx::PgPool,
+    up: RawUpload,
+    permit: ParsePermit,
+    cancel: Cancel,
+) -> Result<(crate::storage::ingest::StoredUpload, ParsedSummary), AppError> {
+    let meta = up.meta.normalize()?;
+    let content = up.content;
+    let (content_sha, fp, key, meta, prepared, content) = blocking(move || {
+        let content_sha = sha256(&content);
+        let fp = fingerprint(&content_sha, &meta);
+        let key = up
+            .idempotency_key
+            .clone()
+            .unwrap_or_else(|| hex::encode(&fp));
+        if key.is_empty() || key.len() > 200 {
+            return Err(AppError::BadRequest(
+                "Idempotency-Key must be 1 to 200 characters".into(),
+            ));
+        }
+        let prepared = prepare(&content, &meta, &cancel)?;
+        Ok((content_sha, fp, key, meta, prepared, content))
+    })
+    .await?;
     let stored = crate::storage::ingest::store(
         pool,
         crate::storage::ingest::NewUpload {
-            content: &up.content,
+            content: &content,
             content_sha: &content_sha,
             fingerprint: &fp,
             idempotency_key: &key,
             content_type: up.content_type.as_deref(),
             meta: &meta,
             token_id: up.token_id,
-            parser_version: &doc.source.parser_version,
-            document: &document,
-            message_id: message_id.as_deref(),
-            subject: subject.as_deref(),
-            runs: &runs,
+            parser_version: &prepared.parser_version,
+            document: &prepared.outline,
+            message_id: prepared.message_id.as_deref(),
+            subject: prepared.subject.as_deref(),
+            runs: &prepared.runs,
             kind: "measured",
         },
     )
     .await?;
-    Ok((stored, doc))
+    drop(permit);
+    Ok((stored, prepared.summary))
+}
+
+/// What `uploads.document` keeps: the source, context and warnings, and
+/// for each block a reference (kind, lines, label, hints, duplicate).
+/// Block bodies are stored once, with their runs (`runs.block`).
+pub fn document_outline(doc: &Document) -> serde_json::Value {
+    let blocks: Vec<serde_json::Value> = doc
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(index, b)| {
+            let mut o = serde_json::json!({"index": index, "kind": b.kind(), "lines": b.lines});
+            for (k, v) in [
+                ("label", &b.label),
+                ("board", &b.board),
+                ("kernel", &b.kernel),
+            ] {
+                if let Some(v) = v {
+                    o[k] = serde_json::json!(v);
+                }
+            }
+            if let Some(d) = b.duplicate_of {
+                o["duplicate_of"] = serde_json::json!(d);
+            }
+            if let Some(m) = b.message {
+                o["message"] = serde_json::json!(m);
+            }
+            if let Some(q) = b.quote_level {
+                o["quote_level"] = serde_json::json!(q);
+            }
+            o
+        })
+        .collect();
+    serde_json::json!({
+        "source": doc.source,
+        "context": doc.context,
+        "warnings": doc.warnings,
+        "blocks": blocks,
+    })
 }
 
 #[cfg(test)]

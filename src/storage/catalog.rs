@@ -5,24 +5,81 @@ use sqlx::{FromRow, PgConnection, PgExecutor};
 
 use crate::error::AppError;
 
+// Catalogue rows are shared by every upload that names them. They are
+// created with `INSERT ... ON CONFLICT DO NOTHING` and read back with a
+// plain `SELECT`, so an upload never takes a row lock on them (an
+// `ON CONFLICT DO UPDATE` would hold one until its transaction commits, and
+// every upload for the same kernel would wait for the one before). The
+// upload path also creates them before its transaction ([`ensure`]), so a
+// new name does not make concurrent uploads wait on an uncommitted insert.
+
 pub async fn board_id(conn: &mut PgConnection, name: &str) -> sqlx::Result<i64> {
-    sqlx::query_scalar(
-        "INSERT INTO boards (name) VALUES ($1)
-         ON CONFLICT (name) DO UPDATE SET name = EXCLUDED.name RETURNING id",
+    let inserted: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO boards (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id",
     )
     .bind(name)
-    .fetch_one(conn)
-    .await
+    .fetch_optional(&mut *conn)
+    .await?;
+    match inserted {
+        Some(id) => Ok(id),
+        None => {
+            sqlx::query_scalar("SELECT id FROM boards WHERE name = $1")
+                .bind(name)
+                .fetch_one(&mut *conn)
+                .await
+        }
+    }
 }
 
 pub async fn kernel_id(conn: &mut PgConnection, version: &str) -> sqlx::Result<i64> {
-    sqlx::query_scalar(
-        "INSERT INTO kernels (version) VALUES ($1)
-         ON CONFLICT (version) DO UPDATE SET version = EXCLUDED.version RETURNING id",
+    let inserted: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO kernels (version) VALUES ($1) ON CONFLICT (version) DO NOTHING RETURNING id",
     )
     .bind(version)
-    .fetch_one(conn)
-    .await
+    .fetch_optional(&mut *conn)
+    .await?;
+    match inserted {
+        Some(id) => Ok(id),
+        None => {
+            sqlx::query_scalar("SELECT id FROM kernels WHERE version = $1")
+                .bind(version)
+                .fetch_one(&mut *conn)
+                .await
+        }
+    }
+}
+
+/// Create the boards, kernels and variants (names only) an upload will
+/// name, each in its own short statement outside the upload's transaction.
+/// Rows are never deleted, so they are there when the transaction looks.
+pub async fn ensure(
+    pool: &sqlx::PgPool,
+    boards: &[&str],
+    kernels: &[&str],
+    variants: &[&str],
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO boards (name) SELECT DISTINCT unnest($1::text[]) ORDER BY 1
+         ON CONFLICT (name) DO NOTHING",
+    )
+    .bind(boards)
+    .execute(pool)
+    .await?;
+    sqlx::query(
+        "INSERT INTO kernels (version) SELECT DISTINCT unnest($1::text[]) ORDER BY 1
+         ON CONFLICT (version) DO NOTHING",
+    )
+    .bind(kernels)
+    .execute(pool)
+    .await?;
+    sqlx::query(
+        "INSERT INTO variants (name) SELECT DISTINCT unnest($1::text[]) ORDER BY 1
+         ON CONFLICT (name) DO NOTHING",
+    )
+    .bind(variants)
+    .execute(pool)
+    .await?;
+    Ok(())
 }
 
 pub async fn series_id(
@@ -30,15 +87,38 @@ pub async fn series_id(
     message_id: &str,
     subject: Option<&str>,
 ) -> sqlx::Result<i64> {
-    sqlx::query_scalar(
+    let existing: Option<(i64, Option<String>)> =
+        sqlx::query_as("SELECT id, subject FROM series WHERE message_id = $1")
+            .bind(message_id)
+            .fetch_optional(&mut *conn)
+            .await?;
+    match existing {
+        Some((id, Some(_))) => return Ok(id),
+        Some((id, None)) if subject.is_none() => return Ok(id),
+        Some((id, None)) => {
+            // Filling the subject once: a short update that locks the row
+            // only when there is something to write.
+            sqlx::query("UPDATE series SET subject = $2 WHERE id = $1 AND subject IS NULL")
+                .bind(id)
+                .bind(subject)
+                .execute(&mut *conn)
+                .await?;
+            return Ok(id);
+        }
+        None => {}
+    }
+    let inserted: Option<i64> = sqlx::query_scalar(
         "INSERT INTO series (message_id, subject) VALUES ($1, $2)
-         ON CONFLICT (message_id) DO UPDATE SET subject = COALESCE(series.subject, EXCLUDED.subject)
-         RETURNING id",
+         ON CONFLICT (message_id) DO NOTHING RETURNING id",
     )
     .bind(message_id)
     .bind(subject)
-    .fetch_one(conn)
-    .await
+    .fetch_optional(&mut *conn)
+    .await?;
+    match inserted {
+        Some(id) => Ok(id),
+        None => Box::pin(series_id(conn, message_id, subject)).await,
+    }
 }
 
 /// Get or create a variant. A parent, series or Message-ID is recorded only
@@ -84,26 +164,65 @@ pub async fn variant_id(
             parent_id = None;
         }
     }
-    let id: i64 = sqlx::query_scalar(
-        "INSERT INTO variants (name, parent_id, series_id, message_id) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (name) DO UPDATE SET
-            parent_id = COALESCE(variants.parent_id, EXCLUDED.parent_id),
-            series_id = COALESCE(variants.series_id, EXCLUDED.series_id),
-            message_id = COALESCE(variants.message_id, EXCLUDED.message_id)
-         RETURNING id",
-    )
-    .bind(name)
-    .bind(parent_id)
-    .bind(series)
-    .bind(message_id)
-    .fetch_one(&mut *conn)
-    .await
-    .map_err(|e| match &e {
+    let cycle = |e: sqlx::Error| match &e {
         sqlx::Error::Database(d) if d.constraint() == Some("variants_no_cycle") => {
             AppError::Conflict(d.message().to_string())
         }
         _ => AppError::from(e),
-    })?;
+    };
+    type Existing = (i64, Option<i64>, Option<i64>, Option<String>);
+    let existing: Option<Existing> =
+        sqlx::query_as("SELECT id, parent_id, series_id, message_id FROM variants WHERE name = $1")
+            .bind(name)
+            .fetch_optional(&mut *conn)
+            .await?;
+    let id = match existing {
+        Some(row) => row,
+        None => {
+            let inserted: Option<i64> = sqlx::query_scalar(
+                "INSERT INTO variants (name, parent_id, series_id, message_id)
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING RETURNING id",
+            )
+            .bind(name)
+            .bind(parent_id)
+            .bind(series)
+            .bind(message_id)
+            .fetch_optional(&mut *conn)
+            .await
+            .map_err(cycle)?;
+            if let Some(id) = inserted {
+                return Ok(id);
+            }
+            sqlx::query_as(
+                "SELECT id, parent_id, series_id, message_id FROM variants WHERE name = $1",
+            )
+            .bind(name)
+            .fetch_one(&mut *conn)
+            .await?
+        }
+    };
+    let (id, old_parent, old_series, old_message) = id;
+    // The first upload that names a parent, series or Message-ID records
+    // it; the row is written (and locked) only when there is one to fill.
+    let fill = (old_parent.is_none() && parent_id.is_some())
+        || (old_series.is_none() && series.is_some())
+        || (old_message.is_none() && message_id.is_some());
+    if fill {
+        sqlx::query(
+            "UPDATE variants SET
+                parent_id = COALESCE(parent_id, $2),
+                series_id = COALESCE(series_id, $3),
+                message_id = COALESCE(message_id, $4)
+             WHERE id = $1",
+        )
+        .bind(id)
+        .bind(parent_id)
+        .bind(series)
+        .bind(message_id)
+        .execute(&mut *conn)
+        .await
+        .map_err(cycle)?;
+    }
     Ok(id)
 }
 

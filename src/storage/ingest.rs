@@ -36,11 +36,36 @@ pub struct NewUpload<'a> {
 /// idempotency key. A deleted upload does not hold its key: the same
 /// content sent again after a delete is stored again, as a new upload.
 pub async fn store(pool: &PgPool, up: NewUpload<'_>) -> Result<StoredUpload, AppError> {
+    // Shared catalogue rows first, outside the transaction (see
+    // `catalog::ensure`): concurrent uploads for one kernel never wait on
+    // each other's transactions for them.
+    let boards: Vec<&str> = up.runs.iter().map(|r| r.board.as_str()).collect();
+    let kernels: Vec<&str> = up.runs.iter().map(|r| r.kernel.as_str()).collect();
+    catalog::ensure(pool, &boards, &kernels, &[]).await?;
+    // A connection keeps the capacity of the buffers it sent a big blob
+    // through: one that stored a big upload is closed afterwards, so the
+    // memory goes back (a pooled connection would keep hundreds of MB).
+    let mut conn = pool.acquire().await?;
+    let result = store_on(pool, &mut conn, &up).await;
+    if up.content.len() >= CLOSE_AFTER_BYTES {
+        let _ = sqlx::Connection::close(conn.detach()).await;
+    }
+    result
+}
+
+/// Uploads at least this big are stored on a connection closed afterwards.
+pub const CLOSE_AFTER_BYTES: usize = 4 * 1024 * 1024;
+
+async fn store_on(
+    pool: &PgPool,
+    conn: &mut PgConnection,
+    up: &NewUpload<'_>,
+) -> Result<StoredUpload, AppError> {
     // Twice at most: the upload a replay points at may be deleted between
     // the conflicting insert and the lookup; then the key is free again.
     for _ in 0..2 {
-        let mut tx = pool.begin().await?;
-        match write_upload(&mut tx, &up, None).await? {
+        let mut tx = sqlx::Connection::begin(&mut *conn).await?;
+        match write_upload(&mut tx, up, None).await? {
             Some(stored) => {
                 tx.commit().await?;
                 return Ok(stored);
@@ -75,6 +100,7 @@ pub async fn write_upload(
     .execute(&mut *conn)
     .await?;
     let metadata = serde_json::to_value(up.meta).unwrap_or_default();
+    let outline = outline(up.document);
     let inserted: Option<i64> = sqlx::query_scalar(
         "INSERT INTO uploads (idempotency_key, fingerprint, blob_sha256, content_type, filename,
                               metadata, token_id, parser_version, document, message_id, unlisted)
@@ -89,7 +115,7 @@ pub async fn write_upload(
     .bind(&metadata)
     .bind(up.token_id)
     .bind(up.parser_version)
-    .bind(up.document)
+    .bind(&outline)
     .bind(up.message_id)
     .bind(up.meta.unlisted)
     .fetch_optional(&mut *conn)
@@ -110,8 +136,18 @@ pub async fn write_upload(
         simulation_id,
     };
     let mut run_ids = Vec::with_capacity(up.runs.len());
+    // Each block is stored once, with the first run planned from it; the
+    // other runs of that block (columns of a table) keep a reference.
+    let mut first_of_block: Option<(usize, i64)> = None;
     for spec in up.runs {
-        run_ids.push(insert_run(conn, spec, &cx).await?);
+        let shared = first_of_block
+            .filter(|(b, _)| *b == spec.block_index)
+            .map(|(_, id)| id);
+        let id = insert_run(conn, spec, &cx, shared).await?;
+        if shared.is_none() {
+            first_of_block = Some((spec.block_index, id));
+        }
+        run_ids.push(id);
     }
     crate::storage::overview::add_runs(conn, &run_ids).await?;
     Ok(Some(StoredUpload {
@@ -162,10 +198,63 @@ struct RunContext<'a> {
     simulation_id: Option<i64>,
 }
 
+/// Key of a run's block that names the run holding the whole block.
+pub const SHARED_BLOCK_KEY: &str = "block_of_run";
+
+/// Keys of a block kept with a reference to the run that holds it: what
+/// listings read without loading the block.
+const REFERENCE_KEYS: [&str; 6] = ["kind", "lines", "title", "tool", "style", "source"];
+
+/// What `uploads.document` keeps of a document: source, context,
+/// warnings, and a reference per block (kind, lines, label, hints). Block
+/// bodies are in `runs.block`. Taking the outline of an outline changes
+/// nothing.
+pub fn outline(doc: &serde_json::Value) -> serde_json::Value {
+    let mut out = serde_json::Map::new();
+    for k in ["source", "context", "warnings"] {
+        if let Some(v) = doc.get(k) {
+            out.insert(k.into(), v.clone());
+        }
+    }
+    let keep = [
+        "index",
+        "kind",
+        "lines",
+        "label",
+        "board",
+        "kernel",
+        "duplicate_of",
+        "message",
+        "quote_level",
+    ];
+    let blocks: Vec<serde_json::Value> = doc
+        .get("blocks")
+        .and_then(|b| b.as_array())
+        .map(|bs| {
+            bs.iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    let mut o = serde_json::Map::new();
+                    o.insert("index".into(), serde_json::json!(i));
+                    for k in keep {
+                        if let Some(v) = b.get(k) {
+                            o.insert(k.into(), v.clone());
+                        }
+                    }
+                    serde_json::Value::Object(o)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    out.insert("blocks".into(), serde_json::Value::Array(blocks));
+    serde_json::Value::Object(out)
+}
+
 async fn insert_run(
     conn: &mut PgConnection,
     spec: &RunSpec,
     cx: &RunContext<'_>,
+    shared_block: Option<i64>,
 ) -> Result<i64, AppError> {
     let RunContext {
         upload_id,
@@ -187,6 +276,21 @@ async fn insert_run(
     )
     .await?;
     let labels = serde_json::json!({});
+    let reference;
+    let block = match shared_block {
+        None => &spec.block,
+        Some(id) => {
+            let mut o = serde_json::Map::new();
+            for k in REFERENCE_KEYS {
+                if let Some(v) = spec.block.get(k) {
+                    o.insert(k.into(), v.clone());
+                }
+            }
+            o.insert(SHARED_BLOCK_KEY.into(), serde_json::json!(id));
+            reference = serde_json::Value::Object(o);
+            &reference
+        }
+    };
     let run_id: i64 = sqlx::query_scalar(
         "INSERT INTO runs (upload_id, block_index, column_index, board_id, kernel_id, variant_id,
                            kind, block_kind, label, labels, tool_args, first_line, last_line, block, unlisted,
@@ -207,7 +311,7 @@ async fn insert_run(
     .bind(meta.tool_args.as_deref())
     .bind(spec.lines[0] as i32)
     .bind(spec.lines[1] as i32)
-    .bind(&spec.block)
+    .bind(block)
     .bind(meta.unlisted)
     .bind(simulation_id)
     .bind(spec.worst().map(|w| w.0))

@@ -225,7 +225,7 @@ pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
     let Some(summary) = summary(pool, id).await? else {
         return Ok(None);
     };
-    let (tool_args, first, last, block, sha, message_id): DetailRow = sqlx::query_as(
+    let (tool_args, first, last, mut block, sha, message_id): DetailRow = sqlx::query_as(
         "SELECT r.tool_args, r.first_line, r.last_line, r.block, u.blob_sha256,
                 u.message_id
          FROM runs r LEFT JOIN uploads u ON u.id = r.upload_id JOIN variants v ON v.id = r.variant_id
@@ -234,6 +234,20 @@ pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
     .bind(id)
     .fetch_one(pool)
     .await?;
+    // A table's columns after the first refer to the run holding the block.
+    if let Some(holder) = block
+        .get(crate::storage::ingest::SHARED_BLOCK_KEY)
+        .and_then(|v| v.as_i64())
+    {
+        let whole: Option<serde_json::Value> =
+            sqlx::query_scalar("SELECT block FROM runs WHERE id = $1")
+                .bind(holder)
+                .fetch_optional(pool)
+                .await?;
+        if let Some(w) = whole {
+            block = w;
+        }
+    }
     let threads = sqlx::query_as(
         "SELECT thread, tid, priority, interval_us, cycles, cpu, min_us, act_us, avg_us, max_us
          FROM latency_threads WHERE run_id = $1 ORDER BY thread",

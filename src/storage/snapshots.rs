@@ -108,46 +108,97 @@ pub async fn delete_upload(conn: &mut sqlx::PgConnection, upload_id: i64) -> sql
     Ok(ids.len() as u64)
 }
 
+type Slot = std::sync::Arc<tokio::sync::OnceCell<Option<std::sync::Arc<Snapshot>>>>;
+
 /// Permalinks are immutable, so a served snapshot can be kept in memory.
 /// Entries live `ttl` at most: a removal made by another service process is
 /// seen within that time (one made by this process at once).
+///
+/// [`SnapshotCache::load`] fills each entry once however many requests ask
+/// for it at the same time (single flight): the first reads the row, the
+/// others wait for that read instead of each sending their own, also when
+/// an entry expires under load.
 #[derive(Debug)]
 pub struct SnapshotCache {
     ttl: std::time::Duration,
     cap: usize,
-    map: std::sync::Mutex<
-        std::collections::HashMap<String, (std::time::Instant, std::sync::Arc<Snapshot>)>,
-    >,
+    map: std::sync::Mutex<std::collections::HashMap<String, (std::time::Instant, Slot)>>,
 }
 
 impl Default for SnapshotCache {
     fn default() -> Self {
-        SnapshotCache {
-            ttl: std::time::Duration::from_secs(10),
-            cap: 4096,
-            map: Default::default(),
-        }
+        SnapshotCache::new(std::time::Duration::from_secs(10), 4096)
     }
 }
 
 impl SnapshotCache {
+    pub fn new(ttl: std::time::Duration, cap: usize) -> Self {
+        SnapshotCache {
+            ttl,
+            cap,
+            map: Default::default(),
+        }
+    }
+
     pub fn get(&self, slug: &str) -> Option<std::sync::Arc<Snapshot>> {
         let map = self.map.lock().ok()?;
         map.get(slug)
             .filter(|(at, _)| at.elapsed() < self.ttl)
-            .map(|(_, s)| s.clone())
+            .and_then(|(_, slot)| slot.get().cloned().flatten())
+    }
+
+    /// The snapshot of `slug`, from memory or read once from the database
+    /// for all the requests that want it now. `None` (no such permalink)
+    /// is not kept: a permalink made a moment later is found.
+    pub async fn load(
+        &self,
+        db: &sqlx::PgPool,
+        slug: &str,
+    ) -> sqlx::Result<Option<std::sync::Arc<Snapshot>>> {
+        let slot = self.slot(slug);
+        let got = slot
+            .get_or_try_init(|| async {
+                Ok::<_, sqlx::Error>(get(db, slug).await?.map(std::sync::Arc::new))
+            })
+            .await?
+            .clone();
+        if got.is_none() {
+            self.forget(slug);
+        }
+        Ok(got)
+    }
+
+    /// The entry of `slug`: the live one, or a new empty one.
+    fn slot(&self, slug: &str) -> Slot {
+        let Ok(mut map) = self.map.lock() else {
+            return Slot::default();
+        };
+        if let Some((at, slot)) = map.get(slug)
+            && at.elapsed() < self.ttl
+        {
+            return slot.clone();
+        }
+        self.make_room(&mut map);
+        let slot = Slot::default();
+        map.insert(slug.to_string(), (std::time::Instant::now(), slot.clone()));
+        slot
+    }
+
+    fn make_room(&self, map: &mut std::collections::HashMap<String, (std::time::Instant, Slot)>) {
+        if map.len() >= self.cap {
+            let ttl = self.ttl;
+            map.retain(|_, (at, _)| at.elapsed() < ttl);
+            if map.len() >= self.cap {
+                map.clear();
+            }
+        }
     }
 
     pub fn put(&self, snap: std::sync::Arc<Snapshot>) {
         if let Ok(mut map) = self.map.lock() {
-            if map.len() >= self.cap {
-                let ttl = self.ttl;
-                map.retain(|_, (at, _)| at.elapsed() < ttl);
-                if map.len() >= self.cap {
-                    map.clear();
-                }
-            }
-            map.insert(snap.slug.clone(), (std::time::Instant::now(), snap));
+            self.make_room(&mut map);
+            let slot = Slot::new(tokio::sync::OnceCell::new_with(Some(Some(snap.clone()))));
+            map.insert(snap.slug.clone(), (std::time::Instant::now(), slot));
         }
     }
 

@@ -11,13 +11,14 @@ use std::io::Read;
 use axum::Json;
 use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, Multipart, Query, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use crate::auth::{Caller, Scope};
 use crate::error::{AppError, AppResult};
-use crate::ingest::{self, RawUpload, UploadMeta};
+use crate::ingest::{self, Cancel, RawUpload, UploadMeta};
 use crate::storage::runs;
 use crate::web::AppState;
 
@@ -73,8 +74,22 @@ pub async fn create_upload(
                 .map_err(|_| AppError::BadRequest("Idempotency-Key must be ASCII".into()))
         })
         .transpose()?;
-    let (content, content_type, meta) = read_upload(&state, params.into_meta(), req).await?;
-    let (stored, doc) = ingest::ingest(
+    let limits = BodyLimits {
+        raw: state.limits.max_upload_bytes,
+        decoded: state.limits.max_decoded_bytes,
+    };
+    let (parts, raw) = read_body(req, limits).await?;
+    // The permit covers decoding, parsing and storing: the memory of one
+    // upload is held only while it has one.
+    let permit = state
+        .parse_gate
+        .acquire(decoded_estimate(&parts.headers, &raw, limits.decoded))
+        .await?;
+    let cancel = Cancel::default();
+    let _guard = cancel.on_drop();
+    let (content, content_type, meta) =
+        split_upload(params.into_meta(), &parts, raw, limits, &cancel).await?;
+    let (stored, doc) = ingest::ingest_with(
         &state.pool,
         RawUpload {
             content,
@@ -83,6 +98,8 @@ pub async fn create_upload(
             idempotency_key,
             token_id: Some(caller.token.id),
         },
+        permit,
+        cancel,
     )
     .await?;
     let summaries = runs::summaries(&state.pool, &stored.run_ids).await?;
@@ -115,36 +132,104 @@ pub async fn create_upload(
         "upload_id": stored.upload_id,
         "created": stored.created,
         "runs": runs,
-        "format": doc.source.format,
-        "blocks": doc.blocks.len(),
+        "format": doc.format,
+        "blocks": doc.blocks,
         "warnings": doc.warnings,
     });
     Ok((status, Json(body)).into_response())
 }
 
-pub async fn parse_upload(State(state): State<AppState>, req: Request) -> AppResult<Response> {
-    let (content, _ct, meta) = read_upload(&state, UploadMeta::default(), req).await?;
-    let doc = ingest::parse_blocking(content, meta.filename).await?;
-    Ok(Json(doc).into_response())
+/// `POST /api/v1/parse`. Without a token it is limited in size
+/// ([`ParseGate::anonymous_max_bytes`], as sent and decoded) and rate
+/// ([`ParseGate::anonymous_per_minute`] per client address); with a valid
+/// token of any scope the upload limits apply.
+pub async fn parse_upload(
+    State(state): State<AppState>,
+    peer: crate::auth::ClientAddr,
+    req: Request,
+) -> AppResult<Response> {
+    let gate = state.parse_gate.clone();
+    let secret = req
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(crate::auth::bearer_secret)
+        .map(str::to_owned);
+    let mut limits = BodyLimits {
+        raw: state.limits.max_upload_bytes,
+        decoded: state.limits.max_decoded_bytes,
+    };
+    if secret.is_some() {
+        crate::auth::authenticate(&state, peer, secret.as_deref()).await?;
+    } else {
+        gate.anonymous_allowed(peer.0)?;
+        limits.raw = limits.raw.min(gate.anonymous_max_bytes);
+        limits.decoded = limits.decoded.min(gate.anonymous_max_bytes);
+    }
+    let (parts, raw) = read_body(req, limits).await?;
+    let permit = gate
+        .acquire(decoded_estimate(&parts.headers, &raw, limits.decoded))
+        .await?;
+    let cancel = Cancel::default();
+    let _guard = cancel.on_drop();
+    let (content, _ct, meta) =
+        split_upload(UploadMeta::default(), &parts, raw, limits, &cancel).await?;
+    let json = ingest::parse_to_json(content, meta.filename, permit, cancel).await?;
+    Ok((
+        [(header::CONTENT_TYPE, "application/json")],
+        Body::from(json),
+    )
+        .into_response())
 }
 
-/// Read the body within the limits, undo gzip, split multipart.
-async fn read_upload(
-    state: &AppState,
-    mut meta: UploadMeta,
-    req: Request,
-) -> AppResult<(Bytes, Option<String>, UploadMeta)> {
-    let limits = state.limits.clone();
+/// The size of the text a body decodes to, for the parse's memory share:
+/// the body's size, or for gzip the decoded size its trailer gives (the
+/// last member's, within the decoded limit).
+fn decoded_estimate(headers: &HeaderMap, raw: &[u8], max_decoded: usize) -> usize {
+    let gzip = headers
+        .get(header::CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|e| matches!(e.trim().to_ascii_lowercase().as_str(), "gzip" | "x-gzip"));
+    if !gzip {
+        return raw.len();
+    }
+    gzip_size_hint(raw)
+        .max(raw.len())
+        .min(max_decoded.max(raw.len()))
+}
+
+/// ISIZE of the last gzip member (RFC 1952: decoded size mod 2^32).
+fn gzip_size_hint(raw: &[u8]) -> usize {
+    match raw.len().checked_sub(4).and_then(|i| raw.get(i..)) {
+        Some(t) => u32::from_le_bytes([t[0], t[1], t[2], t[3]]) as usize,
+        None => 0,
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct BodyLimits {
+    raw: usize,
+    decoded: usize,
+}
+
+/// Read the body as sent, within the limit.
+async fn read_body(req: Request, limits: BodyLimits) -> AppResult<(Parts, Bytes)> {
     let (parts, body) = req.into_parts();
-    let raw = axum::body::to_bytes(body, limits.max_upload_bytes)
-        .await
-        .map_err(|_| {
-            AppError::PayloadTooLarge(format!(
-                "request body is larger than {} bytes",
-                limits.max_upload_bytes
-            ))
-        })?;
-    let decoded = decode(&parts.headers, raw, limits.max_decoded_bytes).await?;
+    let raw = axum::body::to_bytes(body, limits.raw).await.map_err(|_| {
+        AppError::PayloadTooLarge(format!("request body is larger than {} bytes", limits.raw))
+    })?;
+    Ok((parts, raw))
+}
+
+/// Undo gzip, split multipart, refuse binary content.
+async fn split_upload(
+    mut meta: UploadMeta,
+    parts: &Parts,
+    raw: Bytes,
+    limits: BodyLimits,
+    cancel: &Cancel,
+) -> AppResult<(Bytes, Option<String>, UploadMeta)> {
+    let decoded = decode(&parts.headers, raw, limits.decoded, cancel).await?;
     let content_type = parts
         .headers
         .get(header::CONTENT_TYPE)
@@ -242,9 +327,15 @@ async fn read_upload(
     Ok((decoded, content_type, meta))
 }
 
-/// Undo `Content-Encoding`. gzip is decoded on the blocking pool (a large
-/// body takes real CPU time, which must not stall the async threads).
-async fn decode(headers: &HeaderMap, raw: Bytes, max_decoded: usize) -> AppResult<Bytes> {
+/// Undo `Content-Encoding`. gzip is decoded on the blocking pool, in
+/// chunks (a large body takes real CPU time, which must not stall the
+/// async threads; a cancelled request stops it).
+async fn decode(
+    headers: &HeaderMap,
+    raw: Bytes,
+    max_decoded: usize,
+    cancel: &Cancel,
+) -> AppResult<Bytes> {
     let enc = headers
         .get(header::CONTENT_ENCODING)
         .and_then(|v| v.to_str().ok())
@@ -252,13 +343,11 @@ async fn decode(headers: &HeaderMap, raw: Bytes, max_decoded: usize) -> AppResul
     match enc.as_deref() {
         None | Some("identity") | Some("") => Ok(raw),
         Some("gzip") | Some("x-gzip") => {
-            let span = tracing::Span::current();
-            tokio::task::spawn_blocking(move || {
-                let _g = span.enter();
-                gunzip(&raw, max_decoded).map(Bytes::from)
+            let cancel = cancel.clone();
+            ingest::blocking(move || {
+                gunzip_cancellable(&raw, max_decoded, &cancel).map(Bytes::from)
             })
             .await
-            .map_err(|e| AppError::Internal(anyhow::anyhow!("gzip task failed: {e}")))?
         }
         Some(other) => Err(AppError::UnsupportedContent(format!(
             "Content-Encoding '{other}' is not supported (use gzip or none)"
@@ -271,8 +360,31 @@ async fn decode(headers: &HeaderMap, raw: Bytes, max_decoded: usize) -> AppResul
 /// Bytes after the last member that are not another member are refused
 /// (400), not dropped: a truncated or padded upload is not silently cut.
 pub fn gunzip(raw: &[u8], max: usize) -> AppResult<Vec<u8>> {
+    gunzip_chunks(raw, max, &Cancel::default(), false)
+}
+
+/// Decoded bytes are produced this many at a time; the limit, binary
+/// content and cancellation are checked after each chunk.
+const GUNZIP_CHUNK: usize = 256 * 1024;
+
+/// [`gunzip`] for an upload: `cancel` is checked between chunks, and a
+/// NUL byte in the decoded text ends the decode at once with 415 (binary
+/// content is not a result, and need not be decoded to its end to know it).
+pub fn gunzip_cancellable(raw: &[u8], max: usize, cancel: &Cancel) -> AppResult<Vec<u8>> {
+    gunzip_chunks(raw, max, cancel, true)
+}
+
+fn gunzip_chunks(
+    raw: &[u8],
+    max: usize,
+    cancel: &Cancel,
+    refuse_binary: bool,
+) -> AppResult<Vec<u8>> {
     let mut rest: &[u8] = raw;
     let mut out = Vec::new();
+    // The last member's trailer holds its decoded size (mod 2^32): for the
+    // usual single member stream, the whole output is allocated once.
+    out.reserve_exact(gzip_size_hint(raw).min(max.saturating_add(1)));
     let mut members = 0usize;
     loop {
         let offset = raw.len() - rest.len();
@@ -287,18 +399,37 @@ pub fn gunzip(raw: &[u8], max: usize) -> AppResult<Vec<u8>> {
                 )));
             }
         }
-        let budget = (max + 1).saturating_sub(out.len()) as u64;
-        let mut dec = flate2::bufread::GzDecoder::new(&mut rest).take(budget);
-        dec.read_to_end(&mut out).map_err(|e| {
-            AppError::BadRequest(format!(
-                "body is not valid gzip: member {} at byte {offset}: {e}",
-                members + 1
-            ))
-        })?;
-        if out.len() > max {
-            return Err(AppError::PayloadTooLarge(format!(
-                "decompressed body is larger than {max} bytes"
-            )));
+        let mut dec = flate2::bufread::GzDecoder::new(&mut rest);
+        loop {
+            cancel.check()?;
+            let start = out.len();
+            let budget = (max + 1).saturating_sub(start).min(GUNZIP_CHUNK);
+            out.resize(start + budget, 0);
+            let n = match dec.read(&mut out[start..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    out.truncate(start);
+                    continue;
+                }
+                Err(e) => {
+                    return Err(AppError::BadRequest(format!(
+                        "body is not valid gzip: member {} at byte {offset}: {e}",
+                        members + 1
+                    )));
+                }
+            };
+            out.truncate(start + n);
+            if out.len() > max {
+                return Err(AppError::PayloadTooLarge(format!(
+                    "decompressed body is larger than {max} bytes"
+                )));
+            }
+            if refuse_binary && out[start..].contains(&0) {
+                return Err(ingest::binary_content());
+            }
+            if n == 0 && budget > 0 {
+                break;
+            }
         }
         members += 1;
     }

@@ -700,20 +700,14 @@ pub async fn show_snapshot(
             None => (name.as_str(), "html"),
         },
     };
-    let snap = match state.snapshots.get(slug) {
-        Some(s) => s,
-        None => {
-            let s = crate::storage::snapshots::get(&state.pool, slug)
-                .await?
-                .ok_or_else(|| AppError::not_found(format!("permalink /c/{slug}")))?;
-            if s.removed_at.is_some() {
-                return Err(AppError::Gone(format!("permalink /c/{slug} was removed")).into());
-            }
-            let s = std::sync::Arc::new(s);
-            state.snapshots.put(s.clone());
-            s
-        }
-    };
+    let snap = state
+        .snapshots
+        .load(&state.pool, slug)
+        .await?
+        .ok_or_else(|| AppError::not_found(format!("permalink /c/{slug}")))?;
+    if snap.removed_at.is_some() {
+        return Err(AppError::Gone(format!("permalink /c/{slug} was removed")).into());
+    }
     let (ctype, body) = match ext {
         "html" => ("text/html; charset=utf-8", snap.body_html.clone()),
         "txt" => ("text/plain; charset=utf-8", snap.body_txt.clone()),
