@@ -13,7 +13,12 @@ use crate::error::AppError;
 // upload path also creates them before its transaction ([`ensure`]), so a
 // new name does not make concurrent uploads wait on an uncommitted insert.
 
+/// The id of a board, stored under its canonical name
+/// ([`crate::boards::canonical`]: one row for `licheepi-4a` and `LicheePi
+/// 4A`) whichever spelling comes in.
 pub async fn board_id(conn: &mut PgConnection, name: &str) -> sqlx::Result<i64> {
+    let name = crate::boards::canonical(name);
+    let name = name.as_str();
     let inserted: Option<i64> = sqlx::query_scalar(
         "INSERT INTO boards (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id",
     )
@@ -58,11 +63,12 @@ pub async fn ensure(
     kernels: &[&str],
     variants: &[&str],
 ) -> sqlx::Result<()> {
+    let boards: Vec<String> = boards.iter().map(|b| crate::boards::canonical(b)).collect();
     sqlx::query(
         "INSERT INTO boards (name) SELECT DISTINCT unnest($1::text[]) ORDER BY 1
          ON CONFLICT (name) DO NOTHING",
     )
-    .bind(boards)
+    .bind(&boards)
     .execute(pool)
     .await?;
     sqlx::query(

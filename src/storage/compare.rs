@@ -85,7 +85,8 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
         q.push(" AND r.id = ANY(").push_bind(&spec.runs).push(")");
     }
     if let Some(b) = &spec.board {
-        q.push(" AND b.name = ").push_bind(b);
+        q.push(" AND b.name = ")
+            .push_bind(crate::boards::canonical(b));
     }
     if let Some(k) = &spec.kernel {
         q.push(" AND k.version = ").push_bind(k);

@@ -128,12 +128,9 @@ pub fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(state.limits.max_json_bytes));
     let pages = Router::new()
         .route("/", get(pages::home::show_home))
-        .route("/runs/{id}", get(pages::run_routes::show_run))
-        .route("/runs/{id}/raw", get(pages::run_routes::show_raw))
-        .route(
-            "/runs/{id}/histogram.svg",
-            get(pages::run_routes::show_histogram),
-        )
+        .route("/runs/{id}", get(pages::runs::show_run))
+        .route("/runs/{id}/raw", get(pages::runs::show_raw))
+        .route("/runs/{id}/histogram.svg", get(pages::runs::show_histogram))
         .route("/boards", get(pages::catalog::show_boards))
         .route("/boards/{name}", get(pages::catalog::show_board))
         .route("/kernels", get(pages::catalog::show_kernels))

@@ -93,31 +93,3 @@ pub async fn form_caller(
     caller.require(crate::auth::Scope::Upload)?;
     Ok(caller)
 }
-
-/// The `/runs/{id}` pages behind the typed path extractor (a bad id is the
-/// HTML error page).
-pub mod run_routes {
-    use axum::extract::State;
-    use axum::response::{IntoResponse, Response};
-
-    use crate::web::AppState;
-    use crate::web::extract::page::Path;
-
-    pub async fn show_run(state: State<AppState>, Path(id): Path<i64>) -> Response {
-        super::runs::show_run(state, axum::extract::Path(id))
-            .await
-            .into_response()
-    }
-
-    pub async fn show_raw(state: State<AppState>, Path(id): Path<i64>) -> Response {
-        super::runs::show_raw(state, axum::extract::Path(id))
-            .await
-            .into_response()
-    }
-
-    pub async fn show_histogram(state: State<AppState>, Path(id): Path<i64>) -> Response {
-        super::runs::show_histogram(state, axum::extract::Path(id))
-            .await
-            .into_response()
-    }
-}

@@ -2,7 +2,7 @@
 
 use askama::Template;
 use askama_web::WebTemplate;
-use axum::extract::{Path, Query, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
 
@@ -11,6 +11,7 @@ use crate::error::AppError;
 use crate::ingest::{FunctionTotal, TraceDigest};
 use crate::storage::runs::{self, MetricValue, RunDetail};
 use crate::web::AppState;
+use crate::web::extract::page::{Path, Query};
 
 #[derive(Template, WebTemplate)]
 #[template(path = "pages/run.html")]
@@ -110,9 +111,9 @@ impl RunPage {
 pub async fn show_run(
     State(state): State<AppState>,
     Path(id): Path<i64>,
-    query: Result<Query<RunQuery>, axum::extract::rejection::QueryRejection>,
+    Query(query): Query<RunQuery>,
 ) -> PageResult<RunPage> {
-    let page = query.ok().and_then(|q| q.0.page).unwrap_or(1);
+    let page = query.page.unwrap_or(1);
     let mut run = runs::detail(&state.pool, id)
         .await?
         .ok_or_else(|| AppError::not_found(format!("run {id}")))?;
