@@ -155,31 +155,36 @@ fn trim_end_len(b: &[u8]) -> usize {
 /// [`split_function`], for the fast path.
 #[inline]
 fn function_of(text: &[u8]) -> Option<&[u8]> {
-    let start = text.iter().position(|c| !c.is_ascii_whitespace())?;
-    let t = &text[start..];
-    let end = t
-        .iter()
-        .position(u8::is_ascii_whitespace)
-        .unwrap_or(t.len());
-    let first = &t[..end];
-    let name = match first.windows(3).position(|w| w == b"+0x") {
-        Some(p) => &first[..p],
-        None => first,
-    };
-    let ok = name
-        .first()
-        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
-        && name
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.');
-    if !ok {
+    // One pass: this runs on every event of a function trace.
+    let n = text.len();
+    let mut i = 0;
+    while i < n && text[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let start = i;
+    let first = *text.get(i)?;
+    if !(first.is_ascii_alphabetic() || first == b'_') {
         return None;
     }
-    let rest = &t[end..];
-    match rest.iter().position(|c| !c.is_ascii_whitespace()) {
-        None => Some(name),
-        Some(p) => rest[p..].starts_with(b"<-").then_some(name),
+    while i < n && (text[i].is_ascii_alphanumeric() || text[i] == b'_' || text[i] == b'.') {
+        i += 1;
     }
+    let name = &text[start..i];
+    if i < n && text[i] == b'+' {
+        // `+0x0/0x50`: the offset; anything else makes the word no name.
+        if !text[i..].starts_with(b"+0x") {
+            return None;
+        }
+        while i < n && !text[i].is_ascii_whitespace() {
+            i += 1;
+        }
+    } else if i < n && !text[i].is_ascii_whitespace() {
+        return None;
+    }
+    while i < n && text[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    (i == n || text[i..].starts_with(b"<-")).then_some(name)
 }
 
 /// The time of a plain event line (`  comm-pid  5d..1. 77765us : text`)
@@ -1286,6 +1291,29 @@ mod tests {
             fast_event_time(b"fio-2701523 128...1. 10382682us$: x", &mut col).map(|t| t.0),
             Some(10382682.0)
         );
+    }
+
+    #[test]
+    fn function_of_agrees_with_split_function() {
+        for t in [
+            "isolate_lru_folios+0x0/0x3e0 <-shrink_inactive_list+0x10f/0x440",
+            "_raw_spin_unlock_irq+0x10/0x30",
+            "ata_find_dev.part.14 <-__ata_scsi_find_dev",
+            "  preempt_count_add <-",
+            "0:120:R   + [003]  2389: 94:R sleep",
+            "<stack trace>",
+            "foo+1 <-bar",
+            "a+b+0x1/0x2",
+            "foo:bar",
+            "sched_switch: prev_comm=x",
+            "foo bar",
+            "foo+0x1/0x2 bar",
+            "",
+            "x",
+        ] {
+            let want = split_function(t.trim()).0.map(str::as_bytes);
+            assert_eq!(function_of(t.as_bytes()), want, "{t:?}");
+        }
     }
 
     #[test]

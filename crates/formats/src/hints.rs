@@ -645,6 +645,59 @@ mod tests {
     }
 
     #[test]
+    fn kernel_guesses_come_from_headers_and_full_releases_only() {
+        assert_eq!(
+            header_kernel("Linux box 6.1.0-13-amd64 #1 SMP PREEMPT_DYNAMIC Debian").as_deref(),
+            Some("6.1.0-13-amd64")
+        );
+        assert_eq!(
+            header_kernel("[    0.000000] Linux version 6.8.0-rc2 (gcc 13.2)").as_deref(),
+            Some("6.8.0-rc2")
+        );
+        assert_eq!(header_kernel("Kernel: 5.15.0").as_deref(), Some("5.15.0"));
+        assert_eq!(header_kernel("went from 6.12.0-rc5 to this"), None);
+        // Splats name the kernel that crashed, not a measured one.
+        assert_eq!(
+            header_kernel("CPU: 0 PID: 7 Comm: kworker Not tainted 4.9.79-rt62 #1"),
+            None
+        );
+        assert_eq!(
+            prose_kernel("CPU: 0 PID: 7 Comm: kworker Not tainted 4.9.79-rt62 #1"),
+            None
+        );
+        assert_eq!(
+            prose_kernel("INFO: task kswapd0:90 blocked for more than 120 seconds on 4.9.79"),
+            None
+        );
+        // Ranges and bare versions in prose are not a kernel.
+        assert_eq!(prose_kernel("a regression since v6.10+"), None);
+        assert_eq!(prose_kernel("beginning at v6.10, it was"), None);
+        assert_eq!(
+            prose_kernel("(6.12.0-rc5 running a build)").as_deref(),
+            Some("6.12.0-rc5")
+        );
+        assert_eq!(
+            prose_kernel("on 3.8.0-test+").as_deref(),
+            Some("3.8.0-test")
+        );
+    }
+
+    #[test]
+    fn hints_say_which_line_they_were_read_from() {
+        let text = "Linux box 6.1.0-13-amd64 #1 SMP\n\nCPU: 1 PID: 9 Comm: x Not tainted 4.9.79 #1\nrun on my i7-4790 box:\n\nT: 0 ( 1) P:99 I:1000 C: 10 Min: 1 Act: 2 Avg: 3 Max: 4\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let b = &doc.blocks[0];
+        assert_eq!(
+            (b.kernel.as_deref(), b.kernel_line),
+            (Some("6.1.0-13-amd64"), Some(1))
+        );
+        assert_eq!(
+            (b.board.as_deref(), b.board_line),
+            (Some("i7-4790"), Some(4))
+        );
+    }
+
+    #[test]
     fn kernels() {
         assert_eq!(
             find_kernel("(6.12.0-rc5 running osc)").as_deref(),
