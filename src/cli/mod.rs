@@ -55,11 +55,38 @@ pub fn read_input(path: &std::path::Path) -> anyhow::Result<Vec<u8>> {
     }
 }
 
+/// `reclaimlab parse FILE`: the document as pretty JSON on stdout. The
+/// input is read in chunks through the same streaming parser the service
+/// uses, so memory does not grow with the file. A reader that goes away
+/// (`| head`) ends the command quietly.
 pub fn parse(a: ParseArgs) -> anyhow::Result<()> {
-    let bytes = read_input(&a.file)?;
+    use std::io::{BufReader, Write};
     let name = a.file.file_name().map(|n| n.to_string_lossy().into_owned());
-    let doc =
-        reclaimlab_formats::parse(&bytes, name.as_deref()).map_err(|e| anyhow::anyhow!("{e}"))?;
-    println!("{}", serde_json::to_string_pretty(&doc)?);
-    Ok(())
+    let limits = reclaimlab_formats::Limits::default();
+    let doc = if a.file.as_os_str() == "-" {
+        let stdin = std::io::stdin().lock();
+        reclaimlab_formats::parse_reader(BufReader::with_capacity(1 << 17, stdin), None, &limits)
+    } else {
+        let f = std::fs::File::open(&a.file)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", a.file.display()))?;
+        reclaimlab_formats::parse_reader(
+            BufReader::with_capacity(1 << 17, f),
+            name.as_deref(),
+            &limits,
+        )
+    }
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = serde_json::to_writer_pretty(&mut out, &doc)
+        .map_err(std::io::Error::from)
+        .and_then(|()| writeln!(out))
+        .and_then(|()| out.flush());
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            // The reader has what it wanted; the rest is not an error.
+            drop(out);
+            Ok(())
+        }
+        r => r.map_err(Into::into),
+    }
 }

@@ -18,13 +18,11 @@
 //! Format: `print_stat()` in rt-tests `src/cyclictest/cyclictest.c`,
 //! <https://git.kernel.org/pub/scm/utils/rt-tests/rt-tests.git>.
 
-use std::io::BufRead;
-
 use serde_json::{Map, Value};
 
 use crate::document::{BlockBody, Cyclictest, CyclictestThread};
 use crate::error::ParseError;
-use crate::ftrace::{ascii_spaces, stream_byte_lines};
+use crate::ftrace::ascii_spaces;
 use crate::histogram::{self, HistogramBuilder};
 use crate::lines::{self, Line};
 
@@ -42,99 +40,76 @@ pub fn recognize(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
-    let first = lines.get(start)?;
-    if !is_start(first.text) {
-        return None;
-    }
-    let quote = first.quote;
-    let lookback = lines[start.saturating_sub(CMDLINE_LOOKBACK)..start]
-        .iter()
-        .filter(|l| l.quote == quote)
-        .any(|l| cmdline_says_ns(l.text));
-    let mut b = BlockParser::new(lookback);
+    let mut run = Run::start(&lines[..start], lines.get(start)?)?;
     let mut consumed = 0;
     for (k, line) in lines[start..].iter().enumerate() {
-        if line.quote != quote && !(b.pending.is_some() && is_wrapped_tail(line.text)) {
-            break;
-        }
-        match b.feed(line.no, line.text) {
+        match run.feed_line(line) {
             Ok(true) => consumed = k + 1,
             Ok(false) => break,
             Err(e) => return Some(Err(e)),
         }
     }
-    match b.finish() {
-        Ok(Some(c)) => Some(Ok((consumed.max(1), BlockBody::Cyclictest(c)))),
+    match run.finish() {
+        Ok(Some(body)) => Some(Ok((consumed.max(1), body))),
         Ok(None) => None,
         Err(e) => Some(Err(e)),
     }
 }
 
-/// Read one cyclictest block (summary lines and/or histogram) from a reader
-/// with bounded memory: the text is never held, only threads and non-empty
-/// buckets. Lines before the block are skipped (a command line among them
-/// can announce `-N`); the block ends at a line that belongs to neither.
-pub fn parse_reader<R: BufRead>(r: R) -> Result<Cyclictest, ParseError> {
-    let mut block: Option<BlockParser> = None;
-    let mut ns_hint = false;
-    let mut failed = None;
-    let mut first_text: Option<(u64, String)> = None;
-    stream_byte_lines(r, |no, bytes| {
-        if let Some(b) = block.as_mut()
-            && b.pending.is_none()
-            && b.hist.in_rows()
+/// A cyclictest block read one line at a time with bounded state (threads
+/// and histogram buckets, never the text): the streaming accumulator behind
+/// [`recognize`] and [`crate::parse_reader`].
+pub struct Run {
+    b: BlockParser,
+    quote: u32,
+}
+
+impl Run {
+    /// A block opened by `first` (not fed yet); `above` are the lines just
+    /// above it, where a `-N` command line may be.
+    pub fn start(above: &[Line<'_>], first: &Line<'_>) -> Option<Self> {
+        if !is_start(first.text) {
+            return None;
+        }
+        let quote = first.quote;
+        let lookback = above[above.len().saturating_sub(CMDLINE_LOOKBACK)..]
+            .iter()
+            .filter(|l| l.quote == quote)
+            .any(|l| cmdline_says_ns(l.text));
+        Some(Run {
+            b: BlockParser::new(lookback),
+            quote,
+        })
+    }
+
+    /// Feed one line: `Ok(true)` when it belongs to the block.
+    pub fn feed_line(&mut self, line: &Line<'_>) -> Result<bool, ParseError> {
+        if line.quote != self.quote && !(self.b.pending.is_some() && is_wrapped_tail(line.text)) {
+            return Ok(false);
+        }
+        self.b.feed(line.no, line.text)
+    }
+
+    /// [`Self::feed_line`] on a line as read: a bucket row goes straight to
+    /// the histogram without decoding.
+    #[inline]
+    pub fn feed_raw(&mut self, no: u64, bytes: &[u8]) -> Result<bool, ParseError> {
+        if self.quote == 0
+            && self.b.pending.is_none()
+            && self.b.hist.in_rows()
             && bytes.first().is_some_and(u8::is_ascii_digit)
         {
-            // A bucket row: straight to the histogram, no text handling.
-            return match b.hist.row_bytes(no, bytes) {
-                Ok(()) => true,
-                Err(e) => {
-                    failed = Some(e);
-                    false
-                }
-            };
+            self.b.hist.row_bytes(no, bytes)?;
+            return Ok(true);
         }
         let raw = String::from_utf8_lossy(bytes);
-        let (_, text) = lines::strip_quote(&raw);
-        match block.as_mut() {
-            None => {
-                if is_start(text) {
-                    let mut b = BlockParser::new(ns_hint);
-                    match b.feed(no, text) {
-                        Ok(_) => block = Some(b),
-                        Err(e) => {
-                            failed = Some(e);
-                            return false;
-                        }
-                    }
-                } else {
-                    ns_hint |= cmdline_says_ns(text);
-                    if first_text.is_none() && !text.trim().is_empty() {
-                        first_text = Some((no, text.to_string()));
-                    }
-                }
-                true
-            }
-            Some(b) => match b.feed(no, text) {
-                Ok(more) => more,
-                Err(e) => {
-                    failed = Some(e);
-                    false
-                }
-            },
-        }
-    })
-    .map_err(|e| ParseError::invalid(FORMAT, 0, 0, "readable input", &e.to_string()))?;
-    if let Some(e) = failed {
-        return Err(e);
+        let (quote, text) = lines::strip_quote(&raw);
+        self.feed_line(&Line { no, text, quote })
     }
-    let unrecognized = || {
-        let (no, text) = first_text.clone().unwrap_or((0, String::new()));
-        ParseError::unrecognized("cyclictest `T:` lines or a `# Histogram`", no, &text)
-    };
-    match block {
-        Some(b) => b.finish()?.ok_or_else(unrecognized),
-        None => Err(unrecognized()),
+
+    /// The block, or `None` when it held neither a thread nor a histogram.
+    pub fn finish(self) -> Result<Option<BlockBody>, ParseError> {
+        Ok(self.b.finish()?.map(BlockBody::Cyclictest))
     }
 }
 
@@ -215,7 +190,7 @@ fn cmdline_says_ns(text: &str) -> bool {
     })
 }
 
-/// The line-at-a-time machine shared by [`recognize`] and [`parse_reader`].
+/// The line-at-a-time machine behind [`Run`].
 struct BlockParser {
     threads: Vec<CyclictestThread>,
     hist: HistogramBuilder,

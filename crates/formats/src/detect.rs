@@ -255,9 +255,17 @@ fn yield_to_stronger(lines: &[Line<'_>], i: usize, claim: Claim) -> Option<Claim
 /// the claims that failed, and the parts that look like results but were
 /// not read. Only a limit ends the scan with an error.
 pub fn scan(lines: &[Line<'_>]) -> Result<Scan, ParseError> {
+    scan_from(lines, 0)
+}
+
+/// [`scan`] starting at `lines[from]`: the lines before it are context a
+/// recognizer may look back at (a command line above a result), not
+/// scanned again.
+pub fn scan_from(lines: &[Line<'_>], from: usize) -> Result<Scan, ParseError> {
     let mut out = Scan::default();
     let mut covered = vec![false; lines.len()];
-    let mut i = 0;
+    covered.iter_mut().take(from).for_each(|c| *c = true);
+    let mut i = from;
     while i < lines.len() {
         let (claim, errors) = claims_at(lines, i);
         // A specific format that claimed the line and failed outranks a

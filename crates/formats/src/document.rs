@@ -109,6 +109,13 @@ pub struct Block {
     /// Kernel version named near or inside the block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel: Option<String>,
+    /// Input line the board was guessed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board_line: Option<u64>,
+    /// Input line the kernel was guessed from (absent when the block names
+    /// its kernel itself: an ftrace header, an mmtests column).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_line: Option<u64>,
     /// Index into `blocks` of the first block with the same content, when
     /// this one is a (quoted) copy of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -139,6 +146,13 @@ struct BlockRepr {
     /// Kernel version named near or inside the block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel: Option<String>,
+    /// Input line the board was guessed from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board_line: Option<u64>,
+    /// Input line the kernel was guessed from (absent when the block names
+    /// its kernel itself: an ftrace header, an mmtests column).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_line: Option<u64>,
     /// Index into `blocks` of the first block with the same content, when
     /// this one is a (quoted) copy of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -157,6 +171,8 @@ impl From<BlockRepr> for Block {
             quote_level: r.quote_level,
             board: r.board,
             kernel: r.kernel,
+            board_line: r.board_line,
+            kernel_line: r.kernel_line,
             duplicate_of: r.duplicate_of,
             message: r.message,
         };
@@ -175,6 +191,8 @@ impl Block {
             quote_level: None,
             board: None,
             kernel: None,
+            board_line: None,
+            kernel_line: None,
             duplicate_of: None,
             message: None,
         }
@@ -309,6 +327,11 @@ pub struct HistogramThread {
     pub avg_us: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_us: Option<f64>,
+    /// Set when the thread had more than 2048 non-empty buckets: from this
+    /// latency on, buckets are merged, 64 per power of two of the bucket
+    /// index; a merged bucket's count covers `[lower, next bound)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coarse_from_us: Option<f64>,
 }
 
 // ------------------------------------------------------------------- ftrace
@@ -352,9 +375,60 @@ pub struct FtraceLatency {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub culprit_path: Vec<String>,
     /// Number of event lines read when fewer were kept in `events` (the
-    /// streaming parser keeps a bounded number).
+    /// first 256 are kept).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub events_total: Option<u64>,
+    /// The longest time gaps between consecutive events (at most 16),
+    /// longest first, each with the events around it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gaps: Vec<TraceGap>,
+    /// Function-trace events per function: count and self time (the gap
+    /// after each of its events), most time first, at most 256 rows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<FunctionTotal>,
+    /// Everything beyond the rows of `functions`, summed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub functions_other: Option<FunctionOther>,
+}
+
+/// One of the longest gaps of a trace: the CPU printed nothing for `gap_us`
+/// after the event at `line`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TraceGap {
+    pub gap_us: f64,
+    /// 1-based ordinal, among the report's events, of the event the gap follows.
+    pub event: u64,
+    /// Input line of that event.
+    pub line: u64,
+    /// Its function, when it is a function-trace event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    /// Up to 16 events up to and including that one, then up to 16 from
+    /// the event that ends the gap, each with its `line`.
+    pub events: Vec<TraceEvent>,
+}
+
+/// One row of a trace's per-function summary.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FunctionTotal {
+    pub function: String,
+    /// Events of this function.
+    pub count: u64,
+    /// Sum of the gaps that follow its events, in us.
+    pub self_us: f64,
+}
+
+/// The functions of a trace summary that did not get a row of their own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FunctionOther {
+    /// Distinct functions folded into this row (a lower bound when
+    /// `untracked_events` is not zero).
+    pub functions: u64,
+    pub count: u64,
+    pub self_us: f64,
+    /// Events of names beyond the 16384 distinct ones counted one by one.
+    #[serde(default)]
+    pub untracked_events: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -389,6 +463,9 @@ pub struct TraceEvent {
     pub function: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caller: Option<String>,
+    /// Input line of the event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
 }
 
 // --------------------------------------------------------------------- rtla

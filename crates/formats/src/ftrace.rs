@@ -10,19 +10,27 @@
 //! function-trace lines (`func+0x0/0x50 <-caller+0x20/0x40`). The culprit
 //! rule lives in [`crate::culprit`].
 //!
-//! Two entry points share one line-at-a-time machine: [`recognize`] for a
-//! block inside a larger input, and [`parse_reader`] for a huge single report
-//! read with bounded memory. Neither allocates per event unless the event is
-//! kept. Tolerates mail damage: indentation, trailing spaces, wrapped header
-//! lines, `<-caller` wrapped onto its own line, `[...]` elisions.
+//! One line-at-a-time machine, [`Report`], reads a report: [`recognize`]
+//! feeds it the lines of a scan window, [`crate::parse_reader`] feeds it a
+//! long report line by line as read ([`Report::feed_raw`], which reduces
+//! the common function-trace line to its time and function without
+//! decoding it). What a block keeps is bounded whatever the trace's length:
+//! the header, the last 64 stacks, the culprit, the event count, the first
+//! [`HEAD_EVENTS`] events, the [`TOP_GAPS`] longest gaps with a window of
+//! [`GAP_WINDOW`] events around each, and per-function counts and self
+//! time ([`TOP_FUNCTIONS`] rows and one for the rest). The raw text stays
+//! with the caller for anyone who wants every event. Tolerates mail damage:
+//! indentation, trailing spaces, wrapped header lines, `<-caller` wrapped
+//! onto its own line, `[...]` elisions.
 //!
 //! Format reference: Documentation/trace/ftrace.rst, "Latency trace format".
 
 use std::collections::VecDeque;
-use std::io::BufRead;
 
 use crate::culprit::{self, GapCandidate};
-use crate::document::{BlockBody, FtraceLatency, TraceEvent, TraceTask};
+use crate::document::{
+    BlockBody, FtraceLatency, FunctionOther, FunctionTotal, TraceEvent, TraceGap, TraceTask,
+};
 use crate::error::ParseError;
 use crate::lines::{self, Line};
 
@@ -38,11 +46,25 @@ pub const LATENCY_TRACERS: [&str; 6] = [
     "wakeup_dl",
 ];
 
-/// Stacks kept by the streaming parser: with `options/stacktrace` every
-/// event carries one, and only the last one matters for the culprit.
+/// Stacks kept: with `options/stacktrace` every event carries one, and
+/// only the last one matters for the culprit.
 const MAX_STACKS: usize = 64;
 /// Frames kept per stack (kernel stacks are far shorter).
 const MAX_FRAMES: usize = 256;
+/// Events kept in `events`, the first ones of the report (all of them in a
+/// report this short).
+pub const HEAD_EVENTS: usize = 256;
+/// Longest gaps kept in `gaps`.
+pub const TOP_GAPS: usize = 16;
+/// Events in the window of a gap: half up to and including the event the
+/// gap follows, half from the event that ends it.
+pub const GAP_WINDOW: usize = 32;
+/// Rows of `functions`; the rest is summed in `functions_other`.
+pub const TOP_FUNCTIONS: usize = 256;
+/// Distinct function names counted one by one; events of further names are
+/// only summed (a kernel has some 50 000 traceable functions, a trace of a
+/// reclaim path touches a few hundred).
+pub const MAX_TRACKED_FUNCTIONS: usize = 16384;
 
 /// Recognise a latency report starting at `lines[start]` (its `# tracer:`
 /// line or its `# <tracer> latency trace` line).
@@ -50,101 +72,119 @@ pub fn recognize(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
-    let first = lines.get(start)?;
-    if !is_start(first.text) {
-        return None;
-    }
-    let quote = first.quote;
-    let mut p = Parser::new(usize::MAX, first.no);
+    let mut acc = Report::start(lines.get(start)?)?;
     let mut consumed = 0;
     for (k, line) in lines[start..].iter().enumerate() {
-        let text = line.text.trim_end();
-        if line.quote != quote && !is_continuation(text) {
-            break;
-        }
-        match p.feed(line.no, text) {
-            Ok(Step::Consumed) => consumed = k + 1,
-            Ok(Step::End) => break,
+        match acc.feed_line(line) {
+            Ok(true) => consumed = k + 1,
+            Ok(false) => break,
             Err(e) => return Some(Err(e)),
         }
     }
-    Some(
-        p.finish()
-            .map(|f| (consumed.max(1), BlockBody::FtraceLatency(f))),
-    )
+    Some(acc.finish().map(|b| (consumed.max(1), b)))
 }
 
-/// Parse one latency report from a reader, line by line, keeping the header,
-/// every stack (up to the last 64), the culprit and at most
-/// `max_events_kept` events (the first half and the last half of that
-/// budget); `events_total` counts them all. Lines before the report's
-/// `# tracer:` line are skipped; the report ends at a blank line or at the
-/// end of the input.
-pub fn parse_reader<R: BufRead>(r: R, max_events_kept: usize) -> Result<FtraceLatency, ParseError> {
-    let mut parser: Option<Parser> = None;
-    let mut failed: Option<ParseError> = None;
-    let mut first_text_line: Option<(u64, String)> = None;
-    // Column where the padded time field of the last fast-parsed line began.
-    let mut time_col = 0usize;
-    stream_byte_lines(r, |no, bytes| {
-        if let Some(p) = parser.as_mut()
-            && p.events_seen > 0
-            && let Some(time) = fast_event_time(bytes, &mut time_col)
+/// A latency report read one line at a time, with bounded state: the
+/// streaming accumulator behind [`recognize`] and [`crate::parse_reader`].
+pub struct Report {
+    p: Parser,
+    quote: u32,
+    /// Column where the padded time field of the last fast-read line began.
+    time_col: usize,
+}
+
+impl Report {
+    /// A report opened by `first` (its `# tracer:` or `# <tracer> latency
+    /// trace` line, not fed yet), or `None` when it opens none.
+    pub fn start(first: &Line<'_>) -> Option<Self> {
+        if !is_start(first.text) {
+            return None;
+        }
+        Some(Report {
+            p: Parser::new(first.no),
+            quote: first.quote,
+            time_col: 0,
+        })
+    }
+
+    /// Feed one line. `Ok(true)` when it belongs to the report, `Ok(false)`
+    /// when the report ended before it.
+    pub fn feed_line(&mut self, line: &Line<'_>) -> Result<bool, ParseError> {
+        let text = line.text.trim_end();
+        if line.quote != self.quote && !is_continuation(text) {
+            return Ok(false);
+        }
+        Ok(self.p.feed(line.no, text)? == Step::Consumed)
+    }
+
+    /// [`Self::feed_line`] on a line as read (quote markers included): the
+    /// common function-trace line is reduced to its time and function
+    /// without decoding.
+    #[inline]
+    pub fn feed_raw(&mut self, no: u64, bytes: &[u8]) -> Result<bool, ParseError> {
+        if self.quote == 0
+            && self.p.events_seen > 0
+            && let Some((time, text_at)) = fast_event_time(bytes, &mut self.time_col)
         {
-            // The common function-trace line: only its time matters now.
-            p.count_event(time, bytes, None);
-            p.saw_body = true;
-            p.in_stack = false;
-            return true;
+            let func = bytes.get(text_at..).and_then(function_of);
+            self.p.prev_event_len = Some(trim_end_len(bytes));
+            self.p.saw_body = true;
+            self.p.in_stack = false;
+            self.p.count_event(no, time, bytes, func, None);
+            return Ok(true);
         }
         let raw = String::from_utf8_lossy(bytes);
-        let (_, text) = lines::strip_quote(&raw);
-        let text = text.trim_end();
-        match parser.as_mut() {
-            None => {
-                if is_start(text) {
-                    let mut p = Parser::new(max_events_kept, no);
-                    if let Err(e) = p.feed(no, text) {
-                        failed = Some(e);
-                        return false;
-                    }
-                    parser = Some(p);
-                } else if first_text_line.is_none() && !text.trim().is_empty() {
-                    first_text_line = Some((no, text.to_string()));
-                }
-                true
-            }
-            Some(p) => match p.feed(no, text) {
-                Ok(Step::Consumed) => true,
-                Ok(Step::End) => false,
-                Err(e) => {
-                    failed = Some(e);
-                    false
-                }
-            },
-        }
-    })
-    .map_err(|e| ParseError::invalid(FORMAT, 0, 0, "readable input", &e.to_string()))?;
-    if let Some(e) = failed {
-        return Err(e);
+        let (quote, text) = lines::strip_quote(&raw);
+        self.feed_line(&Line { no, text, quote })
     }
-    match parser {
-        Some(p) => {
-            let mut f = p.finish()?;
-            if f.events_total.is_none() {
-                f.events_total = Some(f.events.len() as u64);
-            }
-            Ok(f)
-        }
-        None => {
-            let (no, text) = first_text_line.unwrap_or((0, String::new()));
-            Err(ParseError::unrecognized(
-                "an ftrace latency report (`# tracer: irqsoff` ...)",
-                no,
-                &text,
-            ))
-        }
+
+    /// The report's block body.
+    pub fn finish(self) -> Result<BlockBody, ParseError> {
+        self.p.finish().map(BlockBody::FtraceLatency)
     }
+}
+
+fn trim_end_len(b: &[u8]) -> usize {
+    b.iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(0, |p| p + 1)
+}
+
+/// The function of a function-trace event text (`func+0x0/0x50
+/// <-caller+0x20/0x40`), offsets stripped; the byte form of
+/// [`split_function`], for the fast path.
+#[inline]
+fn function_of(text: &[u8]) -> Option<&[u8]> {
+    // One pass: this runs on every event of a function trace.
+    let n = text.len();
+    let mut i = 0;
+    while i < n && text[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let start = i;
+    let first = *text.get(i)?;
+    if !(first.is_ascii_alphabetic() || first == b'_') {
+        return None;
+    }
+    while i < n && (text[i].is_ascii_alphanumeric() || text[i] == b'_' || text[i] == b'.') {
+        i += 1;
+    }
+    let name = &text[start..i];
+    if i < n && text[i] == b'+' {
+        // `+0x0/0x50`: the offset; anything else makes the word no name.
+        if !text[i..].starts_with(b"+0x") {
+            return None;
+        }
+        while i < n && !text[i].is_ascii_whitespace() {
+            i += 1;
+        }
+    } else if i < n && !text[i].is_ascii_whitespace() {
+        return None;
+    }
+    while i < n && text[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    (i == n || text[i..].starts_with(b"<-")).then_some(name)
 }
 
 /// The time of a plain event line (`  comm-pid  5d..1. 77765us : text`)
@@ -156,7 +196,7 @@ pub fn parse_reader<R: BufRead>(r: R, max_events_kept: usize) -> Result<FtraceLa
 /// starts at the same column on every line of a report: `time_col`
 /// remembers it and the columns before it are only scanned when the
 /// shortcut does not match.
-fn fast_event_time(b: &[u8], time_col: &mut usize) -> Option<f64> {
+fn fast_event_time(b: &[u8], time_col: &mut usize) -> Option<(f64, usize)> {
     let c = *time_col;
     if c >= 3
         && b.get(c - 1) == Some(&b' ')
@@ -207,9 +247,10 @@ fn event_time_col(b: &[u8]) -> Option<usize> {
 }
 
 /// ` 77765us : text` starting at `col` (spaces, digits, optional fraction,
-/// `us`, marker or space, `:`), text not a `<stack trace>`.
+/// `us`, marker or space, `:`), text not a `<stack trace>`: the time and
+/// where the text begins.
 #[inline]
-fn time_field(b: &[u8], col: usize) -> Option<f64> {
+fn time_field(b: &[u8], col: usize) -> Option<(f64, usize)> {
     let rest = b.get(col..)?;
     let sp = rest.iter().take_while(|&&c| c == b' ').count();
     let rest = &rest[sp..];
@@ -240,92 +281,10 @@ fn time_field(b: &[u8], col: usize) -> Option<f64> {
             text @ ..,
         ] => {
             let first = text.iter().find(|&&c| c != b' ');
-            (first != Some(&b'<')).then_some(time)
+            (first != Some(&b'<')).then_some((time, b.len() - text.len()))
         }
         _ => None,
     }
-}
-
-/// Call `f(line_number, line)` for every line of `r` (without its `\n` and
-/// trailing `\r`), never holding more than one line plus the reader's
-/// buffer. Stops when `f` returns false. Bytes are passed as read: callers
-/// decode with `String::from_utf8_lossy`, so invalid UTF-8 is never an error.
-pub(crate) fn stream_byte_lines<R: BufRead>(
-    mut r: R,
-    mut f: impl FnMut(u64, &[u8]) -> bool,
-) -> std::io::Result<()> {
-    let mut no: u64 = 0;
-    let mut carry: Vec<u8> = Vec::new();
-    loop {
-        let buf = match r.fill_buf() {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if buf.is_empty() {
-            if !carry.is_empty() {
-                no += 1;
-                let _ = f(no, strip_cr(&carry));
-            }
-            return Ok(());
-        }
-        let len = buf.len();
-        let mut pos = 0;
-        while let Some(nl) = find_newline(&buf[pos..]) {
-            let end = pos + nl;
-            no += 1;
-            let keep_going = if carry.is_empty() {
-                f(no, strip_cr(&buf[pos..end]))
-            } else {
-                carry.extend_from_slice(&buf[pos..end]);
-                let go = f(no, strip_cr(&carry));
-                carry.clear();
-                go
-            };
-            pos = end + 1;
-            if !keep_going {
-                return Ok(());
-            }
-        }
-        carry.extend_from_slice(&buf[pos..]);
-        r.consume(len);
-    }
-}
-
-/// Position of the first `\n`, eight bytes at a time: line splitting is
-/// most of the work for the plain event lines of a huge trace.
-#[inline]
-fn find_newline(hay: &[u8]) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const NL: u64 = LO * b'\n' as u64;
-    let word = |c: &[u8]| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        let x = u64::from_le_bytes(w) ^ NL;
-        x.wrapping_sub(LO) & !x & HI
-    };
-    let mut chunks = hay.chunks_exact(32);
-    let mut base = 0;
-    for c in &mut chunks {
-        let (a, b) = c.split_at(16);
-        let (a0, a1) = a.split_at(8);
-        let (b0, b1) = b.split_at(8);
-        let m = [word(a0), word(a1), word(b0), word(b1)];
-        if m[0] | m[1] | m[2] | m[3] != 0 {
-            for (k, f) in m.iter().enumerate() {
-                if *f != 0 {
-                    return Some(base + 8 * k + (f.trailing_zeros() / 8) as usize);
-                }
-            }
-        }
-        base += 32;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == b'\n')
-        .map(|p| base + p)
 }
 
 /// Replace non-ASCII whitespace (the no-break spaces a quoted-printable
@@ -339,11 +298,6 @@ pub(crate) fn ascii_spaces(text: &str) -> std::borrow::Cow<'_, str> {
             .map(|c| if c.is_whitespace() { ' ' } else { c })
             .collect(),
     )
-}
-
-#[inline]
-fn strip_cr(b: &[u8]) -> &[u8] {
-    b.strip_suffix(b"\r").unwrap_or(b)
 }
 
 /// Whether `text` opens a latency report: `# tracer: <latency tracer>` or
@@ -434,10 +388,11 @@ struct EventRef<'a> {
     text: &'a str,
 }
 
-/// The last `cap` raw event lines, oldest overwritten; slot buffers are
-/// reused so a long trace costs one copy per event and no allocation.
+/// The last `cap` raw event lines with their line numbers, oldest
+/// overwritten; slot buffers are reused so a long trace costs one copy per
+/// event and no allocation.
 struct Ring {
-    slots: Vec<Vec<u8>>,
+    slots: Vec<(u64, Vec<u8>)>,
     cap: usize,
     /// Index of the slot the next line goes to (the oldest once full).
     next: usize,
@@ -453,15 +408,16 @@ impl Ring {
     }
 
     #[inline]
-    fn push(&mut self, raw: &[u8]) {
+    fn push(&mut self, no: u64, raw: &[u8]) {
         if self.slots.len() < self.cap {
-            self.slots.push(raw.to_vec());
+            self.slots.push((no, raw.to_vec()));
             self.next = self.slots.len() % self.cap;
             return;
         }
         if let Some(slot) = self.slots.get_mut(self.next) {
-            slot.clear();
-            slot.extend_from_slice(raw);
+            slot.0 = no;
+            slot.1.clear();
+            slot.1.extend_from_slice(raw);
             self.next = (self.next + 1) % self.cap;
         }
     }
@@ -474,35 +430,163 @@ impl Ring {
         }
     }
 
-    fn newest(&self) -> Option<&Vec<u8>> {
+    fn newest(&self) -> Option<&(u64, Vec<u8>)> {
         self.slots.get(self.newest_index()?)
     }
 
-    fn newest_mut(&mut self) -> Option<&mut Vec<u8>> {
+    fn newest_mut(&mut self) -> Option<&mut (u64, Vec<u8>)> {
         let i = self.newest_index()?;
         self.slots.get_mut(i)
     }
 
-    fn into_oldest_first(mut self) -> impl Iterator<Item = Vec<u8>> {
+    /// Copies of the lines, oldest first.
+    fn snapshot(&self) -> Vec<(u64, Vec<u8>)> {
         let len = self.slots.len();
         let split = if len < self.cap {
             0
         } else {
             self.next.min(len)
         };
-        self.slots.rotate_left(split);
-        self.slots.into_iter()
+        let mut v = Vec::with_capacity(len);
+        v.extend_from_slice(&self.slots[split..]);
+        v.extend_from_slice(&self.slots[..split]);
+        v
     }
 }
 
-/// The line-at-a-time machine shared by [`recognize`] and [`parse_reader`].
+/// One of the longest gaps while it is being collected: the raw lines of
+/// the events around it, parsed only in `finish`.
+struct GapWindow {
+    gap_us: f64,
+    /// 1-based ordinal and line of the event the gap follows.
+    event: u64,
+    line: u64,
+    lines: Vec<(u64, Vec<u8>)>,
+    /// Events still to collect after the gap.
+    after_left: usize,
+}
+
+/// Per-function event counts and self time, keyed by the raw name.
+struct FunctionTable {
+    index: std::collections::HashMap<Box<[u8]>, u32, FastHash>,
+    rows: Vec<(Box<[u8]>, u64, f64)>,
+    /// Events of functions beyond [`MAX_TRACKED_FUNCTIONS`]: count, time.
+    untracked: (u64, f64),
+}
+
+/// Marks the untracked row in [`FunctionTable`] indices.
+const UNTRACKED: u32 = u32::MAX;
+
+impl FunctionTable {
+    fn new() -> Self {
+        FunctionTable {
+            index: std::collections::HashMap::with_hasher(FastHash),
+            rows: Vec::new(),
+            untracked: (0, 0.0),
+        }
+    }
+
+    #[inline]
+    fn count(&mut self, name: &[u8]) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            if let Some(r) = self.rows.get_mut(i as usize) {
+                r.1 += 1;
+            }
+            return i;
+        }
+        if self.rows.len() >= MAX_TRACKED_FUNCTIONS {
+            self.untracked.0 += 1;
+            return UNTRACKED;
+        }
+        let i = self.rows.len() as u32;
+        self.rows.push((name.into(), 1, 0.0));
+        self.index.insert(name.into(), i);
+        i
+    }
+
+    #[inline]
+    fn add_time(&mut self, i: u32, us: f64) {
+        match self.rows.get_mut(i as usize) {
+            Some(r) => r.2 += us,
+            None => self.untracked.1 += us,
+        }
+    }
+
+    /// The top [`TOP_FUNCTIONS`] by self time and the rest as one row.
+    fn finish(mut self) -> (Vec<FunctionTotal>, Option<FunctionOther>) {
+        self.rows
+            .sort_by(|a, b| b.2.total_cmp(&a.2).then(b.1.cmp(&a.1)).then(a.0.cmp(&b.0)));
+        let rest = self.rows.split_off(self.rows.len().min(TOP_FUNCTIONS));
+        let top = self
+            .rows
+            .into_iter()
+            .map(|(n, count, t)| FunctionTotal {
+                function: String::from_utf8_lossy(&n).into_owned(),
+                count,
+                self_us: round_us(t),
+            })
+            .collect();
+        let (uc, ut) = self.untracked;
+        let other = (!rest.is_empty() || uc > 0).then(|| FunctionOther {
+            functions: rest.len() as u64,
+            count: rest.iter().map(|r| r.1).sum::<u64>() + uc,
+            self_us: round_us(rest.iter().map(|r| r.2).sum::<f64>() + ut),
+            untracked_events: uc,
+        });
+        (top, other)
+    }
+}
+
+/// Sums of microsecond gaps printed as integers or with a fraction: keep
+/// them to the nanosecond so that float noise does not show.
+fn round_us(v: f64) -> f64 {
+    (v * 1000.0).round() / 1000.0
+}
+
+/// A multiplicative hash for short function names: the default SipHash is
+/// a third of the time of a function trace, and these keys are not chosen
+/// by an adversary that gains anything (the table is bounded).
+#[derive(Clone, Copy, Default)]
+struct FastHash;
+
+impl std::hash::BuildHasher for FastHash {
+    type Hasher = FastHasher;
+    fn build_hasher(&self) -> FastHasher {
+        FastHasher(0)
+    }
+}
+
+struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut h = self.0;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+        self.0 = h;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The line-at-a-time machine shared by every reader of a report: what it
+/// keeps is bounded whatever the length of the trace (see the module doc).
 struct Parser {
     out: FtraceLatency,
     start_line: u64,
-    keep_head: usize,
-    keep_tail: usize,
-    /// Raw lines of the last events (parsed in `finish`), reused buffers.
-    tail: Ring,
+    /// The last events, as printed: the "before" half of a gap's window.
+    recent: Ring,
     events_seen: u64,
     stacks: VecDeque<Vec<String>>,
     in_stack: bool,
@@ -515,33 +599,24 @@ struct Parser {
     kernel_open: bool,
     prev_valid: bool,
     prev_time: f64,
-    /// The previous event line, parsed only when it precedes a new largest gap.
-    prev_line: Vec<u8>,
-    /// `prev_line` is not maintained: the previous line is `tail.back()`.
-    prev_in_tail: bool,
+    /// Function of the previous event (its self time is the next gap).
+    prev_func: Option<u32>,
     best: Option<GapCandidate>,
     /// Length of the previous line when it was an event (a wrapped one is long).
     prev_event_len: Option<usize>,
+    /// The longest gaps so far, longest first, at most [`TOP_GAPS`].
+    gaps: Vec<GapWindow>,
+    /// How many of `gaps` still collect events after the gap.
+    open_windows: usize,
+    functions: FunctionTable,
 }
 
 impl Parser {
-    fn new(max_events: usize, start_line: u64) -> Self {
-        let keep_head = if max_events == usize::MAX {
-            usize::MAX
-        } else {
-            max_events.div_ceil(2)
-        };
-        let keep_tail = if max_events == usize::MAX {
-            0
-        } else {
-            max_events / 2
-        };
+    fn new(start_line: u64) -> Self {
         Parser {
             out: FtraceLatency::default(),
             start_line,
-            keep_head,
-            keep_tail,
-            tail: Ring::new(keep_tail),
+            recent: Ring::new(GAP_WINDOW / 2),
             events_seen: 0,
             stacks: VecDeque::new(),
             in_stack: false,
@@ -553,10 +628,12 @@ impl Parser {
             kernel_open: false,
             prev_valid: false,
             prev_time: 0.0,
-            prev_line: Vec::new(),
-            prev_in_tail: false,
+            prev_func: None,
             best: None,
             prev_event_len: None,
+            gaps: Vec::new(),
+            open_windows: 0,
+            functions: FunctionTable::new(),
         }
     }
 
@@ -608,7 +685,7 @@ impl Parser {
             return Ok(Step::Consumed);
         }
         if let Some(ev) = parse_event(text) {
-            self.event(ev, text);
+            self.event(no, ev, text);
             return Ok(Step::Consumed);
         }
         if is_graph_line(t) {
@@ -749,16 +826,26 @@ impl Parser {
 
     /// Append the rest of a wrapped event line to the event it belongs to.
     fn continue_prev(&mut self, sep: &str, c: &str) {
-        if self.prev_valid && !self.prev_in_tail {
-            self.prev_line.extend_from_slice(sep.as_bytes());
-            self.prev_line.extend_from_slice(c.as_bytes());
+        let Some((no, raw)) = self.recent.newest_mut() else {
+            return;
+        };
+        let no = *no;
+        raw.extend_from_slice(sep.as_bytes());
+        raw.extend_from_slice(c.as_bytes());
+        for g in &mut self.gaps {
+            if let Some((n, r)) = g.lines.last_mut()
+                && *n == no
+            {
+                r.extend_from_slice(sep.as_bytes());
+                r.extend_from_slice(c.as_bytes());
+            }
         }
-        if let Some(raw) = self.tail.newest_mut() {
-            raw.extend_from_slice(sep.as_bytes());
-            raw.extend_from_slice(c.as_bytes());
+        if self.events_seen > HEAD_EVENTS as u64 {
             return;
         }
-        if let Some(e) = self.out.events.last_mut() {
+        if let Some(e) = self.out.events.last_mut()
+            && e.line == Some(no)
+        {
             if sep == " <-" {
                 if e.function.is_none() || e.caller.is_some() {
                     return;
@@ -778,7 +865,7 @@ impl Parser {
         self.continue_prev(" <-", c);
     }
 
-    fn event(&mut self, ev: EventRef<'_>, raw: &str) {
+    fn event(&mut self, no: u64, ev: EventRef<'_>, raw: &str) {
         self.prev_event_len = Some(raw.trim_end().len());
         self.saw_body = true;
         self.in_stack = false;
@@ -788,42 +875,85 @@ impl Parser {
         if ev.text == "<stack trace>" {
             self.new_stack();
         }
-        self.count_event(ev.time_us, raw.as_bytes(), Some(ev));
+        let func = function_of(ev.text.as_bytes());
+        self.count_event(no, ev.time_us, raw.as_bytes(), func, Some(ev));
     }
 
-    /// Count one event: measure the gap since the previous one, keep it when
-    /// within the head or tail budget. `parsed` is absent on the fast path.
-    fn count_event(&mut self, time_us: f64, raw: &[u8], parsed: Option<EventRef<'_>>) {
+    /// Count one event: the gap since the previous one (its function's self
+    /// time, a candidate for the longest gaps and the culprit), the
+    /// function's count, the windows still collecting, the head of
+    /// `events`. `parsed` is absent on the fast path.
+    #[inline]
+    fn count_event(
+        &mut self,
+        no: u64,
+        time_us: f64,
+        raw: &[u8],
+        func: Option<&[u8]>,
+        parsed: Option<EventRef<'_>>,
+    ) {
         self.events_seen += 1;
         if self.prev_valid {
             let gap = time_us - self.prev_time;
-            if gap > self.best.as_ref().map_or(0.0, |b| b.gap_us) {
-                let prev = match self.tail.newest() {
-                    Some(t) if self.prev_in_tail => t,
-                    _ => &self.prev_line,
-                };
-                if let Some(c) = candidate(prev, gap) {
-                    self.best = Some(c);
+            if let Some(f) = self.prev_func {
+                self.functions.add_time(f, gap.max(0.0));
+            }
+            if gap > self.best.as_ref().map_or(0.0, |b| b.gap_us)
+                && let Some((_, prev)) = self.recent.newest()
+                && let Some(c) = candidate(prev, gap)
+            {
+                self.best = Some(c);
+            }
+            if gap > 0.0
+                && (self.gaps.len() < TOP_GAPS || self.gaps.last().is_some_and(|g| gap > g.gap_us))
+            {
+                self.insert_gap(gap);
+            }
+        }
+        if self.open_windows > 0 {
+            for g in self.gaps.iter_mut().filter(|g| g.after_left > 0) {
+                g.lines.push((no, raw.to_vec()));
+                g.after_left -= 1;
+                if g.after_left == 0 {
+                    self.open_windows -= 1;
                 }
             }
         }
+        self.recent.push(no, raw);
         self.prev_valid = true;
         self.prev_time = time_us;
-        let keep_head = self.out.events.len() < self.keep_head;
-        // In the tail phase the newest ring slot doubles as the previous
-        // line: one copy per event instead of two.
-        self.prev_in_tail = !keep_head && self.keep_tail > 0;
-        if !self.prev_in_tail {
-            self.prev_line.clear();
-            self.prev_line.extend_from_slice(raw);
-        }
-        if keep_head {
+        self.prev_func = func.map(|f| self.functions.count(f));
+        if self.out.events.len() < HEAD_EVENTS {
             let text = String::from_utf8_lossy(raw);
             if let Some(ev) = parsed.or_else(|| parse_event(&text)) {
-                self.out.events.push(to_event(ev));
+                self.out.events.push(to_event(no, ev));
             }
-        } else if self.keep_tail > 0 {
-            self.tail.push(raw);
+        }
+    }
+
+    /// Open a window for a gap that is among the longest so far; the
+    /// shortest of the kept ones goes when there are too many.
+    fn insert_gap(&mut self, gap_us: f64) {
+        let Some(&(line, _)) = self.recent.newest() else {
+            return;
+        };
+        let at = self.gaps.partition_point(|g| g.gap_us >= gap_us);
+        self.gaps.insert(
+            at,
+            GapWindow {
+                gap_us,
+                event: self.events_seen - 1,
+                line,
+                lines: self.recent.snapshot(),
+                after_left: GAP_WINDOW / 2,
+            },
+        );
+        self.open_windows += 1;
+        if self.gaps.len() > TOP_GAPS
+            && let Some(g) = self.gaps.pop()
+            && g.after_left > 0
+        {
+            self.open_windows -= 1;
         }
     }
 
@@ -841,15 +971,39 @@ impl Parser {
             let cols = self.legend_cols + u32::from(!self.legend_has_cpu);
             self.out.flag_columns = Some(cols);
         }
-        for raw in self.tail.into_oldest_first() {
-            let text = String::from_utf8_lossy(&raw);
-            if let Some(ev) = parse_event(&text) {
-                self.out.events.push(to_event(ev));
-            }
-        }
         if self.events_seen > self.out.events.len() as u64 {
             self.out.events_total = Some(self.events_seen);
         }
+        self.out.gaps = self
+            .gaps
+            .into_iter()
+            .map(|g| {
+                let events: Vec<TraceEvent> = g
+                    .lines
+                    .iter()
+                    .filter_map(|(no, raw)| {
+                        let text = String::from_utf8_lossy(raw);
+                        let (_, text) = lines::strip_quote(&text);
+                        let norm = ascii_spaces(text);
+                        parse_event(&norm).map(|ev| to_event(*no, ev))
+                    })
+                    .collect();
+                let function = events
+                    .iter()
+                    .find(|e| e.line == Some(g.line))
+                    .and_then(|e| e.function.clone());
+                TraceGap {
+                    gap_us: round_us(g.gap_us),
+                    event: g.event,
+                    line: g.line,
+                    function,
+                    events,
+                }
+            })
+            .collect();
+        let (functions, other) = self.functions.finish();
+        self.out.functions = functions;
+        self.out.functions_other = other;
         self.out.stacks = self.stacks.into_iter().filter(|s| !s.is_empty()).collect();
         let (c, path) = culprit::choose(&self.out.tracer, &self.out.stacks, self.best.as_ref());
         self.out.culprit = c;
@@ -872,9 +1026,10 @@ fn candidate(raw: &[u8], gap_us: f64) -> Option<GapCandidate> {
     })
 }
 
-fn to_event(ev: EventRef<'_>) -> TraceEvent {
+fn to_event(no: u64, ev: EventRef<'_>) -> TraceEvent {
     let (function, caller) = split_function(ev.text);
     TraceEvent {
+        line: Some(no),
         comm: ev.comm.to_string(),
         pid: ev.pid,
         cpu: ev.cpu,
@@ -1117,35 +1272,48 @@ mod tests {
         let mut col = 0;
         let a = b" kswapd0-90        5d..1.    0us*: isolate_lru_folios+0x0/0x3e0";
         let b = b" kswapd0-90        5d..1. 77765us : __rcu_read_lock+0x0/0x20";
-        assert_eq!(fast_event_time(a, &mut col), Some(0.0));
+        assert_eq!(fast_event_time(a, &mut col).map(|t| t.0), Some(0.0));
         assert_eq!(col, 26);
-        assert_eq!(fast_event_time(b, &mut col), Some(77765.0));
+        assert_eq!(fast_event_time(b, &mut col).map(|t| t.0), Some(77765.0));
         assert_eq!(
             fast_event_time(
                 b" kswapd0-90        5d..1. 77774us : <stack trace>",
                 &mut col
-            ),
+            )
+            .map(|t| t.0),
             None
         );
         assert_eq!(
-            fast_event_time(b"#  cmd     pid     |||||| time  |   caller", &mut col),
+            fast_event_time(b"#  cmd     pid     |||||| time  |   caller", &mut col).map(|t| t.0),
             None
         );
         assert_eq!(
-            fast_event_time(b"fio-2701523 128...1. 10382682us$: x", &mut col),
+            fast_event_time(b"fio-2701523 128...1. 10382682us$: x", &mut col).map(|t| t.0),
             Some(10382682.0)
         );
     }
 
     #[test]
-    fn newline_search() {
-        let mut v = vec![b'a'; 100];
-        for p in [0, 7, 8, 15, 16, 31, 32, 63, 99] {
-            v.iter_mut().for_each(|b| *b = b'a');
-            v[p] = b'\n';
-            assert_eq!(find_newline(&v), Some(p));
+    fn function_of_agrees_with_split_function() {
+        for t in [
+            "isolate_lru_folios+0x0/0x3e0 <-shrink_inactive_list+0x10f/0x440",
+            "_raw_spin_unlock_irq+0x10/0x30",
+            "ata_find_dev.part.14 <-__ata_scsi_find_dev",
+            "  preempt_count_add <-",
+            "0:120:R   + [003]  2389: 94:R sleep",
+            "<stack trace>",
+            "foo+1 <-bar",
+            "a+b+0x1/0x2",
+            "foo:bar",
+            "sched_switch: prev_comm=x",
+            "foo bar",
+            "foo+0x1/0x2 bar",
+            "",
+            "x",
+        ] {
+            let want = split_function(t.trim()).0.map(str::as_bytes);
+            assert_eq!(function_of(t.as_bytes()), want, "{t:?}");
         }
-        assert_eq!(find_newline(b"abc"), None);
     }
 
     #[test]

@@ -229,19 +229,140 @@ fn kernel_version(s: &str, prefixed: bool) -> Option<String> {
 const LABEL_PROSE_LINES: usize = 2;
 const LABEL_WINDOW: usize = 6;
 /// How far above a block a board or kernel named in prose still counts as
-/// "near"; beyond it the message, then the whole thread, is searched.
+/// "near".
 const NEAR_WINDOW: usize = 12;
+/// How far above a block its context reaches: the most lines any hint
+/// reads above a block (the streaming parser keeps this many).
+pub const CONTEXT_LINES: usize = 40;
+/// Lines of a block searched for hints (a trace header, a table title).
+pub const BLOCK_LINES: usize = 64;
+/// Lines at the start of the input (or of each message) whose header-like
+/// lines name a kernel or board for every block below.
+pub const HEADER_LINES: usize = 200;
 
-/// Fill `label`, `board`, `kernel` and `duplicate_of` of every block.
-/// `ranges` are the `[start, end)` line indices of each message (one range
-/// covering everything for a non-mail input); `Scanned::first/last` index
-/// `lines`.
+/// A guess and the input line it was read from.
+pub type Guess = (String, u64);
+
+/// Hints read from the start of an input or message: the first board and
+/// the first header-like kernel line.
+#[derive(Debug, Clone, Default)]
+pub struct HeaderHints {
+    pub board: Option<Guess>,
+    pub kernel: Option<Guess>,
+}
+
+impl HeaderHints {
+    /// Look at one more line of the start of the input.
+    pub fn see(&mut self, line: &Line<'_>) {
+        if self.board.is_none()
+            && let Some(b) = find_board(line.text)
+        {
+            self.board = Some((b, line.no));
+        }
+        if self.kernel.is_none()
+            && let Some(k) = header_kernel(line.text)
+        {
+            self.kernel = Some((k, line.no));
+        }
+    }
+
+    /// From the first [`HEADER_LINES`] of `lines`.
+    pub fn of(lines: &[Line<'_>]) -> Self {
+        let mut h = HeaderHints::default();
+        lines.iter().take(HEADER_LINES).for_each(|l| h.see(l));
+        h
+    }
+}
+
+/// Lines of a kernel oops, warning or hung-task report: the version they
+/// print is the kernel that crashed in someone's report, not necessarily
+/// the one measured, and they are never a guess.
+fn is_splat(text: &str) -> bool {
+    const MARKS: [&str; 12] = [
+        "Not tainted",
+        "Tainted:",
+        "INFO: task ",
+        "blocked for more than",
+        " Comm: ",
+        "Hardware name:",
+        "Call Trace",
+        "RIP:",
+        "BUG:",
+        "WARNING:",
+        "Workqueue:",
+        "Oops",
+    ];
+    MARKS.iter().any(|m| text.contains(m))
+}
+
+/// The kernel a header-like line names: `uname -a` output (`Linux host
+/// 6.1.0-13-amd64 #1 SMP ...`), `Linux version 6.1.0 ...` (dmesg,
+/// /proc/version), a `Kernel:` / `kernel version` field, a mail
+/// `Subject:` line, or a tool's `#` header (`# os release : 6.5.0`).
+pub fn header_kernel(text: &str) -> Option<String> {
+    let t = text.trim();
+    if is_splat(t) {
+        return None;
+    }
+    let lower_head: String = t.chars().take(24).collect::<String>().to_ascii_lowercase();
+    let header = t.contains("Linux version ")
+        || (t.starts_with("Linux ") && t.split_whitespace().count() >= 3)
+        || lower_head.starts_with("kernel:")
+        || lower_head.starts_with("kernel version")
+        || lower_head.starts_with("kernel release")
+        || lower_head.starts_with("uname")
+        || lower_head.starts_with("$ uname")
+        || lower_head.starts_with("subject:")
+        || (t.starts_with('#') && lower_head.contains("release"));
+    if !header {
+        return None;
+    }
+    find_kernel(t)
+}
+
+/// A kernel named in the prose above a block: only a full release
+/// string (`6.12.0-rc5`, `4.8.0`), never a bare `v6.10`, a range
+/// (`v6.10+`, `6.1.0+` in prose) or a line of a splat.
+pub fn prose_kernel(text: &str) -> Option<String> {
+    if is_splat(text) {
+        return None;
+    }
+    let k = find_kernel(text)?;
+    let pos = text.find(k.as_str())?;
+    let after = text[pos + k.len()..].chars().next();
+    let numeric_tail = k
+        .split('-')
+        .next()
+        .is_some_and(|n| n.split('.').count() >= 3);
+    let suffixed = k.contains('-');
+    if after == Some('+') && !suffixed {
+        return None;
+    }
+    (numeric_tail || suffixed).then_some(k)
+}
+
+/// Where a block sits in the lines handed to [`annotate_block`].
+#[derive(Debug, Clone, Copy)]
+pub struct Bounds {
+    /// The first line after the previous block of the same message.
+    pub prev_end: usize,
+    /// The first line of the block's message (0 outside mails).
+    pub floor: usize,
+}
+
+/// Fill `label`, `board`, `kernel` (and where they were read) of every
+/// block, then `duplicate_of`. `ranges` are the `[start, end)` line indices
+/// of each message (one range covering everything for a non-mail input);
+/// `Scanned::first/last` index `lines`. Each hint reads a bounded number of
+/// lines: the block's first [`BLOCK_LINES`], [`CONTEXT_LINES`] above it,
+/// and the first [`HEADER_LINES`] of its message and of the input.
 pub fn annotate(blocks: &mut [Scanned], lines: &[Line<'_>], ranges: &[(usize, usize)]) {
     let whole = (0, lines.len());
-    // Each line is searched once; the per-block lookups below only index,
-    // so a long thread with many blocks stays linear.
-    let boards = Mentions::new(lines, ranges, find_board);
-    let kernels = Mentions::new(lines, ranges, find_kernel);
+    let input = HeaderHints::of(lines);
+    let per_message: Vec<HeaderHints> = ranges
+        .iter()
+        .map(|&(a, b)| HeaderHints::of(lines.get(a..b.min(lines.len())).unwrap_or(&[])))
+        .collect();
     for b in 0..blocks.len() {
         let Some(cur) = blocks.get(b) else { continue };
         let msg = cur.block.message.unwrap_or(0);
@@ -255,116 +376,99 @@ pub fn annotate(blocks: &mut [Scanned], lines: &[Line<'_>], ranges: &[(usize, us
             .map(|p| p.last + 1)
             .unwrap_or(range.0)
             .max(range.0);
-        let first = cur.first;
-        let quote = lines.get(first).map(|l| l.quote).unwrap_or(0);
-
-        let mut label = cur.column_label.as_deref().map(label_of_header);
-        if label.is_none() {
-            let mut prose = 0;
-            let mut k = first;
-            while k > prev_end && first - k < LABEL_WINDOW && prose < LABEL_PROSE_LINES {
-                k -= 1;
-                let Some(l) = lines.get(k) else { break };
-                if l.quote != quote || l.text.trim().is_empty() {
-                    continue;
-                }
-                prose += 1;
-                if let Some(found) = label_of_line(l.text) {
-                    label = Some(found);
-                    break;
-                }
-            }
-        }
-
-        // Inside the block, then the nearest mention above it (near, then
-        // anywhere above in its message), then its message, then the thread.
-        let near_start = first.saturating_sub(NEAR_WINDOW).max(prev_end);
-        let search = |m: &Mentions| {
-            m.first_in(first, cur.last + 1)
-                .or_else(|| m.nearest_before(first, near_start))
-                .or_else(|| m.nearest_before(first, range.0))
-                .or_else(|| m.first_of_message(msg))
-                .or_else(|| m.first_of_thread())
-        };
-        let board = search(&boards);
-        // A table comparing kernels names them per column; one kernel for
-        // the block only when every column ran the same one.
-        let per_column =
-            matches!(&cur.block.body, BlockBody::Table(t) if !t.column_kernels.is_empty());
-        let kernel = if per_column {
-            body_kernel(&cur.block.body)
-        } else {
-            body_kernel(&cur.block.body).or_else(|| search(&kernels))
-        };
-
+        let headers = [per_message.get(msg), Some(&input)];
         if let Some(cur) = blocks.get_mut(b) {
-            cur.block.label = label;
-            cur.block.board = board;
-            cur.block.kernel = kernel;
+            annotate_block(
+                cur,
+                lines,
+                Bounds {
+                    prev_end,
+                    floor: range.0,
+                },
+                &headers,
+            );
         }
     }
+    relate(blocks);
+}
+
+/// The hints of one block from bounded context: label from the prose just
+/// above; board from the block, the prose near and above it, then the
+/// `headers` (message, then input); kernel from the block itself, its
+/// header-like lines and those of the context, a full release named in
+/// the prose of the context, then the `headers`.
+pub fn annotate_block(
+    cur: &mut Scanned,
+    lines: &[Line<'_>],
+    at: Bounds,
+    headers: &[Option<&HeaderHints>],
+) {
+    let first = cur.first;
+    let quote = lines.get(first).map(|l| l.quote).unwrap_or(0);
+    let mut label = cur.column_label.as_deref().map(label_of_header);
+    if label.is_none() {
+        let mut prose = 0;
+        let mut k = first;
+        while k > at.prev_end && first - k < LABEL_WINDOW && prose < LABEL_PROSE_LINES {
+            k -= 1;
+            let Some(l) = lines.get(k) else { break };
+            if l.quote != quote || l.text.trim().is_empty() {
+                continue;
+            }
+            prose += 1;
+            if let Some(found) = label_of_line(l.text) {
+                label = Some(found);
+                break;
+            }
+        }
+    }
+    let inside_end = (cur.last + 1).min(first + BLOCK_LINES).min(lines.len());
+    let inside = first.min(inside_end)..inside_end;
+    let near = first.saturating_sub(NEAR_WINDOW).max(at.prev_end)..first;
+    let above = first.saturating_sub(CONTEXT_LINES).max(at.floor)..first;
+    let find = |range: std::ops::Range<usize>, rev: bool, f: &dyn Fn(&str) -> Option<String>| {
+        let slice = lines.get(range).unwrap_or(&[]);
+        let hit = |l: &Line<'_>| f(l.text).map(|v| (v, l.no));
+        if rev {
+            slice.iter().rev().find_map(hit)
+        } else {
+            slice.iter().find_map(hit)
+        }
+    };
+    let from_headers = |pick: fn(&HeaderHints) -> Option<&Guess>| {
+        headers.iter().flatten().find_map(|h| pick(h).cloned())
+    };
+    let board = find(inside.clone(), false, &find_board)
+        .or_else(|| find(near.clone(), true, &find_board))
+        .or_else(|| find(above.clone(), true, &find_board))
+        .or_else(|| from_headers(|h| h.board.as_ref()));
+    // A table comparing kernels names them per column; one kernel for the
+    // block only when every column ran the same one.
+    let per_column = matches!(&cur.block.body, BlockBody::Table(t) if !t.column_kernels.is_empty());
+    let kernel = match body_kernel(&cur.block.body) {
+        Some(k) => Some((k, 0)),
+        None if per_column => None,
+        None => find(inside, false, &header_kernel)
+            .or_else(|| find(above.clone(), true, &header_kernel))
+            .or_else(|| find(above.clone(), true, &prose_kernel))
+            .or_else(|| from_headers(|h| h.kernel.as_ref())),
+    };
+    cur.block.label = label;
+    cur.block.board_line = board.as_ref().map(|b| b.1);
+    cur.block.board = board.map(|b| b.0);
+    // The block's own kernel (its header, its columns) is not a guess.
+    cur.block.kernel_line = kernel.as_ref().map(|k| k.1).filter(|&n| n > 0);
+    cur.block.kernel = kernel.map(|k| k.0);
+}
+
+/// Relations between blocks, after every block has its hints: quoted
+/// copies point at their original (`duplicate_of`), and an unlabelled
+/// neighbour of a labelled block gets the other side of the comparison.
+pub fn relate(blocks: &mut [Scanned]) {
     // Duplicates first: a quoted copy carries its original's label, which
     // can then pair with its unlabelled neighbour.
     mark_duplicates(blocks);
     pair_labels(blocks);
-}
-
-/// Where a board (or kernel) is named: per line, the mention and the index
-/// of the nearest line at or before it that has one.
-struct Mentions {
-    found: Vec<Option<String>>,
-    last_at_or_before: Vec<Option<usize>>,
-    message_first: Vec<Option<usize>>,
-}
-
-impl Mentions {
-    fn new(lines: &[Line<'_>], ranges: &[(usize, usize)], f: fn(&str) -> Option<String>) -> Self {
-        let found: Vec<Option<String>> = lines.iter().map(|l| f(l.text)).collect();
-        let mut last = None;
-        let last_at_or_before = found
-            .iter()
-            .enumerate()
-            .map(|(i, x)| {
-                if x.is_some() {
-                    last = Some(i);
-                }
-                last
-            })
-            .collect();
-        let message_first = ranges
-            .iter()
-            .map(|&(a, b)| {
-                (a..b.min(found.len())).find(|&i| found.get(i).is_some_and(Option::is_some))
-            })
-            .collect();
-        Mentions {
-            found,
-            last_at_or_before,
-            message_first,
-        }
-    }
-
-    fn get(&self, i: usize) -> Option<String> {
-        self.found.get(i).cloned().flatten()
-    }
-
-    fn first_in(&self, from: usize, to: usize) -> Option<String> {
-        (from..to.min(self.found.len())).find_map(|i| self.get(i))
-    }
-
-    /// The nearest mention in `[floor, before)`.
-    fn nearest_before(&self, before: usize, floor: usize) -> Option<String> {
-        let i = (*self.last_at_or_before.get(before.checked_sub(1)?)?)?;
-        if i >= floor { self.get(i) } else { None }
-    }
-
-    fn first_of_message(&self, msg: usize) -> Option<String> {
-        self.get((*self.message_first.get(msg)?)?)
-    }
-
-    fn first_of_thread(&self) -> Option<String> {
-        self.found.iter().find_map(Clone::clone)
-    }
 }
 
 /// The kernel a block names itself: the ftrace header's version, or the one
@@ -538,6 +642,59 @@ mod tests {
         );
         assert_eq!(find_board("E5-2680 v4 here").as_deref(), Some("E5-2680 v4"));
         assert_eq!(find_board("nothing"), None);
+    }
+
+    #[test]
+    fn kernel_guesses_come_from_headers_and_full_releases_only() {
+        assert_eq!(
+            header_kernel("Linux box 6.1.0-13-amd64 #1 SMP PREEMPT_DYNAMIC Debian").as_deref(),
+            Some("6.1.0-13-amd64")
+        );
+        assert_eq!(
+            header_kernel("[    0.000000] Linux version 6.8.0-rc2 (gcc 13.2)").as_deref(),
+            Some("6.8.0-rc2")
+        );
+        assert_eq!(header_kernel("Kernel: 5.15.0").as_deref(), Some("5.15.0"));
+        assert_eq!(header_kernel("went from 6.12.0-rc5 to this"), None);
+        // Splats name the kernel that crashed, not a measured one.
+        assert_eq!(
+            header_kernel("CPU: 0 PID: 7 Comm: kworker Not tainted 4.9.79-rt62 #1"),
+            None
+        );
+        assert_eq!(
+            prose_kernel("CPU: 0 PID: 7 Comm: kworker Not tainted 4.9.79-rt62 #1"),
+            None
+        );
+        assert_eq!(
+            prose_kernel("INFO: task kswapd0:90 blocked for more than 120 seconds on 4.9.79"),
+            None
+        );
+        // Ranges and bare versions in prose are not a kernel.
+        assert_eq!(prose_kernel("a regression since v6.10+"), None);
+        assert_eq!(prose_kernel("beginning at v6.10, it was"), None);
+        assert_eq!(
+            prose_kernel("(6.12.0-rc5 running a build)").as_deref(),
+            Some("6.12.0-rc5")
+        );
+        assert_eq!(
+            prose_kernel("on 3.8.0-test+").as_deref(),
+            Some("3.8.0-test")
+        );
+    }
+
+    #[test]
+    fn hints_say_which_line_they_were_read_from() {
+        let text = "Linux box 6.1.0-13-amd64 #1 SMP\n\nCPU: 1 PID: 9 Comm: x Not tainted 4.9.79 #1\nrun on my i7-4790 box:\n\nT: 0 ( 1) P:99 I:1000 C: 10 Min: 1 Act: 2 Avg: 3 Max: 4\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let b = &doc.blocks[0];
+        assert_eq!(
+            (b.kernel.as_deref(), b.kernel_line),
+            (Some("6.1.0-13-amd64"), Some(1))
+        );
+        assert_eq!(
+            (b.board.as_deref(), b.board_line),
+            (Some("i7-4790"), Some(4))
+        );
     }
 
     #[test]

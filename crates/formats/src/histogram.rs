@@ -14,20 +14,41 @@
 //!
 //! Format: `print_hist()` in rt-tests `src/cyclictest/cyclictest.c`.
 
-use std::io::BufRead;
-
-use crate::document::{BlockBody, Cyclictest, Histogram, HistogramThread};
+use crate::document::{BlockBody, Histogram, HistogramThread};
 use crate::error::ParseError;
 use crate::lines::Line;
 
 const FORMAT: &str = "cyclictest";
 
-/// Accumulates histogram lines; memory is bounded by the number of
-/// non-empty buckets.
+/// Non-empty buckets a thread keeps one by one; beyond, its buckets from
+/// [`EXACT_BUCKETS`] on are merged (see [`coarse_bucket`]).
+pub const MAX_EXACT_BUCKETS: usize = 2048;
+/// Buckets below this index are never merged.
+pub const EXACT_BUCKETS: u64 = 1024;
+/// Merged buckets per power of two of the bucket index.
+const COARSE_PER_OCTAVE_BITS: u32 = 6;
+
+/// The first bucket index of the merged bucket that holds `index` (at or
+/// above [`EXACT_BUCKETS`]): 64 merged buckets per power of two, so a
+/// merged bucket is at most 1/64 (1.6 %) of its latency wide and a thread
+/// never has more than 1024 + 64 x 54 buckets.
+pub fn coarse_bucket(index: u64) -> u64 {
+    if index < EXACT_BUCKETS {
+        return index;
+    }
+    let msb = 63 - index.leading_zeros();
+    let shift = msb - COARSE_PER_OCTAVE_BITS;
+    (index >> shift) << shift
+}
+
+/// Accumulates histogram lines; memory is bounded: at most
+/// [`MAX_EXACT_BUCKETS`] buckets per thread one by one, then merged ones.
 #[derive(Debug, Default)]
 pub struct HistogramBuilder {
     /// Non-empty buckets per printed column, `(bucket index, count)`.
     columns: Vec<Vec<(u64, u64)>>,
+    /// Per column: buckets from [`EXACT_BUCKETS`] on are merged.
+    coarse: Vec<bool>,
     totals: Vec<u64>,
     mins: Vec<u64>,
     avgs: Vec<u64>,
@@ -203,7 +224,7 @@ impl HistogramBuilder {
                 self.add_column(no, b, st, col)?;
             }
             if v != 0 {
-                self.columns[col].push((index, v));
+                self.push(col, index, v);
             }
             col += 1;
         }
@@ -236,10 +257,39 @@ impl HistogramBuilder {
             if cell != b"000000"
                 && let Some(v) = six_digits(cell)
             {
-                self.columns[j].push((index, v));
+                self.push(j, index, v);
             }
         }
         true
+    }
+
+    /// Add a non-empty bucket to column `j`, merging once the column holds
+    /// too many.
+    #[inline]
+    fn push(&mut self, j: usize, index: u64, v: u64) {
+        let Some(c) = self.columns.get_mut(j) else {
+            return;
+        };
+        let coarse = self.coarse.get(j).copied().unwrap_or(false);
+        if !coarse && c.len() < MAX_EXACT_BUCKETS {
+            c.push((index, v));
+            return;
+        }
+        if !coarse {
+            merge(c);
+            if let Some(f) = self.coarse.get_mut(j) {
+                *f = true;
+            }
+        }
+        let b = coarse_bucket(index);
+        match c.last_mut() {
+            Some(last) if last.0 == b => last.1 = last.1.saturating_add(v),
+            Some(last) if last.0 < b => c.push((b, v)),
+            _ => match c.binary_search_by_key(&b, |x| x.0) {
+                Ok(k) => c[k].1 = c[k].1.saturating_add(v),
+                Err(k) => c.insert(k, (b, v)),
+            },
+        }
     }
 
     fn add_column(&mut self, no: u64, b: &[u8], st: usize, col: usize) -> Result<(), ParseError> {
@@ -253,6 +303,7 @@ impl HistogramBuilder {
             ));
         }
         self.columns.resize_with(col + 1, Vec::new);
+        self.coarse.resize(col + 1, false);
         Ok(())
     }
 
@@ -279,6 +330,7 @@ impl HistogramBuilder {
         let scale = bucket_us;
         let mut per_thread = Vec::with_capacity(nthreads);
         let mut columns = self.columns.into_iter();
+        let coarse_from = (EXACT_BUCKETS as f64 * scale).max(0.0);
         for j in 0..nthreads {
             let buckets = columns
                 .next()
@@ -295,6 +347,12 @@ impl HistogramBuilder {
                 min_us: self.mins.get(j).map(|&v| v as f64 * scale),
                 avg_us: self.avgs.get(j).map(|&v| v as f64 * scale),
                 max_us: self.maxs.get(j).map(|&v| v as f64 * scale),
+                coarse_from_us: self
+                    .coarse
+                    .get(j)
+                    .copied()
+                    .unwrap_or(false)
+                    .then_some(coarse_from),
             });
         }
         if per_thread.is_empty() {
@@ -305,6 +363,20 @@ impl HistogramBuilder {
             per_thread,
         })
     }
+}
+
+/// Merge the buckets of a column from [`EXACT_BUCKETS`] on, keeping order.
+fn merge(c: &mut Vec<(u64, u64)>) {
+    c.sort_by_key(|x| x.0);
+    let mut out: Vec<(u64, u64)> = Vec::with_capacity(c.len().min(4096));
+    for &(i, v) in c.iter() {
+        let b = coarse_bucket(i);
+        match out.last_mut() {
+            Some(last) if last.0 == b => last.1 = last.1.saturating_add(v),
+            _ => out.push((b, v)),
+        }
+    }
+    *c = out;
 }
 
 fn six_digits(b: &[u8]) -> Option<u64> {
@@ -341,15 +413,6 @@ fn numbers(no: u64, line: &str, rest: &str, what: &str) -> Result<Vec<u64>, Pars
     Ok(out)
 }
 
-/// Read a cyclictest output with a histogram (stdout of `-h N`, or a
-/// `--histfile`) from a reader with bounded memory and return its
-/// histogram. See [`crate::cyclictest::parse_reader`] for the whole block.
-pub fn parse_reader<R: BufRead>(r: R) -> Result<Histogram, ParseError> {
-    let c: Cyclictest = crate::cyclictest::parse_reader(r)?;
-    c.histogram
-        .ok_or_else(|| ParseError::invalid(FORMAT, 0, 0, "a `# Histogram` section", "no histogram"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,6 +431,42 @@ mod tests {
         assert_eq!(h.per_thread[1].overflows, 1);
         assert_eq!(h.per_thread[1].overflow_cycles, vec![42]);
         assert_eq!(h.per_thread[1].total, Some(7));
+    }
+
+    #[test]
+    fn many_buckets_are_merged_and_counts_kept() {
+        let mut h = HistogramBuilder::new();
+        h.feed(1, "# Histogram").unwrap();
+        let rows = 200_000u64;
+        for i in 0..rows {
+            // every bucket of thread 0 used, thread 1 only at 5 us
+            let c1 = u64::from(i == 5) * 7;
+            h.feed(i + 2, &format!("{i:06} {:06}\t{c1:06}", 1)).unwrap();
+        }
+        let h = h.finish(1.0).unwrap();
+        let t0 = &h.per_thread[0];
+        assert_eq!(t0.coarse_from_us, Some(1024.0));
+        assert!(t0.buckets.len() <= 1024 + 64 * 8, "{}", t0.buckets.len());
+        assert_eq!(t0.buckets.iter().map(|b| b.1).sum::<u64>(), rows);
+        assert_eq!(t0.buckets[1023], (1023.0, 1));
+        // 131072..=199999: merged buckets 2048 wide
+        let last = t0.buckets.last().unwrap();
+        assert_eq!(last.0, (199_999u64 >> 11 << 11) as f64);
+        assert!(t0.buckets.windows(2).all(|w| w[0].0 < w[1].0));
+        let t1 = &h.per_thread[1];
+        assert_eq!(
+            (t1.buckets.clone(), t1.coarse_from_us),
+            (vec![(5.0, 7)], None)
+        );
+    }
+
+    #[test]
+    fn coarse_buckets() {
+        assert_eq!(coarse_bucket(1023), 1023);
+        assert_eq!(coarse_bucket(1024), 1024);
+        assert_eq!(coarse_bucket(1039), 1024);
+        assert_eq!(coarse_bucket(1040), 1040);
+        assert_eq!(coarse_bucket(u64::MAX) >> 57, 127);
     }
 
     #[test]

@@ -6,12 +6,15 @@
 //! same code. Every parser turns lines into typed [`document`] blocks that
 //! keep their line span; errors carry format, line, column and the text.
 //!
-//! Entry points: [`parse`] / [`parse_str`] take a whole input (a single
-//! result, several results in plain text, or a mail / thread) and return a
-//! [`Document`]. Code tour: [`detect`] tries every format's `recognize` at
-//! every line; [`mail`] splits threads, decodes quoted-printable and hands
-//! each message body to [`detect`]; [`hints`] guesses labels, boards and
-//! kernels from the prose; one module per format does the parsing.
+//! Entry point: [`parse_reader`] reads an input (a single result, several
+//! results in plain text, or a mail / thread) in chunks with bounded memory
+//! and returns a [`Document`]; [`parse`] / [`parse_str`] are the same over
+//! bytes in memory. Code tour: [`stream`] cuts the input into scan windows
+//! and hands long blocks to their accumulators; [`detect`] tries every
+//! format's `recognize` at every line of a window; [`mail`] splits threads,
+//! decodes quoted-printable and hands each message body to [`detect`];
+//! [`hints`] guesses labels, boards and kernels from bounded context; one
+//! module per format does the parsing.
 
 pub mod document;
 pub mod error;
@@ -36,6 +39,7 @@ pub mod perf_lock;
 pub mod plain;
 pub mod profile;
 pub mod rtla;
+pub mod stream;
 pub mod time;
 pub mod units;
 pub mod willitscale;
@@ -43,6 +47,7 @@ pub mod willitscale;
 pub use document::*;
 pub use error::{ErrorKind, ParseError};
 pub use lines::Line;
+pub use stream::{Limits, parse_reader};
 
 /// Version stamped into every document; bump when a parser's output changes
 /// so stored uploads can be re-parsed.
@@ -57,81 +62,16 @@ pub const MAX_LINE_LEN: usize = 256 * 1024;
 /// something a person posted.
 pub const MAX_BLOCKS: usize = 4096;
 
-/// Parse a whole input. `name` is a label for `source.name` only. Invalid
-/// UTF-8 is replaced, not rejected: mails arrive in every charset.
+/// Parse a whole input in memory: [`parse_reader`] over the bytes, with
+/// the default [`Limits`]. `name` is a label for `source.name` only.
+/// Invalid UTF-8 is replaced, not rejected: mails arrive in every charset.
 pub fn parse(input: &[u8], name: Option<&str>) -> Result<Document, ParseError> {
-    let text = String::from_utf8_lossy(input);
-    parse_text(&text, input.len() as u64, name)
+    parse_reader(input, name, &Limits::default())
 }
 
 /// [`parse`] for text already in memory as a string.
 pub fn parse_str(input: &str, name: Option<&str>) -> Result<Document, ParseError> {
-    parse_text(input, input.len() as u64, name)
-}
-
-fn parse_text(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, ParseError> {
-    let mut doc = parse_any(text, bytes, name)?;
-    doc.blocks.iter_mut().for_each(Block::settle_kernel);
-    Ok(doc)
-}
-
-fn parse_any(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, ParseError> {
-    check_line_lengths(text)?;
-    if mail::is_mail(text) {
-        return mail::parse(text, bytes, name);
-    }
-    let lines = lines::split(text);
-    let scan = detect::scan(&lines)?;
-    let mut scanned = scan.blocks;
-    if scanned.is_empty() {
-        // A claim that failed says more than "nothing found": its format,
-        // line and column.
-        if let Some(e) = scan.failures.into_iter().next() {
-            return Err(e);
-        }
-        let first = lines.iter().find(|l| !l.text.trim().is_empty());
-        return Err(ParseError::unrecognized(
-            detect::looked_for(),
-            first.map(|l| l.no).unwrap_or(0),
-            first.map(|l| l.text).unwrap_or(""),
-        ));
-    }
-    hints::annotate(&mut scanned, &lines, &[(0, lines.len())]);
-    let format = match scanned.first() {
-        Some(s) if scanned.iter().all(|o| o.format == s.format) => s.format.name(),
-        _ => "text",
-    };
-    let mut warnings: Vec<Warning> = scan.failures.iter().map(Warning::from_error).collect();
-    warnings.extend(scan.unread);
-    warnings.sort_by_key(|w| w.line);
-    Ok(Document {
-        source: Source {
-            name: name.map(str::to_string),
-            format: format.to_string(),
-            bytes,
-            lines: lines.len() as u64,
-            parser_version: PARSER_VERSION.to_string(),
-        },
-        context: None,
-        blocks: scanned.into_iter().map(|s| s.block).collect(),
-        warnings,
-    })
-}
-
-fn check_line_lengths(text: &str) -> Result<(), ParseError> {
-    for (i, line) in text.lines().enumerate() {
-        if line.len() > MAX_LINE_LEN {
-            return Err(ParseError {
-                kind: ErrorKind::TooLarge,
-                format: "unknown",
-                line: i as u64 + 1,
-                column: MAX_LINE_LEN as u64 + 1,
-                expected: format!("lines of at most {MAX_LINE_LEN} bytes"),
-                found: format!("a line of {} bytes", line.len()),
-            });
-        }
-    }
-    Ok(())
+    parse(input.as_bytes(), name)
 }
 
 pub(crate) fn too_many_blocks(line: u64) -> ParseError {

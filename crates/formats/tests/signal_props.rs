@@ -40,6 +40,11 @@ fn corpus() -> Vec<Vec<u8>> {
 /// Run every recognizer the way the mail scanner does, plus the streaming
 /// parsers; only panics matter, results are checked for sane spans.
 fn exercise(bytes: &[u8]) {
+    exercise_recognizers(bytes);
+    let _ = whole(bytes);
+}
+
+fn exercise_recognizers(bytes: &[u8]) {
     let text = String::from_utf8_lossy(bytes);
     let lines = lines::split(&text);
     for rec in RECOGNIZERS {
@@ -62,17 +67,28 @@ fn exercise(bytes: &[u8]) {
             }
         }
     }
-    let _ = ftrace::parse_reader(bytes, 3);
-    let _ = ftrace::parse_reader(bytes, usize::MAX);
-    let _ = cyclictest::parse_reader(bytes);
-    let _ = histogram::parse_reader(bytes);
+}
+
+/// The whole parse with a scan window of 5 lines: every report longer than
+/// that goes through its streaming accumulator.
+fn whole(bytes: &[u8]) -> Result<reclaimlab_formats::Document, reclaimlab_formats::ParseError> {
+    let limits = reclaimlab_formats::Limits {
+        window_lines: 5,
+        ..Default::default()
+    };
+    reclaimlab_formats::parse_reader(bytes, None, &limits)
 }
 
 #[test]
 fn every_truncation_of_every_corpus_file() {
     for file in corpus() {
         for cut in 0..=file.len() {
-            exercise(&file[..cut]);
+            exercise_recognizers(&file[..cut]);
+            // The whole parse at every line end and in the middle of lines
+            // now and then (it costs far more than one recognizer).
+            if cut == file.len() || file.get(cut) == Some(&b'\n') || cut % 97 == 0 {
+                let _ = whole(&file[..cut]);
+            }
         }
     }
 }

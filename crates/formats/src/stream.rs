@@ -1,0 +1,664 @@
+//! The one parse path: an input read in chunks, scanned in bounded windows
+//! of lines, long blocks fed line by line to their format's accumulator.
+//!
+//! Owns how a long input is cut: lines go into a scan window; when it holds
+//! [`Limits::window_lines`] lines (or [`Limits::window_bytes`]) it is scanned
+//! with [`crate::detect::scan_from`], blocks that end well before its end
+//! are final, and the scan goes on from the first block that might still
+//! grow, with [`hints::CONTEXT_LINES`] lines above it kept for look-back. A
+//! block that fills a whole window and is a latency report or a cyclictest
+//! run (the formats that run to millions of lines) is handed over to its
+//! streaming accumulator ([`ftrace::Report`], [`cyclictest::Run`]), fed
+//! every following line as read until the block ends; any other block that
+//! long is cut at the window's end, with a warning. Line numbers are those
+//! of the whole input.
+//!
+//! A mail or thread ([`mail::is_mail`] on the first lines) is read whole,
+//! up to [`Limits::max_mail_bytes`]: its quoted-printable and MIME decoding
+//! and message splitting work on the whole text, and mails are small.
+//!
+//! Memory is bounded by the window, the accumulators' bounds and the
+//! blocks found ([`crate::MAX_BLOCKS`]), never by the input's length.
+
+use std::io::BufRead;
+
+use crate::detect::{self, Format, Scanned};
+use crate::document::{Block, BlockBody, Document, Source, Warning};
+use crate::error::{ErrorKind, ParseError};
+use crate::hints::{self, HeaderHints};
+use crate::lines::{self, Line};
+use crate::{MAX_BLOCKS, MAX_LINE_LEN, PARSER_VERSION, cyclictest, ftrace, mail};
+
+/// Bounds of one parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Lines a scan window holds before it is scanned.
+    pub window_lines: usize,
+    /// Bytes a scan window holds before it is scanned.
+    pub window_bytes: usize,
+    /// Largest mail or thread, read whole.
+    pub max_mail_bytes: u64,
+    /// Largest input; `None` for no limit (the CLI).
+    pub max_input_bytes: Option<u64>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            window_lines: 4096,
+            window_bytes: 4 << 20,
+            max_mail_bytes: 32 << 20,
+            max_input_bytes: None,
+        }
+    }
+}
+
+/// Lines at the end of a window whose blocks wait for the next window (a
+/// recognizer may stop short because the lines ran out).
+const MARGIN: usize = 256;
+/// Lines read before deciding whether the input is a mail (`is_mail`
+/// looks at most this far).
+const SNIFF_LINES: usize = 5000;
+const SNIFF_BYTES: usize = 1 << 20;
+
+/// Parse an input read from `r` in chunks, with bounded memory (see the
+/// module doc). `name` labels `source.name` only. Invalid UTF-8 is
+/// replaced, not rejected.
+pub fn parse_reader<R: BufRead>(
+    r: R,
+    name: Option<&str>,
+    limits: &Limits,
+) -> Result<Document, ParseError> {
+    let mut s = Stream::new(*limits);
+    let mut sniff: Option<Vec<(u64, Vec<u8>)>> = Some(Vec::new());
+    let mut sniff_bytes = 0usize;
+    let mut mail_text: Option<Vec<u8>> = None;
+    let mut bytes: u64 = 0;
+    let lines = for_each_line(r, |no, line, raw_len| {
+        bytes += raw_len as u64;
+        if let Some(max) = limits.max_input_bytes
+            && bytes > max
+        {
+            return Err(too_large(no, format!("at most {max} bytes of input")));
+        }
+        if let Some(m) = mail_text.as_mut() {
+            if bytes > limits.max_mail_bytes {
+                return Err(too_large(
+                    no,
+                    format!(
+                        "a mail or thread of at most {} bytes",
+                        limits.max_mail_bytes
+                    ),
+                ));
+            }
+            m.extend_from_slice(line);
+            m.push(b'\n');
+            return Ok(());
+        }
+        if let Some(buf) = sniff.as_mut() {
+            buf.push((no, line.to_vec()));
+            sniff_bytes += line.len() + 1;
+            if buf.len() < SNIFF_LINES && sniff_bytes < SNIFF_BYTES {
+                return Ok(());
+            }
+            let head = std::mem::take(buf);
+            sniff = None;
+            return match decide(head, &mut s) {
+                Some(m) => {
+                    mail_text = Some(m);
+                    Ok(())
+                }
+                None => Ok(()),
+            };
+        }
+        s.line(no, line)
+    })?;
+    if let Some(head) = sniff.take()
+        && let Some(m) = decide(head, &mut s)
+    {
+        mail_text = Some(m);
+    }
+    if let Some(m) = mail_text {
+        let text = String::from_utf8_lossy(&m);
+        let mut doc = mail::parse(&text, bytes, name)?;
+        doc.blocks.iter_mut().for_each(Block::settle_kernel);
+        return Ok(doc);
+    }
+    s.finish(name, bytes, lines)
+}
+
+/// With the first lines read: the mail's text so far when the input is a
+/// mail, else `None` after feeding them to the scan.
+fn decide(head: Vec<(u64, Vec<u8>)>, s: &mut Stream) -> Option<Vec<u8>> {
+    let mut text = Vec::new();
+    for (_, l) in &head {
+        text.extend_from_slice(l);
+        text.push(b'\n');
+    }
+    if mail::is_mail(&String::from_utf8_lossy(&text)) {
+        return Some(text);
+    }
+    drop(text);
+    for (no, l) in head {
+        if let Err(e) = s.line(no, &l) {
+            s.error = Some(e);
+            break;
+        }
+    }
+    None
+}
+
+fn too_large(line: u64, expected: String) -> ParseError {
+    ParseError {
+        kind: ErrorKind::TooLarge,
+        format: "unknown",
+        line,
+        column: 1,
+        expected,
+        found: "more".to_string(),
+    }
+}
+
+/// Call `f(number, line, bytes it took in the input)` for every line of
+/// `r` (`\n` or `\r\n`; a last line without one counts), holding at most one
+/// line beyond the reader's buffer. A line longer than [`MAX_LINE_LEN`] is
+/// an error. Returns the number of lines.
+fn for_each_line<R: BufRead>(
+    mut r: R,
+    mut f: impl FnMut(u64, &[u8], usize) -> Result<(), ParseError>,
+) -> Result<u64, ParseError> {
+    let mut no: u64 = 0;
+    let mut carry: Vec<u8> = Vec::new();
+    let long = |no: u64, len: usize| ParseError {
+        kind: ErrorKind::TooLarge,
+        format: "unknown",
+        line: no,
+        column: MAX_LINE_LEN as u64 + 1,
+        expected: format!("lines of at most {MAX_LINE_LEN} bytes"),
+        found: format!("a line of {len} bytes or more"),
+    };
+    loop {
+        let buf = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(ParseError::invalid(
+                    "unknown",
+                    no + 1,
+                    1,
+                    "readable input",
+                    &e.to_string(),
+                ));
+            }
+        };
+        if buf.is_empty() {
+            if !carry.is_empty() {
+                no += 1;
+                let n = carry.len();
+                f(no, strip_cr(&carry), n)?;
+            }
+            return Ok(no);
+        }
+        let len = buf.len();
+        let mut pos = 0;
+        while let Some(nl) = find_newline(&buf[pos..]) {
+            let end = pos + nl;
+            no += 1;
+            if carry.is_empty() {
+                let line = strip_cr(&buf[pos..end]);
+                if line.len() > MAX_LINE_LEN {
+                    return Err(long(no, line.len()));
+                }
+                f(no, line, end - pos + 1)?;
+            } else {
+                carry.extend_from_slice(&buf[pos..end]);
+                let n = carry.len() + 1;
+                let line = strip_cr(&carry);
+                if line.len() > MAX_LINE_LEN {
+                    return Err(long(no, line.len()));
+                }
+                f(no, line, n)?;
+                carry.clear();
+            }
+            pos = end + 1;
+        }
+        carry.extend_from_slice(&buf[pos..]);
+        if carry.len() > MAX_LINE_LEN + 1 {
+            return Err(long(no + 1, carry.len()));
+        }
+        r.consume(len);
+    }
+}
+
+#[inline]
+fn strip_cr(b: &[u8]) -> &[u8] {
+    b.strip_suffix(b"\r").unwrap_or(b)
+}
+
+/// One line of the scan window.
+struct Owned {
+    no: u64,
+    quote: u32,
+    text: String,
+}
+
+/// A long block being read by its accumulator (one per parse, so the
+/// size of the larger variant costs nothing).
+#[expect(clippy::large_enum_variant, reason = "one value per parse")]
+enum Acc {
+    Ftrace(ftrace::Report),
+    Cyclictest(cyclictest::Run),
+}
+
+impl Acc {
+    #[inline]
+    fn feed_raw(&mut self, no: u64, b: &[u8]) -> Result<bool, ParseError> {
+        match self {
+            Acc::Ftrace(r) => r.feed_raw(no, b),
+            Acc::Cyclictest(r) => r.feed_raw(no, b),
+        }
+    }
+
+    fn feed_line(&mut self, l: &Line<'_>) -> Result<bool, ParseError> {
+        match self {
+            Acc::Ftrace(r) => r.feed_line(l),
+            Acc::Cyclictest(r) => r.feed_line(l),
+        }
+    }
+
+    fn finish(self) -> Result<Option<BlockBody>, ParseError> {
+        match self {
+            Acc::Ftrace(r) => r.finish().map(Some),
+            Acc::Cyclictest(r) => r.finish(),
+        }
+    }
+}
+
+struct Active {
+    acc: Acc,
+    /// The block as the window's scan saw it, hints filled; its body is
+    /// replaced by the accumulator's at the end.
+    scanned: Scanned,
+    last_no: u64,
+}
+
+struct Stream {
+    limits: Limits,
+    win: Vec<Owned>,
+    win_bytes: usize,
+    /// Leading lines of `win` kept as context only (already scanned).
+    ctx: usize,
+    active: Option<Active>,
+    blocks: Vec<Scanned>,
+    failures: Vec<ParseError>,
+    warnings: Vec<Warning>,
+    /// Line number after the last final block (labels are not read above it).
+    prev_end_no: u64,
+    headers: HeaderHints,
+    header_lines: usize,
+    first_text: Option<(u64, String)>,
+    /// An error found while the first lines were replayed.
+    error: Option<ParseError>,
+}
+
+impl Stream {
+    fn new(limits: Limits) -> Self {
+        Stream {
+            limits,
+            win: Vec::new(),
+            win_bytes: 0,
+            ctx: 0,
+            active: None,
+            blocks: Vec::new(),
+            failures: Vec::new(),
+            warnings: Vec::new(),
+            prev_end_no: 0,
+            headers: HeaderHints::default(),
+            header_lines: 0,
+            first_text: None,
+            error: None,
+        }
+    }
+
+    #[inline]
+    fn line(&mut self, no: u64, bytes: &[u8]) -> Result<(), ParseError> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        if let Some(a) = self.active.as_mut() {
+            match a.acc.feed_raw(no, bytes) {
+                Ok(true) => {
+                    a.last_no = no;
+                    return Ok(());
+                }
+                Ok(false) => self.end_active()?,
+                Err(e) => {
+                    // As in a scan: the claim failed, a warning, and the
+                    // scan resumes after the offending line.
+                    self.active = None;
+                    let bad = e.line;
+                    self.failures.push(e);
+                    self.prev_end_no = no + 1;
+                    if bad >= no {
+                        return Ok(());
+                    }
+                }
+            }
+        }
+        let raw = String::from_utf8_lossy(bytes);
+        let (quote, text) = lines::strip_quote(&raw);
+        if self.header_lines < hints::HEADER_LINES {
+            self.header_lines += 1;
+            self.headers.see(&Line { no, text, quote });
+        }
+        if self.first_text.is_none() && !text.trim().is_empty() {
+            self.first_text = Some((no, text.to_string()));
+        }
+        self.win_bytes += text.len() + 32;
+        self.win.push(Owned {
+            no,
+            quote,
+            text: text.to_string(),
+        });
+        if self.win.len() - self.ctx >= self.limits.window_lines.max(2)
+            || self.win_bytes >= self.limits.window_bytes
+        {
+            self.scan_window(false)?;
+        }
+        Ok(())
+    }
+
+    /// The accumulator's block ended: it is final.
+    fn end_active(&mut self) -> Result<(), ParseError> {
+        let Some(a) = self.active.take() else {
+            return Ok(());
+        };
+        let mut sc = a.scanned;
+        match a.acc.finish() {
+            Ok(Some(body)) => {
+                sc.block.body = body;
+                sc.block.lines[1] = a.last_no;
+                self.prev_end_no = a.last_no + 1;
+                self.push_block(sc)?;
+            }
+            Ok(None) => {}
+            Err(e) => self.failures.push(e),
+        }
+        Ok(())
+    }
+
+    fn push_block(&mut self, b: Scanned) -> Result<(), ParseError> {
+        if self.blocks.len() >= MAX_BLOCKS {
+            return Err(crate::too_many_blocks(b.block.lines[0]));
+        }
+        self.blocks.push(b);
+        Ok(())
+    }
+
+    /// Scan the window; keep the blocks that are final, hand a long block
+    /// to its accumulator, and cut the window.
+    fn scan_window(&mut self, at_end: bool) -> Result<(), ParseError> {
+        let lines: Vec<Line<'_>> = self
+            .win
+            .iter()
+            .map(|l| Line {
+                no: l.no,
+                text: &l.text,
+                quote: l.quote,
+            })
+            .collect();
+        let n = lines.len();
+        let scan = detect::scan_from(&lines, self.ctx)?;
+        // A window cut by its byte budget may hold few lines: the margin
+        // never takes more than half of what is new.
+        let margin = MARGIN.min(n.saturating_sub(self.ctx) / 2);
+        let margin_start = if at_end { n } else { n - margin };
+        let mut found = scan.blocks;
+        // The first block that might still grow decides where to cut.
+        let open = found.iter().position(|b| b.last >= margin_start);
+        let mut cut = margin_start;
+        let mut stream: Option<Scanned> = None;
+        let mut keep = found.len();
+        if let Some(k) = open {
+            let b = &found[k];
+            let first = b.first;
+            if first == self.ctx {
+                // The block fills the window.
+                let touches_end = b.last + 1 >= n;
+                if touches_end && streamable(b.format) {
+                    keep = k + 1;
+                    cut = n;
+                    stream = Some(found.swap_remove(k));
+                    found.truncate(k);
+                } else {
+                    if touches_end {
+                        self.warnings.push(Warning {
+                            line: Some(b.block.lines[1]),
+                            message: format!(
+                                "lines {}-{}: a {} block longer than {} lines, cut here; the rest is read as another block",
+                                b.block.lines[0],
+                                b.block.lines[1],
+                                b.format.name(),
+                                self.limits.window_lines
+                            ),
+                        });
+                    }
+                    keep = found
+                        .iter()
+                        .position(|o| o.first > b.last)
+                        .unwrap_or(found.len());
+                    cut = b.last + 1;
+                }
+            } else {
+                keep = k;
+                cut = first;
+            }
+        }
+        // A claim that failed in the margin may only have run out of lines
+        // (a header cut by the window): it is tried again in the next one.
+        if stream.is_none()
+            && !at_end
+            && let Some(fi) = scan
+                .failures
+                .iter()
+                .filter_map(|f| lines.iter().position(|l| l.no == f.line))
+                .filter(|&fi| fi >= margin_start && fi > self.ctx && fi < cut)
+                .min()
+        {
+            cut = fi;
+            keep = keep.min(
+                found
+                    .iter()
+                    .position(|b| b.last >= fi)
+                    .unwrap_or(found.len()),
+            );
+        }
+        found.truncate(keep.min(found.len()));
+        let cut_no = lines.get(cut).map_or(u64::MAX, |l| l.no);
+        // Hints for the final blocks (and the streamed one) while their
+        // context is in the window.
+        let prev_end = |no: u64| lines.iter().position(|l| l.no >= no).unwrap_or(n);
+        let mut prev = prev_end(self.prev_end_no);
+        let headers = [Some(&self.headers)];
+        for b in found.iter_mut().chain(stream.iter_mut()) {
+            hints::annotate_block(
+                b,
+                &lines,
+                hints::Bounds {
+                    prev_end: prev.min(b.first),
+                    floor: 0,
+                },
+                &headers,
+            );
+            prev = b.last + 1;
+        }
+        for f in scan.failures {
+            if f.line < cut_no {
+                self.failures.push(f);
+            }
+        }
+        for w in scan.unread {
+            if w.line.is_some_and(|l| l < cut_no) {
+                self.warnings.push(w);
+            }
+        }
+        for b in found {
+            self.prev_end_no = b.block.lines[1] + 1;
+            if self.blocks.len() >= MAX_BLOCKS {
+                return Err(crate::too_many_blocks(b.block.lines[0]));
+            }
+            self.blocks.push(b);
+        }
+        if let Some(sc) = stream {
+            let mut acc = match sc.format.name() {
+                "ftrace" => lines
+                    .get(sc.first)
+                    .and_then(ftrace::Report::start)
+                    .map(Acc::Ftrace),
+                _ => lines
+                    .get(sc.first)
+                    .and_then(|l| cyclictest::Run::start(&lines[..sc.first], l))
+                    .map(Acc::Cyclictest),
+            };
+            if let Some(mut acc) = acc.take() {
+                let mut last_no = sc.block.lines[0];
+                let mut ended = false;
+                for l in &lines[sc.first..] {
+                    match acc.feed_line(l) {
+                        Ok(true) => last_no = l.no,
+                        Ok(false) => {
+                            ended = true;
+                            break;
+                        }
+                        Err(e) => {
+                            self.failures.push(e);
+                            ended = true;
+                            break;
+                        }
+                    }
+                }
+                if !ended {
+                    self.active = Some(Active {
+                        acc,
+                        scanned: sc,
+                        last_no,
+                    });
+                }
+            }
+        }
+        drop(lines);
+        // Keep context above the cut for look-back and hints.
+        let keep_from = if self.active.is_some() {
+            self.win.len()
+        } else {
+            cut.saturating_sub(hints::CONTEXT_LINES)
+        };
+        self.win.drain(..keep_from.min(self.win.len()));
+        self.ctx = cut.saturating_sub(keep_from).min(self.win.len());
+        self.win_bytes = self.win.iter().map(|l| l.text.len() + 32).sum();
+        Ok(())
+    }
+
+    fn finish(
+        mut self,
+        name: Option<&str>,
+        bytes: u64,
+        lines: u64,
+    ) -> Result<Document, ParseError> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        if self.active.is_some() {
+            self.end_active()?;
+        }
+        if self.win.len() > self.ctx {
+            self.scan_window(true)?;
+        }
+        if self.blocks.is_empty() {
+            if let Some(e) = self.failures.into_iter().next() {
+                return Err(e);
+            }
+            let (no, text) = self.first_text.unwrap_or((0, String::new()));
+            return Err(ParseError::unrecognized(detect::looked_for(), no, &text));
+        }
+        hints::relate(&mut self.blocks);
+        let format = match self.blocks.first() {
+            Some(s) if self.blocks.iter().all(|o| o.format == s.format) => s.format.name(),
+            _ => "text",
+        };
+        let mut warnings: Vec<Warning> = self.failures.iter().map(Warning::from_error).collect();
+        warnings.extend(self.warnings);
+        warnings.sort_by_key(|w| w.line);
+        let mut blocks: Vec<Block> = self.blocks.into_iter().map(|s| s.block).collect();
+        blocks.iter_mut().for_each(Block::settle_kernel);
+        Ok(Document {
+            source: Source {
+                name: name.map(str::to_string),
+                format: format.to_string(),
+                bytes,
+                lines,
+                parser_version: PARSER_VERSION.to_string(),
+            },
+            context: None,
+            blocks,
+            warnings,
+        })
+    }
+}
+
+/// Formats whose blocks run to millions of lines and have an accumulator.
+fn streamable(f: Format) -> bool {
+    matches!(f.name(), "ftrace" | "cyclictest" | "cyclictest_histogram")
+}
+
+/// Position of the first `\n`, eight bytes at a time: line splitting is
+/// most of the work for the plain event lines of a huge trace.
+#[inline]
+pub(crate) fn find_newline(hay: &[u8]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = LO * b'\n' as u64;
+    let word = |c: &[u8]| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w) ^ NL;
+        x.wrapping_sub(LO) & !x & HI
+    };
+    let mut chunks = hay.chunks_exact(32);
+    let mut base = 0;
+    for c in &mut chunks {
+        let (a, b) = c.split_at(16);
+        let (a0, a1) = a.split_at(8);
+        let (b0, b1) = b.split_at(8);
+        let m = [word(a0), word(a1), word(b0), word(b1)];
+        if m[0] | m[1] | m[2] | m[3] != 0 {
+            for (k, f) in m.iter().enumerate() {
+                if *f != 0 {
+                    return Some(base + 8 * k + (f.trailing_zeros() / 8) as usize);
+                }
+            }
+        }
+        base += 32;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|p| base + p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn newline_search() {
+        let mut v = vec![b'a'; 100];
+        for p in [0, 7, 8, 15, 16, 31, 32, 63, 99] {
+            v.iter_mut().for_each(|b| *b = b'a');
+            v[p] = b'\n';
+            assert_eq!(find_newline(&v), Some(p));
+        }
+        assert_eq!(find_newline(b"abc"), None);
+    }
+}
