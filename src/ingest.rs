@@ -975,8 +975,68 @@ fn event_name(e: &reclaimlab_formats::TraceEvent) -> String {
     name
 }
 
-/// The digest of a trace: one pass over its events, bounded state.
+/// The digest of a trace. The parser keeps the longest gaps and the time
+/// per function of every event it read (its block holds only the first
+/// events of a long trace), so those are taken as they are; a block without
+/// them (stored before the parser kept them, or built by hand) is digested
+/// from its events.
 pub fn trace_digest(t: &FtraceLatency) -> TraceDigest {
+    if t.gaps.is_empty() && t.functions.is_empty() {
+        return digest_of_events(t);
+    }
+    let gaps = t
+        .gaps
+        .iter()
+        .map(|g| {
+            let pos = g
+                .events
+                .iter()
+                .position(|e| g.line != 0 && e.line == Some(g.line))
+                .unwrap_or_else(|| (DIGEST_WINDOW / 2 - 1).min(g.events.len().saturating_sub(1)));
+            let event = g.event.saturating_sub(1);
+            TraceGap {
+                event,
+                time_us: g.events.get(pos).map_or(f64::NAN, |e| e.time_us),
+                gap_us: g.gap_us,
+                function: g
+                    .function
+                    .clone()
+                    .or_else(|| g.events.get(pos).map(event_name))
+                    .unwrap_or_else(|| "(event)".into()),
+                window_start: event.saturating_sub(pos as u64),
+                window: g.events.clone(),
+            }
+        })
+        .collect();
+    let mut functions: Vec<FunctionTotal> = t
+        .functions
+        .iter()
+        .map(|f| FunctionTotal {
+            name: f.function.clone(),
+            count: f.count,
+            time_us: f.self_us,
+        })
+        .collect();
+    if let Some(o) = &t.functions_other {
+        functions.push(FunctionTotal {
+            name: "(other functions)".into(),
+            count: o.count + o.untracked_events,
+            time_us: o.self_us,
+        });
+    }
+    TraceDigest {
+        events_total: t
+            .events_total
+            .unwrap_or(t.events.len() as u64)
+            .max(t.events.len() as u64),
+        events_kept: t.events.len() as u64,
+        gaps,
+        functions,
+    }
+}
+
+/// The digest of a trace from its events: one pass, bounded state.
+fn digest_of_events(t: &FtraceLatency) -> TraceDigest {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     let ev = &t.events;

@@ -23,7 +23,10 @@ async fn cyclictest_upload_creates_a_run_with_all_threads(pool: PgPool) {
     assert_eq!(runs.len(), 1);
     let id = runs[0]["id"].as_i64().unwrap();
     assert_eq!(runs[0]["url"], format!("http://reclaimlab.test/runs/{id}"));
-    assert_eq!(runs[0]["board"], "licheepi-4a");
+    assert_eq!(
+        runs[0]["board"], "LicheePi 4A",
+        "stored under its canonical name"
+    );
     assert_eq!(runs[0]["kernel"], "6.5.0-rt6");
     assert_eq!(runs[0]["variant"], "baseline");
 
@@ -50,7 +53,7 @@ async fn cyclictest_upload_creates_a_run_with_all_threads(pool: PgPool) {
         "64737",
         "52567",
         "52606",
-        "licheepi-4a",
+        "LicheePi 4A",
         "6.5.0-rt6",
         "baseline",
     ] {
@@ -352,13 +355,13 @@ async fn health_and_listing_pages(pool: PgPool) {
     upload(&app, Some(&tok), META, fixture("cyclictest-s4-before.txt")).await;
     let home = get(&app, "/").await;
     assert_eq!(home.status, 200);
-    assert!(home.text().contains("licheepi-4a"));
+    assert!(home.text().contains("LicheePi 4A"));
     assert!(
         home.text().contains("67469"),
         "home shows the worst latency"
     );
     let boards = get(&app, "/boards").await;
-    assert!(boards.text().contains("licheepi-4a"));
+    assert!(boards.text().contains("LicheePi 4A"));
     let kernels = get(&app, "/kernels").await;
     assert!(kernels.text().contains("6.5.0-rt6"));
     let nf = get(&app, "/runs/999999").await;

@@ -109,11 +109,13 @@ fn the_generator_plants_one_stall_in_a_trace_the_parser_reads() {
     let d = reclaimlab::ingest::trace_digest(t);
     assert_eq!(d.gaps[0].event, stall);
     assert_eq!(d.gaps[0].gap_us, STALL_US as f64);
-    assert_eq!(d.gaps.len(), reclaimlab::ingest::DIGEST_GAPS);
+    assert!((1..=reclaimlab::ingest::DIGEST_GAPS).contains(&d.gaps.len()));
     assert!(d.gaps.windows(2).all(|w| w[0].gap_us >= w[1].gap_us));
     assert_eq!(d.functions[0].name, "isolate_lru_folios");
     let events: u64 = d.functions.iter().map(|f| f.count).sum();
-    assert_eq!(events, d.events_total);
+    // Every function-trace event is counted once; the `<stack trace>`
+    // marker is an event without a function.
+    assert_eq!(events, d.events_total - 1);
 }
 
 #[sqlx::test]

@@ -536,3 +536,52 @@ async fn a_full_column_keeps_the_newest_runs_and_says_so(pool: PgPool) {
     let html = get(&app, "/compare?c=variant%3Acapped").await.text();
     assert!(html.contains("older ones are left out"));
 }
+
+/// The overview aggregates kept at ingest equal the ones recomputed from
+/// every stored run (`reclaimlab rebuild-overview`), and the catalogue's
+/// counts read from them equal a count over the runs.
+#[sqlx::test]
+async fn aggregates_kept_at_ingest_equal_a_rebuild(pool: PgPool) {
+    demo(&pool).await;
+    async fn cells(pool: &PgPool) -> Vec<String> {
+        let mut out = Vec::new();
+        for t in [
+            "heatmap_cells",
+            "culprit_cells",
+            "metric_cells",
+            "run_cells",
+        ] {
+            let rows: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                "SELECT row_to_json(c)::text FROM {t} c ORDER BY 1"
+            )))
+            .fetch_all(pool)
+            .await
+            .unwrap();
+            assert!(!rows.is_empty(), "{t} is empty after the demo");
+            out.extend(rows);
+        }
+        out
+    }
+    let kept = cells(&pool).await;
+    let mut tx = pool.begin().await.unwrap();
+    reclaimlab::storage::overview::rebuild_all(&mut tx)
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(kept, cells(&pool).await);
+    let counted: Vec<(String, i64)> = sqlx::query_as(
+        "SELECT b.name, count(r.id) FROM boards b
+         LEFT JOIN runs r ON r.board_id = b.id AND r.deleted_at IS NULL AND NOT r.unlisted
+         GROUP BY b.name ORDER BY b.name",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    let shown: Vec<(String, i64)> = reclaimlab::storage::catalog::boards(&pool)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|b| (b.name, b.runs))
+        .collect();
+    assert_eq!(shown, counted);
+}

@@ -261,8 +261,8 @@ pub struct BoardRow {
 pub async fn boards(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<BoardRow>> {
     sqlx::query_as(
         "SELECT b.id, b.name, b.description, b.board_class,
-                count(r.id) AS runs, max(r.created_at) AS last_run
-         FROM boards b LEFT JOIN runs r ON r.board_id = b.id AND r.deleted_at IS NULL AND NOT r.unlisted
+                coalesce(sum(c.runs), 0)::bigint AS runs, max(c.last_run_at) AS last_run
+         FROM boards b LEFT JOIN run_cells c ON c.board_id = b.id
          GROUP BY b.id ORDER BY b.name",
     )
     .fetch_all(db)
@@ -280,9 +280,9 @@ pub struct KernelRow {
 
 pub async fn kernels(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<KernelRow>> {
     sqlx::query_as(
-        "SELECT k.id, k.version, count(r.id) AS runs, count(DISTINCT r.board_id) AS boards,
-                max(r.created_at) AS last_run
-         FROM kernels k LEFT JOIN runs r ON r.kernel_id = k.id AND r.deleted_at IS NULL AND NOT r.unlisted
+        "SELECT k.id, k.version, coalesce(sum(c.runs), 0)::bigint AS runs,
+                count(DISTINCT c.board_id) AS boards, max(c.last_run_at) AS last_run
+         FROM kernels k LEFT JOIN run_cells c ON c.kernel_id = k.id
          GROUP BY k.id ORDER BY k.version",
     )
     .fetch_all(db)
@@ -302,11 +302,11 @@ pub struct VariantRow {
 pub async fn variants(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<VariantRow>> {
     sqlx::query_as(
         "SELECT v.id, v.name, p.name AS parent, v.message_id, s.message_id AS series_message_id,
-                count(r.id) AS runs
+                coalesce(sum(c.runs), 0)::bigint AS runs
          FROM variants v
          LEFT JOIN variants p ON p.id = v.parent_id
          LEFT JOIN series s ON s.id = v.series_id
-         LEFT JOIN runs r ON r.variant_id = v.id AND r.deleted_at IS NULL AND NOT r.unlisted
+         LEFT JOIN run_cells c ON c.variant_id = v.id
          GROUP BY v.id, p.name, s.message_id ORDER BY v.name",
     )
     .fetch_all(db)
@@ -331,4 +331,32 @@ pub async fn chain_heads(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<(String, u
         .into_iter()
         .map(|(n, d)| (n, d.max(0) as usize))
         .collect())
+}
+
+/// Names of the boards, kernels and variants that have at least one listed
+/// run, sorted: the home page's filter choices. One index probe per name
+/// (`EXISTS`), not a count over every run.
+pub async fn names_with_listed_runs(
+    db: &sqlx::PgPool,
+) -> sqlx::Result<(Vec<String>, Vec<String>, Vec<String>)> {
+    let listed = "r.deleted_at IS NULL AND NOT r.unlisted";
+    let boards = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT name FROM boards b
+         WHERE EXISTS (SELECT 1 FROM runs r WHERE r.board_id = b.id AND {listed}) ORDER BY name"
+    )))
+    .fetch_all(db)
+    .await?;
+    let kernels = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT version FROM kernels k
+         WHERE EXISTS (SELECT 1 FROM runs r WHERE r.kernel_id = k.id AND {listed}) ORDER BY version"
+    )))
+    .fetch_all(db)
+    .await?;
+    let variants = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT name FROM variants v
+         WHERE EXISTS (SELECT 1 FROM runs r WHERE r.variant_id = v.id AND {listed}) ORDER BY name"
+    )))
+    .fetch_all(db)
+    .await?;
+    Ok((boards, kernels, variants))
 }

@@ -1,5 +1,5 @@
 //! The aggregates behind the overview pages (`heatmap_cells`,
-//! `culprit_cells`, `metric_cells`): updated in the transaction that stores
+//! `culprit_cells`, `metric_cells`, and `run_cells` for the catalogue): updated in the transaction that stores
 //! runs, rebuilt for the affected boards x kernels when runs are deleted.
 //! Only listed, measured, not deleted runs count.
 
@@ -16,7 +16,12 @@ pub async fn add_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx::Result<
 /// (after they were deleted): deletions cannot be subtracted from a max.
 pub async fn rebuild_for_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx::Result<()> {
     let pairs = "SELECT DISTINCT board_id, kernel_id FROM runs WHERE id = ANY($1)";
-    for table in ["heatmap_cells", "culprit_cells", "metric_cells"] {
+    for table in [
+        "heatmap_cells",
+        "culprit_cells",
+        "metric_cells",
+        "run_cells",
+    ] {
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "DELETE FROM {table} c USING ({pairs}) p
              WHERE c.board_id = p.board_id AND c.kernel_id = p.kernel_id"
@@ -35,7 +40,7 @@ pub async fn rebuild_for_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx:
 
 /// Recompute every aggregate from the stored runs (one transaction).
 pub async fn rebuild_all(conn: &mut PgConnection) -> sqlx::Result<()> {
-    sqlx::query("TRUNCATE heatmap_cells, culprit_cells, metric_cells")
+    sqlx::query("TRUNCATE heatmap_cells, culprit_cells, metric_cells, run_cells")
         .execute(&mut *conn)
         .await?;
     // `$1` is bound but unused: every run counts.
@@ -45,6 +50,17 @@ pub async fn rebuild_all(conn: &mut PgConnection) -> sqlx::Result<()> {
 /// Fold the listed runs matching `filter` (which binds `$1`) into the cells.
 async fn upsert_cells(conn: &mut PgConnection, filter: &str, run_ids: &[i64]) -> sqlx::Result<()> {
     let statements = [
+        // Every listed run, measured or simulated: the catalogue's counts.
+        format!(
+            "INSERT INTO run_cells (board_id, kernel_id, variant_id, runs, last_run_at)
+             SELECT r.board_id, r.kernel_id, r.variant_id, count(*), max(r.created_at)
+             FROM runs r
+             WHERE {filter} AND r.deleted_at IS NULL AND NOT r.unlisted
+             GROUP BY r.board_id, r.kernel_id, r.variant_id
+             ON CONFLICT (board_id, kernel_id, variant_id) DO UPDATE SET
+                 runs = run_cells.runs + EXCLUDED.runs,
+                 last_run_at = GREATEST(run_cells.last_run_at, EXCLUDED.last_run_at)"
+        ),
         format!(
             "INSERT INTO heatmap_cells (board_id, kernel_id, variant_id, kind, worst_us, runs, last_run)
              SELECT r.board_id, r.kernel_id, r.variant_id, r.worst_kind, max(r.worst_us), count(*),

@@ -135,24 +135,8 @@ pub async fn show_home(
 ) -> PageResult<HomePage> {
     let filter = p.listing();
     let list = listing(&state, &filter, "/").await?;
-    let boards = crate::storage::catalog::boards(&state.pool)
-        .await?
-        .into_iter()
-        .filter(|b| b.runs > 0)
-        .map(|b| b.name)
-        .collect();
-    let kernels = crate::storage::catalog::kernels(&state.pool)
-        .await?
-        .into_iter()
-        .filter(|k| k.runs > 0)
-        .map(|k| k.version)
-        .collect();
-    let variants = crate::storage::catalog::variants(&state.pool)
-        .await?
-        .into_iter()
-        .filter(|v| v.runs > 0)
-        .map(|v| v.name)
-        .collect();
+    let (boards, kernels, variants) =
+        crate::storage::catalog::names_with_listed_runs(&state.pool).await?;
     let filtered = !filter_query(&filter).is_empty();
     Ok(HomePage {
         list,
