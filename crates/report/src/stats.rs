@@ -538,7 +538,7 @@ impl Ranked {
         let (mut seen, mut lo, mut hi) = (0usize, f64::NAN, f64::NAN);
         for (pos, &c) in counts.iter().enumerate() {
             let next = seen + c as usize;
-            if k >= 1 && seen <= k - 1 && k - 1 < next {
+            if k >= 1 && seen < k && k - 1 < next {
                 lo = self.sorted[pos];
             }
             if seen <= k && k < next {
@@ -583,7 +583,7 @@ pub fn bootstrap_median_diff_ci(
     let estimate = median(b)? - median(a)?;
     let mut rng = SplitMix64::new(seed);
     let mut diffs = Vec::with_capacity(resamples);
-    let (ra, rb) = (Ranked::new(&a), Ranked::new(&b));
+    let (ra, rb) = (Ranked::new(a), Ranked::new(b));
     let mut counts = vec![0u32; a.len().max(b.len())];
     for _ in 0..resamples {
         let ma = ra.resample_median(&mut rng, &mut counts);
