@@ -40,6 +40,12 @@ async fn paste_check_and_store_a_mail(pool: PgPool) {
         "labels guessed"
     );
     assert!(html.contains("20241031-isolate-cap-test@example.org"));
+    // Board and kernel come from the prose line above the blocks, and the
+    // preview says which line that was.
+    assert!(
+        html.contains("value=\"6.12.0-rc5\"") && html.contains("guessed from line 7"),
+        "{html}"
+    );
     assert_eq!(counts(&pool).await, (0, 0, 0, 0), "preview stores nothing");
 
     // Commit with corrections: name the variants, give the board.

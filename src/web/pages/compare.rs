@@ -1109,27 +1109,34 @@ pub async fn show_history_svg(
         .unwrap_or_else(|| "cyclictest".into());
     let pts =
         crate::storage::compare::history(&state.pool, &board, metric.as_deref(), &kind).await?;
-    // One line per kernel, x = upload order.
+    // One line per kernel, x = when the run was stored (days since the
+    // first point), so a gap between test nights shows as a gap.
+    let t0 = pts.first().map(|p| p.created_at);
+    let day = |p: &crate::storage::compare::HistoryPoint| {
+        t0.map_or(0.0, |t| (p.created_at - t).num_seconds() as f64 / 86_400.0)
+    };
     let mut series: Vec<reclaimlab_report::svg::Series> = Vec::new();
-    for (i, p) in pts.iter().enumerate() {
+    for p in &pts {
         match series.iter_mut().find(|s| s.label == p.kernel) {
-            Some(s) => s.points.push((i as f64 + 1.0, p.value)),
+            Some(s) => s.points.push((day(p), p.value)),
             None => series.push(reclaimlab_report::svg::Series {
                 label: p.kernel.clone(),
-                points: vec![(i as f64 + 1.0, p.value)],
+                points: vec![(day(p), p.value)],
             }),
         }
     }
+    let x_label = match t0 {
+        Some(t) => format!(
+            "days since {} (upload date)",
+            t.format("%Y-%m-%d %H:%M UTC")
+        ),
+        None => "days (upload date)".to_string(),
+    };
     let y = metric
         .clone()
         .unwrap_or_else(|| format!("worst {kind} latency (us)"));
     Ok(svg_response(
-        reclaimlab_report::svg::line_plot(
-            &format!("{y} on {board}"),
-            "run (upload order)",
-            &y,
-            &series,
-        ),
+        reclaimlab_report::svg::line_plot(&format!("{y} on {board}"), &x_label, &y, &series),
         false,
     ))
 }

@@ -48,6 +48,10 @@ pub struct BlockView {
     pub label: String,
     pub board: String,
     pub kernel: String,
+    /// Input lines the board and the kernel were guessed from (none when
+    /// the block names them itself).
+    pub board_line: Option<u64>,
+    pub kernel_line: Option<u64>,
     pub quote: u32,
     pub duplicate_of: Option<usize>,
 }
@@ -244,6 +248,8 @@ fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> Previe
                     .map(crate::boards::canonical)
                     .unwrap_or_default(),
                 kernel: b.kernel.clone().unwrap_or_default(),
+                board_line: b.board_line.filter(|_| b.board.is_some()),
+                kernel_line: b.kernel_line.filter(|_| b.kernel.is_some()),
                 quote: b.quote_level.unwrap_or(0),
                 duplicate_of: b.duplicate_of,
             })
