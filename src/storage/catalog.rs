@@ -339,24 +339,26 @@ pub async fn chain_heads(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<(String, u
 pub async fn names_with_listed_runs(
     db: &sqlx::PgPool,
 ) -> sqlx::Result<(Vec<String>, Vec<String>, Vec<String>)> {
-    let listed = "r.deleted_at IS NULL AND NOT r.unlisted";
-    let boards = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT name FROM boards b
-         WHERE EXISTS (SELECT 1 FROM runs r WHERE r.board_id = b.id AND {listed}) ORDER BY name"
-    )))
-    .fetch_all(db)
-    .await?;
-    let kernels = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT version FROM kernels k
-         WHERE EXISTS (SELECT 1 FROM runs r WHERE r.kernel_id = k.id AND {listed}) ORDER BY version"
-    )))
-    .fetch_all(db)
-    .await?;
-    let variants = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT name FROM variants v
-         WHERE EXISTS (SELECT 1 FROM runs r WHERE r.variant_id = v.id AND {listed}) ORDER BY name"
-    )))
-    .fetch_all(db)
-    .await?;
+    let names = |table: &str, name: &str, fk: &str| {
+        format!(
+            "SELECT {name} FROM {table} x WHERE EXISTS (SELECT 1 FROM runs r
+             WHERE r.{fk} = x.id AND r.deleted_at IS NULL AND NOT r.unlisted) ORDER BY {name}"
+        )
+    };
+    let mut out = Vec::with_capacity(3);
+    for sql in [
+        names("boards", "name", "board_id"),
+        names("kernels", "version", "kernel_id"),
+        names("variants", "name", "variant_id"),
+    ] {
+        out.push(
+            sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+                .fetch_all(db)
+                .await?,
+        );
+    }
+    let variants = out.pop().unwrap_or_default();
+    let kernels = out.pop().unwrap_or_default();
+    let boards = out.pop().unwrap_or_default();
     Ok((boards, kernels, variants))
 }
