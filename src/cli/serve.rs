@@ -9,6 +9,19 @@ use crate::web::{self, AppState, Limits};
 pub async fn run(a: ServeArgs) -> anyhow::Result<()> {
     let pool = crate::db::connect(&a.db).await?;
     crate::db::migrate(&pool).await?;
+    // The parse limits first: the demo load parses through the same gate,
+    // and the gate is set once per process.
+    let permits = match a.max_parses {
+        0 => crate::ingest::default_parse_permits(),
+        n => n,
+    };
+    let mut gate = crate::ingest::ParseGate::new(permits, Duration::from_secs(a.parse_wait_secs))
+        .with_memory(a.parse_memory_mb, a.parse_memory_factor);
+    gate.anonymous_per_minute = a.anonymous_parses_per_minute;
+    gate.anonymous_max_bytes = a.anonymous_parse_bytes;
+    if !crate::ingest::ParseGate::set_global(gate) {
+        tracing::warn!("parse limits were already in use; the defaults stay");
+    }
     if a.demo {
         let n = super::demo::load(&pool).await?;
         tracing::info!(uploads = n, "demo data loaded");
@@ -21,17 +34,6 @@ pub async fn run(a: ServeArgs) -> anyhow::Result<()> {
         .public_url
         .clone()
         .unwrap_or_else(|| format!("http://{addr}"));
-    let permits = match a.max_parses {
-        0 => crate::ingest::default_parse_permits(),
-        n => n,
-    };
-    let mut gate = crate::ingest::ParseGate::new(permits, Duration::from_secs(a.parse_wait_secs))
-        .with_memory(a.parse_memory_mb, a.parse_memory_factor);
-    gate.anonymous_per_minute = a.anonymous_parses_per_minute;
-    gate.anonymous_max_bytes = a.anonymous_parse_bytes;
-    if !crate::ingest::ParseGate::set_global(gate) {
-        tracing::warn!("parse limits were already in use; the defaults stay");
-    }
     let mut state = AppState::new(pool, &public);
     state.limits = std::sync::Arc::new(Limits {
         max_upload_bytes: a.max_upload_bytes,
