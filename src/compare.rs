@@ -443,7 +443,14 @@ pub struct CompareRequest {
     /// chains).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chain_previous: Option<bool>,
+    /// Runs shown beside the comparison and compared with nothing (at most
+    /// [`MAX_CONTEXT_RUNS`]): evidence no variant was named for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<i64>,
 }
+
+/// At most this many runs beside a comparison.
+pub const MAX_CONTEXT_RUNS: usize = 20;
 
 /// A resolved comparison: the runs of each column and the statistics.
 pub struct Resolved {
@@ -482,6 +489,11 @@ pub async fn resolve(
             "baseline {} is not a column (0 to {})",
             req.baseline,
             req.columns.len() - 1
+        )));
+    }
+    if req.context.len() > MAX_CONTEXT_RUNS {
+        return Err(AppError::BadRequest(format!(
+            "at most {MAX_CONTEXT_RUNS} context runs"
         )));
     }
     for (i, spec) in req.columns.iter().enumerate() {
@@ -528,6 +540,7 @@ pub async fn resolve(
     })
     .await
     .map_err(|e| AppError::Internal(anyhow::anyhow!("comparison task failed: {e}")))?;
+    comparison.context = context_runs(pool, &req.context).await?;
     for (c, col) in comparison.columns.iter().zip(&columns) {
         if col.more {
             comparison.notes.push(format!(
@@ -543,6 +556,41 @@ pub async fn resolve(
     })
 }
 
+/// The runs named in a request's `context`, in the order given.
+async fn context_runs(
+    pool: &sqlx::PgPool,
+    ids: &[i64],
+) -> Result<Vec<reclaimlab_report::compare::ContextRun>, AppError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let rows = crate::storage::runs::context_rows(pool, ids).await?;
+    ids.iter()
+        .map(|id| {
+            let r = rows
+                .iter()
+                .find(|r| r.id == *id)
+                .ok_or_else(|| AppError::NotFound(format!("run {id} (context) not found")))?;
+            let what = match (r.block_kind.as_str(), &r.tracer, &r.title) {
+                ("ftrace_latency", Some(t), _) => format!("{t} trace"),
+                (_, _, Some(t)) if !t.is_empty() => format!("table \"{t}\""),
+                (k, _, _) => k.replace('_', " "),
+            };
+            Ok(reclaimlab_report::compare::ContextRun {
+                run: reclaimlab_report::compare::RunRef {
+                    id: r.id,
+                    board: r.board.clone(),
+                    kernel: r.kernel.clone(),
+                    variant: r.variant.clone(),
+                },
+                what,
+                worst_us: r.worst_us,
+                culprit: r.culprit.clone(),
+            })
+        })
+        .collect()
+}
+
 /// The chart that best shows a comparison: the latency histogram overlay,
 /// else the first metric as bars.
 pub fn chart(c: &reclaimlab_report::compare::Comparison) -> Option<String> {
@@ -552,11 +600,11 @@ pub fn chart(c: &reclaimlab_report::compare::Comparison) -> Option<String> {
     }
     if let Some(w) = c.latency.as_ref().and_then(|l| l.worst.first()) {
         let bars: Vec<svg::Bar> = c
-            .columns
-            .iter()
+            .short_labels()
+            .into_iter()
             .zip(&w.cells)
-            .map(|(col, m)| svg::Bar {
-                label: col.label.clone(),
+            .map(|(label, m)| svg::Bar {
+                label,
                 value: m.map(|p| p.value_us),
                 error: None,
             })

@@ -673,6 +673,30 @@ fn metric(name: String, stat: Option<String>, value: f64, unit: Option<&str>) ->
     }
 }
 
+/// `2/4` from a subject tagged `[PATCH 2/4]`, `[RFC PATCH v3 02/13]` or
+/// `Re: [PATCH 2/4]`: how a list reader names the message.
+pub fn patch_number(subject: &str) -> Option<String> {
+    let mut rest = subject;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let close = after.find(']')?;
+        let tag = &after[..close];
+        if tag.to_ascii_uppercase().contains("PATCH") {
+            for word in tag.split_whitespace() {
+                if let Some((a, b)) = word.split_once('/') {
+                    let num = |x: &str| !x.is_empty() && x.bytes().all(|c| c.is_ascii_digit());
+                    if num(a) && num(b) {
+                        let a = a.trim_start_matches('0');
+                        return Some(format!("{}/{b}", if a.is_empty() { "0" } else { a }));
+                    }
+                }
+            }
+        }
+        rest = &after[close..];
+    }
+    None
+}
+
 /// The identity scope of a block's metrics and what a reader calls it.
 ///
 /// A printed table is its own scope (two tables never pool, even with the
@@ -685,10 +709,13 @@ fn scope_of(doc: &Document, block: &Block) -> (Scope, String) {
         .and_then(|m| doc.context.as_ref()?.messages.get(m))
         .and_then(|m| m.subject.clone());
     let posted = |s: String| match &message {
-        Some(subj) => {
-            let subj: String = subj.chars().take(60).collect();
-            format!("{s}, in \"{subj}\"")
-        }
+        Some(subj) => match patch_number(subj) {
+            Some(n) => format!("{s} (patch {n})"),
+            None => {
+                let subj: String = subj.chars().take(60).collect();
+                format!("{s}, in \"{subj}\"")
+            }
+        },
         None => s,
     };
     match &block.body {
@@ -1607,6 +1634,20 @@ pub fn document_outline(doc: &Document) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_is_named_by_its_patch_number() {
+        for (subject, want) in [
+            ("[PATCH 1/4] mm, vmscan: Batch removal", Some("1/4")),
+            ("Re: [RFC PATCH v3 02/13] mm: x", Some("2/13")),
+            ("[PATCH 0/1] mm/madvise: add cond_resched()", Some("0/1")),
+            ("Re: [PATCH RFC] mm: madvise: pageout", None),
+            ("[linux-next:master] [mm] 1/2 speedup", None),
+            ("no tag 3/4 here", None),
+        ] {
+            assert_eq!(patch_number(subject).as_deref(), want, "{subject}");
+        }
+    }
 
     fn doc_of(text: &str) -> Document {
         reclaimlab_formats::parse(text.as_bytes(), None).expect("parses")

@@ -326,7 +326,10 @@ async fn overview_pages(pool: PgPool) {
     // Plotted against when the runs were stored, not their upload order.
     assert!(svg.text().contains("days since "), "{}", svg.text());
     let v = get(&app, "/variants/waitqueue-v1").await.text();
-    assert!(v.contains("ramdisknonrot-v1") && v.contains("/compare?chain=waitqueue-v1"));
+    assert!(
+        v.contains("ramdisknonrot-v1") && v.contains("/compare?chain=waitqueue-v1"),
+        "{v}"
+    );
     let cmp = get(&app, "/compare").await;
     assert_eq!(cmp.status, 200);
     assert!(
@@ -518,6 +521,7 @@ async fn a_full_column_keeps_the_newest_runs_and_says_so(pool: PgPool) {
         columns: vec![reclaimlab::compare::ColumnSpec::parse("variant:capped").unwrap()],
         baseline: 0,
         chain_previous: None,
+        context: Vec::new(),
     };
     let r = reclaimlab::compare::resolve(&pool, req, reclaimlab::compare::Detail::Page)
         .await

@@ -167,3 +167,128 @@ async fn variants_are_named_per_thread(pool: PgPool) {
         "{names:?}"
     );
 }
+
+/// The form fields of a preview page as the browser would send them with
+/// every default kept: text inputs with their values, checked boxes only.
+/// The mail itself is added by the caller.
+fn default_fields(html: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for tag in html.split("<input").skip(1) {
+        let tag = tag.split('>').next().unwrap_or_default();
+        let attr = |name: &str| {
+            tag.split(&format!("{name}=\""))
+                .nth(1)
+                .and_then(|s| s.split('"').next())
+                .map(str::to_string)
+        };
+        let Some(name) = attr("name") else { continue };
+        if name == "mail" || name == "token" {
+            continue;
+        }
+        let kind = attr("type").unwrap_or_else(|| "text".into());
+        if kind == "checkbox" {
+            if tag.contains(" checked") {
+                out.push((name, "on".into()));
+            }
+            continue;
+        }
+        out.push((name, attr("value").unwrap_or_default()));
+    }
+    out
+}
+
+async fn import_with_defaults(app: &axum::Router, mail: &str, tok: &str) -> (String, String) {
+    let preview = send(app, post("/import/preview", form(&[("mail", mail)]))).await;
+    assert_eq!(preview.status, 200, "{}", preview.text());
+    let mut fields = default_fields(&preview.text());
+    fields.push(("mail".into(), mail.into()));
+    fields.push(("token".into(), tok.into()));
+    let pairs: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let r = send(app, post("/import/commit", form(&pairs))).await;
+    assert_eq!(r.status, 303, "{}", r.text());
+    let loc = r.headers["location"].to_str().unwrap().to_string();
+    let txt = get(app, &format!("{loc}.txt")).await.text();
+    (loc, txt)
+}
+
+#[sqlx::test]
+async fn defaults_keep_an_unlabelled_trace_beside_the_comparison(pool: PgPool) {
+    let app = app(&pool);
+    // Seed 003's result blocks, the trace attached without a word on which
+    // side it was taken.
+    let mail = String::from_utf8(fixture("mail-s3-attachment.txt")).unwrap();
+    let tok = token(&pool, Scope::Upload).await;
+    let (loc, txt) = import_with_defaults(&app, &mail, &tok).await;
+    // The thread's conclusion, in a reply of at most 40 lines.
+    assert!(txt.lines().count() <= 40, "{txt}");
+    assert!(txt.lines().all(|l| l.chars().count() <= 72), "{txt}");
+    assert!(
+        txt.contains("- after vs before: cyclictest max: max 67469 us -> 4449 us (-93%)"),
+        "{txt}"
+    );
+    // The trace the mail shows for the unpatched kernel is evidence, not a
+    // third column compared with the baseline.
+    assert!(
+        txt.contains("Also posted, not compared")
+            && txt.contains("- irqsoff trace: 77766 us in isolate_lru_folios"),
+        "{txt}"
+    );
+    let columns: Vec<&str> = txt
+        .lines()
+        .skip_while(|l| *l != "Columns:")
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert_eq!(
+        columns.iter().filter(|l| l.starts_with(' ')).count(),
+        2,
+        "two columns: {columns:?}"
+    );
+    assert!(!txt.contains("/unknown"), "{txt}");
+    // Table headers name the columns without the thread's prefix, never
+    // cut in the middle of a word.
+    assert!(!txt.contains('~'), "{txt}");
+    let page = get(&app, &loc).await.text();
+    assert!(page.contains("id=\"context\""), "{page}");
+    // The same thread imported again: the same runs and the same permalink.
+    let runs_before = counts(&pool).await;
+    let (again, _) = import_with_defaults(&app, &mail, &tok).await;
+    assert_eq!(again, loc);
+    assert_eq!(counts(&pool).await, runs_before);
+}
+
+#[sqlx::test]
+async fn a_reply_that_only_quotes_results_keeps_them(pool: PgPool) {
+    let app = app(&pool);
+    // A reply whose only results are quoted from the message it answers
+    // (the `time` pair of seed 002, quoted twice).
+    let mail = "\
+From: A Reviewer <reviewer@example.org>
+Subject: Re: [PATCH RFC] mm: madvise: pageout: ignore references
+Message-ID: <quoted-only@example.org>
+
+On Sat, someone wrote:
+> > A microbench as below has shown 6% decrement on the latency:
+> >
+> > w/o patch                    w/ patch
+> > root@10:~# time ./a.out      root@10:~# time ./a.out
+> > real 0m49.634s               real 0m46.334s
+> > user 0m0.637s                user 0m0.648s
+> > sys 0m47.434s                sys 0m44.265s
+> >
+> Does the gain hold with more runs?
+
+I will rerun it.
+";
+    let preview = send(&app, post("/import/preview", form(&[("mail", mail)]))).await;
+    let html = preview.text();
+    assert!(
+        html.contains("kept, as the paste has no results of its own"),
+        "{html}"
+    );
+    let tok = token(&pool, Scope::Upload).await;
+    let (_, txt) = import_with_defaults(&app, mail, &tok).await;
+    assert!(txt.contains("49.63") && txt.contains("46.33"), "{txt}");
+}

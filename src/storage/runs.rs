@@ -90,6 +90,37 @@ pub async fn summaries(db: impl PgExecutor<'_>, ids: &[i64]) -> sqlx::Result<Vec
         .await
 }
 
+/// What a run beside a comparison is: its place, its worst latency and
+/// culprit, the tracer of a trace and the title of a table.
+#[derive(Debug, Clone, FromRow)]
+pub struct ContextRow {
+    pub id: i64,
+    pub board: String,
+    pub kernel: String,
+    pub variant: String,
+    pub block_kind: String,
+    pub worst_us: Option<f64>,
+    pub culprit: Option<String>,
+    pub tracer: Option<String>,
+    pub title: Option<String>,
+}
+
+pub async fn context_rows(db: impl PgExecutor<'_>, ids: &[i64]) -> sqlx::Result<Vec<ContextRow>> {
+    sqlx::query_as(
+        "SELECT r.id, b.name AS board, k.version AS kernel, v.name AS variant, r.block_kind,
+                r.worst_us, t.culprit, t.tracer, r.title
+         FROM runs r
+         JOIN boards b ON b.id = r.board_id
+         JOIN kernels k ON k.id = r.kernel_id
+         JOIN variants v ON v.id = r.variant_id
+         LEFT JOIN traces t ON t.run_id = r.id
+         WHERE r.id = ANY($1) AND r.deleted_at IS NULL",
+    )
+    .bind(ids)
+    .fetch_all(db)
+    .await
+}
+
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
 pub struct ThreadRow {
     pub thread: i32,

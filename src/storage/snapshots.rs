@@ -69,6 +69,22 @@ pub async fn get(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<Option<Sna
     .await
 }
 
+/// The newest live permalink frozen from exactly this request, if any (a
+/// request that names its runs by id names the same runs).
+pub async fn find_same(
+    db: impl PgExecutor<'_>,
+    spec: &serde_json::Value,
+) -> sqlx::Result<Option<String>> {
+    sqlx::query_scalar(
+        "SELECT slug FROM snapshots
+         WHERE spec = $1 AND removed_at IS NULL
+         ORDER BY id DESC LIMIT 1",
+    )
+    .bind(spec)
+    .fetch_optional(db)
+    .await
+}
+
 /// Tombstone a snapshot: its bodies are erased, the slug stays taken.
 pub async fn remove(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<bool> {
     let r = sqlx::query(

@@ -286,6 +286,72 @@ pub struct Comparison {
     /// Problems with the input as a whole (bad baseline index, ...).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Runs shown beside the comparison and compared with nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<ContextRun>,
+}
+
+impl Comparison {
+    /// The column labels without the prefix they all share up to a `/` (a
+    /// thread's variant prefix), for table headers and chart labels; the
+    /// full labels are said once in a legend. A label cut in the middle of
+    /// a name says nothing.
+    pub fn short_labels(&self) -> Vec<String> {
+        let labels: Vec<&str> = self.columns.iter().map(|c| c.label.as_str()).collect();
+        if labels.len() < 2 {
+            return labels.iter().map(|l| l.to_string()).collect();
+        }
+        let first = labels[0].as_bytes();
+        let mut len = first.len();
+        for l in &labels[1..] {
+            len = len.min(
+                first
+                    .iter()
+                    .zip(l.as_bytes())
+                    .take_while(|(a, b)| a == b)
+                    .count(),
+            );
+        }
+        match first[..len].iter().rposition(|&b| b == b'/') {
+            Some(i) if labels.iter().all(|l| l.len() > i + 1) => {
+                labels.iter().map(|l| l[i + 1..].to_string()).collect()
+            }
+            _ => labels.iter().map(|l| l.to_string()).collect(),
+        }
+    }
+}
+
+/// A run shown beside a comparison and compared with nothing: evidence
+/// from the same thread that no variant was named for (the trace that
+/// motivated a patch, a run whose kernel side nobody stated). Putting it
+/// in a column of its own would compare it with the baseline on a guess.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ContextRun {
+    pub run: RunRef,
+    /// What the run is: `irqsoff trace`, `cyclictest`, a table's title.
+    pub what: String,
+    /// Its worst latency, when it is a latency measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worst_us: Option<f64>,
+    /// The function a trace blames.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub culprit: Option<String>,
+}
+
+impl ContextRun {
+    /// `irqsoff trace: 77766 us in isolate_lru_folios`.
+    pub fn headline(&self) -> String {
+        let mut s = self.what.clone();
+        if let Some(w) = self.worst_us {
+            s.push_str(&format!(": {} us", crate::fmt::us(w)));
+            if let Some(c) = &self.culprit {
+                s.push_str(&format!(" in {c}"));
+            }
+        } else if let Some(c) = &self.culprit {
+            s.push_str(&format!(", culprit {c}"));
+        }
+        s
+    }
 }
 
 /// Family-wise error control: every test of a comparison (each metric,
@@ -658,6 +724,7 @@ pub fn compare_with(input: &ComparisonInput, opts: &CompareOptions) -> Compariso
         latency: compare_latency(input, baseline),
         family,
         notes,
+        context: Vec::new(),
     }
 }
 

@@ -415,11 +415,11 @@ pub fn latency_histogram_chart(c: &Comparison) -> Option<String> {
         return None;
     }
     let series: Vec<HistogramSeries> = c
-        .columns
-        .iter()
+        .short_labels()
+        .into_iter()
         .zip(&lat.histograms)
-        .map(|(col, h)| HistogramSeries {
-            label: col.label.clone(),
+        .map(|(label, h)| HistogramSeries {
+            label,
             buckets: h.clone(),
         })
         .collect();
@@ -723,11 +723,11 @@ pub fn bar_chart(title: &str, unit: &str, bars: &[Bar]) -> String {
 pub fn metric_bar_chart(c: &Comparison, metric: usize) -> Option<String> {
     let m = c.metrics.get(metric)?;
     let bars: Vec<Bar> = c
-        .columns
-        .iter()
+        .short_labels()
+        .into_iter()
         .zip(&m.cells)
-        .map(|(col, cell)| Bar {
-            label: col.label.clone(),
+        .map(|(label, cell)| Bar {
+            label,
             value: cell.mean,
             error: cell.stddev,
         })

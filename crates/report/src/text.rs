@@ -44,7 +44,15 @@ pub fn layout(c: &Comparison, permalink: &str) -> Vec<String> {
         wrap_into(&mut out, title.trim(), "", "");
         out.push(String::new());
     }
+    let mut verdict: Vec<String> = Vec::new();
+    verdict_lines(&mut verdict, c);
+    if !verdict.is_empty() {
+        out.push("Verdict:".to_string());
+        out.extend(verdict);
+        out.push(String::new());
+    }
     columns_legend(&mut out, c);
+    context_lines(&mut out, c);
     metric_tables(&mut out, c);
     if let Some(lat) = &c.latency {
         latency_section(&mut out, c, lat);
@@ -100,11 +108,41 @@ pub fn reply_layout(
     }
     let mut verdict: Vec<String> = Vec::new();
     verdict_lines(&mut verdict, c);
+    let mut context: Vec<String> = Vec::new();
+    context_lines(&mut context, c);
     if !verdict.is_empty() {
+        // Whole items ("- ..." and its continuation lines) while they fit
+        // the budget, leaving room for the context, the links and one line
+        // saying how many items the full text adds.
+        let mut items: Vec<Vec<String>> = Vec::new();
+        for l in verdict {
+            match items.last_mut() {
+                Some(item) if !l.starts_with("- ") => item.push(l),
+                _ => items.push(vec![l]),
+            }
+        }
+        let room = max_lines.saturating_sub(head.len() + context.len() + 3 + 3 + 1);
         head.push("Verdict:".to_string());
-        head.extend(verdict);
+        let mut used = 0usize;
+        let mut kept = 0usize;
+        for item in &items {
+            if kept > 0 && used + item.len() > room {
+                break;
+            }
+            used += item.len();
+            kept += 1;
+            head.extend(item.iter().cloned());
+        }
+        if kept < items.len() {
+            let more = items.len() - kept;
+            head.push(format!(
+                "- {more} more comparison{} in the full text",
+                if more == 1 { "" } else { "s" }
+            ));
+        }
         head.push(String::new());
     }
+    head.extend(context);
     let mut footer: Vec<String> = Vec::new();
     let url = clean(permalink);
     let full = clean(full_text_url);
@@ -169,7 +207,10 @@ pub fn reply_layout(
 /// more columns: the headline of the comparison.
 fn verdict_lines(out: &mut Vec<String>, c: &Comparison) {
     use crate::compare::Judgement;
-    let label = |i: usize| c.columns.get(i).map_or(String::new(), |x| clean(&x.label));
+    // The labels without the thread's shared prefix: the column legend
+    // right below names them in full.
+    let short = column_headers(c);
+    let label = |i: usize| short.get(i).cloned().unwrap_or_default();
     if let Some(lat) = &c.latency {
         for d in &lat.culprit_diffs {
             wrap_into(
@@ -193,76 +234,45 @@ fn verdict_lines(out: &mut Vec<String>, c: &Comparison) {
     }
     for scope in scopes {
         let rows: Vec<&MetricComparison> = c.metrics.iter().filter(|m| m.scope == scope).collect();
-        // The pairs this table compares: each cell with a delta, against
-        // the baseline or (in a chain) the previous column.
-        let mut pairs: Vec<(usize, usize)> = Vec::new();
-        for m in &rows {
-            for (j, cell) in m.cells.iter().enumerate() {
-                for d in [&cell.vs_baseline, &cell.vs_previous].into_iter().flatten() {
-                    if d.pct.is_some() && !pairs.contains(&(d.against, j)) {
-                        pairs.push((d.against, j));
-                    }
-                }
-            }
-        }
-        // A chain's link is said once: vs previous wins over vs baseline
-        // when both exist for different columns.
-        pairs.sort_unstable();
-        for (from, to) in pairs {
-            let deltas: Vec<(&MetricComparison, &crate::compare::Delta)> = rows
-                .iter()
-                .filter_map(|m| {
-                    let cell = m.cells.get(to)?;
-                    [&cell.vs_baseline, &cell.vs_previous]
-                        .into_iter()
-                        .flatten()
-                        .find(|d| d.against == from && d.pct.is_some())
-                        .map(|d| (*m, d))
-                })
-                .collect();
-            if deltas.is_empty() {
+        for (from, to, changes) in table_changes(&rows) {
+            if changes.is_empty() {
                 continue;
             }
-            let better = deltas
+            let count = |j: Judgement| changes.iter().filter(|x| x.judgement == j).count();
+            let (better, worse, same, unjudged) = (
+                count(Judgement::Better),
+                count(Judgement::Worse),
+                count(Judgement::Same),
+                count(Judgement::NotJudged),
+            );
+            let significant = changes
                 .iter()
-                .filter(|(_, d)| d.judgement == Judgement::Better)
-                .count();
-            let worse = deltas
-                .iter()
-                .filter(|(_, d)| d.judgement == Judgement::Worse)
-                .count();
-            let unjudged = deltas
-                .iter()
-                .filter(|(_, d)| d.judgement == Judgement::NotJudged)
-                .count();
-            let significant = deltas
-                .iter()
-                .filter(|(_, d)| {
+                .filter(|x| {
                     matches!(
-                        d.significance,
+                        x.significance,
                         Significance::Significant | Significance::HighlySignificant
                     )
                 })
                 .count();
-            let exact = deltas
+            let exact = changes
                 .iter()
-                .filter(|(_, d)| d.significance == Significance::NoVariance)
+                .filter(|x| x.significance == Significance::NoVariance)
                 .count();
-            let tested = deltas.iter().any(|(_, d)| d.welch_p.is_some());
-            let largest = deltas
+            let tested = changes.iter().any(|x| x.tested);
+            let largest = changes
                 .iter()
                 .max_by(|a, b| {
-                    a.1.pct
+                    a.pct
                         .unwrap_or(0.0)
                         .abs()
-                        .total_cmp(&b.1.pct.unwrap_or(0.0).abs())
+                        .total_cmp(&b.pct.unwrap_or(0.0).abs())
                 })
-                .map(|(m, d)| {
-                    let w = d.judgement.word();
+                .map(|x| {
+                    let w = x.judgement.word();
                     format!(
                         "{} {}{}",
-                        clean(&m.name),
-                        fmt::pct(d.pct),
+                        clean(&x.metric.name),
+                        fmt::pct(x.pct),
                         if w.is_empty() || w == "no change" {
                             String::new()
                         } else {
@@ -278,21 +288,20 @@ fn verdict_lines(out: &mut Vec<String>, c: &Comparison) {
             if worse > 0 {
                 counts.push(format!("{worse} worse"));
             }
+            if same > 0 {
+                counts.push(format!("{same} unchanged"));
+            }
             if unjudged > 0 {
                 counts.push(format!("{unjudged} not judged"));
             }
-            let n_min = deltas
-                .iter()
-                .map(|(_, d)| d.n.min(d.n_against))
-                .min()
-                .unwrap_or(0);
+            let n_min = changes.iter().map(|x| x.n).min().unwrap_or(0);
             let assessed = if significant > 0 {
                 format!("{significant} significant (adjusted p<0.05)")
             } else if exact > 0 {
                 format!("{exact} exact (identical runs within each side)")
             } else if tested {
                 "none significant".to_string()
-            } else if deltas.iter().any(|(_, d)| d.summary_only) {
+            } else if changes.iter().any(|x| x.summary_only) {
                 "printed summaries, not assessed".to_string()
             } else {
                 format!("n={n_min}, not assessed")
@@ -302,14 +311,14 @@ fn verdict_lines(out: &mut Vec<String>, c: &Comparison) {
                 .map(|m| clean(&m.section))
                 .filter(|s| !s.trim().is_empty())
                 .unwrap_or_else(|| "metrics".to_string());
-            let rows_word = if deltas.len() == 1 { "row" } else { "rows" };
+            let rows_word = if changes.len() == 1 { "row" } else { "rows" };
             wrap_into(
                 out,
                 &format!(
                     "- {section}, {} -> {}: {} {rows_word}, {}; largest {largest}; {assessed}",
                     label(from),
                     label(to),
-                    deltas.len(),
+                    changes.len(),
                     counts.join(", "),
                 ),
                 "",
@@ -317,6 +326,97 @@ fn verdict_lines(out: &mut Vec<String>, c: &Comparison) {
             );
         }
     }
+}
+
+/// One row's change in a verdict line.
+struct RowChange<'a> {
+    metric: &'a MetricComparison,
+    pct: Option<f64>,
+    judgement: crate::compare::Judgement,
+    significance: Significance,
+    tested: bool,
+    summary_only: bool,
+    /// The smaller sample count of the two sides.
+    n: usize,
+}
+
+/// The pairs of columns a table compares, with each row's change: the
+/// deltas the comparison computed (against the baseline or, in a chain,
+/// the previous column); for a table the baseline has no data in, its own
+/// first column against each other, as its text table shows it (changes
+/// of means, not tested).
+fn table_changes<'a>(rows: &[&'a MetricComparison]) -> Vec<(usize, usize, Vec<RowChange<'a>>)> {
+    use crate::compare::Judgement;
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for m in rows {
+        for (j, cell) in m.cells.iter().enumerate() {
+            for d in [&cell.vs_baseline, &cell.vs_previous].into_iter().flatten() {
+                if d.pct.is_some() && !pairs.contains(&(d.against, j)) {
+                    pairs.push((d.against, j));
+                }
+            }
+        }
+    }
+    // A chain's link is said once: vs previous wins over vs baseline when
+    // both exist for different columns.
+    pairs.sort_unstable();
+    if !pairs.is_empty() {
+        return pairs
+            .into_iter()
+            .map(|(from, to)| {
+                let changes = rows
+                    .iter()
+                    .filter_map(|m| {
+                        let cell = m.cells.get(to)?;
+                        let d = [&cell.vs_baseline, &cell.vs_previous]
+                            .into_iter()
+                            .flatten()
+                            .find(|d| d.against == from && d.pct.is_some())?;
+                        Some(RowChange {
+                            metric: m,
+                            pct: d.pct,
+                            judgement: d.judgement,
+                            significance: d.significance,
+                            tested: d.welch_p.is_some(),
+                            summary_only: d.summary_only,
+                            n: d.n.min(d.n_against),
+                        })
+                    })
+                    .collect();
+                (from, to, changes)
+            })
+            .collect();
+    }
+    let ncols = rows.iter().map(|m| m.cells.len()).max().unwrap_or(0);
+    let with_data: Vec<usize> = (0..ncols)
+        .filter(|&j| rows.iter().any(|m| m.cells.get(j).is_some_and(|x| x.n > 0)))
+        .collect();
+    let Some((&reference, others)) = with_data.split_first() else {
+        return Vec::new();
+    };
+    others
+        .iter()
+        .map(|&to| {
+            let changes = rows
+                .iter()
+                .filter_map(|m| {
+                    let r = m.cells.get(reference)?;
+                    let x = m.cells.get(to)?;
+                    let pct = crate::compare::pct_change(r.mean?, x.mean?)?;
+                    Some(RowChange {
+                        metric: m,
+                        pct: Some(pct),
+                        judgement: Judgement::of(Some(pct), m.better),
+                        significance: Significance::NotAssessed,
+                        tested: false,
+                        summary_only: r.single_summary || x.single_summary,
+                        n: r.n.min(x.n),
+                    })
+                })
+                .collect();
+            (reference, to, changes)
+        })
+        .collect()
 }
 
 // ------------------------------------------------------------- helpers
@@ -626,11 +726,18 @@ fn columns_legend(out: &mut Vec<String>, c: &Comparison) {
             .collect();
         boards.sort_unstable();
         boards.dedup();
+        // "unknown" alone would not say which of the two is unknown.
         if kernels.len() == 1 {
-            tags.push(clean(kernels[0]));
+            tags.push(match kernels[0] {
+                "unknown" => "kernel unknown".to_string(),
+                k => clean(k),
+            });
         }
         if boards.len() == 1 {
-            tags.push(clean(boards[0]));
+            tags.push(match boards[0] {
+                "unknown" => "board unknown".to_string(),
+                b => clean(b),
+            });
         }
         if !col.runs.is_empty() {
             tags.push(format!(
@@ -645,6 +752,36 @@ fn columns_legend(out: &mut Vec<String>, c: &Comparison) {
         wrap_into(out, &s, "", "      ");
     }
     out.push(String::new());
+}
+
+/// The runs shown beside the comparison: one entry each, with what it
+/// measured and where.
+fn context_lines(out: &mut Vec<String>, c: &Comparison) {
+    if c.context.is_empty() {
+        return;
+    }
+    out.push("Also posted, not compared (no variant named):".to_string());
+    for r in &c.context {
+        let mut tags: Vec<String> = Vec::new();
+        for t in [&r.run.kernel, &r.run.board] {
+            if !t.is_empty() {
+                tags.push(clean(t));
+            }
+        }
+        tags.push(format!("run {}", r.run.id));
+        wrap_into(
+            out,
+            &format!("- {} ({})", clean(&r.headline()), tags.join(", ")),
+            "",
+            "  ",
+        );
+    }
+    out.push(String::new());
+}
+
+/// Column headers for the tables: [`Comparison::short_labels`], in ASCII.
+fn column_headers(c: &Comparison) -> Vec<String> {
+    c.short_labels().iter().map(|l| clean(l)).collect()
 }
 
 /// The longest prefix all `names` share that ends at a separator (`-`,
@@ -732,7 +869,7 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
         }
     }
     let base = c.baseline;
-    let labels: Vec<String> = c.columns.iter().map(|col| clean(&col.label)).collect();
+    let labels: Vec<String> = column_headers(c);
     let mut any_assessed = false;
     let mut single_column_tables = 0usize;
     for (_, section, unit, better, metrics) in &groups {
@@ -934,15 +1071,16 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
         );
     }
     wrap_into(out, &clean(&c.family.sentence), "", "");
-    wrap_into(
-        out,
-        "Fewer than 3 runs on a side, or a single printed summary: \
-         cannot assess (never marked).",
-        "",
-        "",
-    );
-    if !any_assessed {
-        out.push("No change above could be assessed: too few runs.".to_string());
+    if any_assessed {
+        // Said only when some cells are marked: otherwise the sentence
+        // above already says that nothing could be tested.
+        wrap_into(
+            out,
+            "Fewer than 3 runs on a side, or a single printed summary: \
+             cannot assess (never marked).",
+            "",
+            "",
+        );
     }
     let floors: Vec<String> = c
         .metrics
@@ -979,7 +1117,7 @@ fn plain_grid(out: &mut Vec<String>, headers: &[String], rows: Vec<(String, Vec<
 }
 
 fn latency_section(out: &mut Vec<String>, c: &Comparison, lat: &LatencyComparison) {
-    let headers: Vec<String> = c.columns.iter().map(|col| clean(&col.label)).collect();
+    let headers: Vec<String> = column_headers(c);
     let base = c.baseline;
     if !lat.threads.is_empty() {
         out.push("Latency per thread, Min/Avg/Max us".to_string());

@@ -83,6 +83,9 @@ pub struct ComparisonView {
     pub family: String,
     pub notes: Vec<String>,
     pub has_latency: bool,
+    /// Runs beside the comparison, compared with nothing: (run id, what it
+    /// measured, kernel and board).
+    pub context: Vec<(i64, String, String)>,
 }
 
 /// Per column "a / b / c", "-" where the column has none.
@@ -243,6 +246,17 @@ impl ComparisonView {
             family: c.family.sentence.clone(),
             notes: c.notes.clone(),
             has_latency: false,
+            context: c
+                .context
+                .iter()
+                .map(|r| {
+                    let place: Vec<&str> = [r.run.kernel.as_str(), r.run.board.as_str()]
+                        .into_iter()
+                        .filter(|x| !x.is_empty())
+                        .collect();
+                    (r.run.id, r.headline(), place.join(", "))
+                })
+                .collect(),
         };
         if let Some(l) = &c.latency {
             v.has_latency = true;
@@ -404,6 +418,7 @@ pub async fn request_from(
             columns: compare::chain_specs(&names, board.as_deref()),
             baseline: 0,
             chain_previous: Some(true),
+            context: Vec::new(),
         }));
     }
     let specs = p.specs()?;
@@ -419,6 +434,7 @@ pub async fn request_from(
                 .is_some_and(|v| v == "on" || v == "true" || v == "1"),
         ),
         columns: specs,
+        context: Vec::new(),
     }))
 }
 

@@ -54,6 +54,13 @@ pub struct BlockView {
     pub kernel_line: Option<u64>,
     pub quote: u32,
     pub duplicate_of: Option<usize>,
+    /// Whether the form skips the block unless the user keeps it: copies,
+    /// and quoted blocks when the paste has unquoted ones of its own (a
+    /// reply that only quotes results keeps them: they are all there is).
+    pub skip: bool,
+    /// The message of the thread the block is in: `patch 2/4`, or its
+    /// subject and sender.
+    pub message: String,
 }
 
 #[derive(Template, WebTemplate)]
@@ -224,6 +231,10 @@ pub fn thread_prefix(ctx: &reclaimlab_formats::MailContext) -> String {
 
 fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> PreviewPage {
     let ctx = doc.context.clone().unwrap_or_default();
+    let has_own = doc
+        .blocks
+        .iter()
+        .any(|b| b.duplicate_of.is_none() && b.quote_level.unwrap_or(0) == 0);
     PreviewPage {
         mail,
         prefix: f
@@ -252,6 +263,27 @@ fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> Previe
                 kernel_line: b.kernel_line.filter(|_| b.kernel.is_some()),
                 quote: b.quote_level.unwrap_or(0),
                 duplicate_of: b.duplicate_of,
+                skip: b.duplicate_of.is_some() || (has_own && b.quote_level.unwrap_or(0) > 0),
+                message: b
+                    .message
+                    .and_then(|m| ctx.messages.get(m))
+                    .map(|m| {
+                        let subject = m.subject.as_deref().unwrap_or_default();
+                        let mut s = match ingest::patch_number(subject) {
+                            Some(n) => format!("patch {n}"),
+                            None => subject.chars().take(60).collect(),
+                        };
+                        // The sender's name, not the address.
+                        let name = m.from.as_deref().map(|f| {
+                            let n = f.split('<').next().unwrap_or_default().trim();
+                            n.trim_matches('"').to_string()
+                        });
+                        if let Some(n) = name.filter(|n| !n.is_empty()) {
+                            s.push_str(&format!(", from {n}"));
+                        }
+                        s
+                    })
+                    .unwrap_or_default(),
             })
             .collect(),
         warnings: doc
@@ -348,10 +380,21 @@ pub async fn commit_import(
         },
     )
     .await?;
-    // One column per variant, in order of appearance.
+    // One column per named variant, in order of appearance. Runs no
+    // variant was named for (the trace that motivated a patch, say) stand
+    // beside the comparison rather than in a column of their own, which
+    // would compare them with the baseline on a guess; unless nothing was
+    // named at all.
     let runs = crate::storage::runs::summaries(&state.pool, &stored.run_ids).await?;
+    let unnamed = |variant: &str| variant.rsplit('/').next() == Some(ingest::UNKNOWN);
+    let any_named = runs.iter().any(|r| !unnamed(&r.variant));
     let mut columns: Vec<ColumnSpec> = Vec::new();
+    let mut context: Vec<i64> = Vec::new();
     for r in &runs {
+        if any_named && unnamed(&r.variant) {
+            context.push(r.id);
+            continue;
+        }
         match columns
             .iter_mut()
             .find(|c| c.label.as_deref() == Some(r.variant.as_str()))
@@ -372,7 +415,19 @@ pub async fn commit_import(
             .collect(),
         baseline: 0,
         chain_previous: Some(false),
+        context: context
+            .into_iter()
+            .take(crate::compare::MAX_CONTEXT_RUNS)
+            .collect(),
     };
+    // The same thread imported again (the upload already stored) with the
+    // same choices: its permalink is the one made the first time.
+    if !stored.created {
+        let spec = serde_json::to_value(&req).map_err(|e| AppError::Internal(e.into()))?;
+        if let Some(slug) = crate::storage::snapshots::find_same(&state.pool, &spec).await? {
+            return Ok(Redirect::to(&format!("/c/{slug}")).into_response());
+        }
+    }
     let slug = create_snapshot(&state, req, Some(token.id), meta.message_id.as_deref()).await?;
     Ok(Redirect::to(&format!("/c/{slug}")).into_response())
 }

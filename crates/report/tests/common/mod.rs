@@ -97,8 +97,15 @@ pub fn seed004_chain() -> ComparisonInput {
             }
             // The next mail's table starts with this column again (0.00%).
             if i + 1 < CHAIN.len() {
+                // As the service builds it: the table's own first column
+                // carries no printed delta (its "0.00%" is against itself).
                 for (k, name) in METRICS.iter().enumerate() {
-                    metrics.push(row(i + 1, 0, name, values[k], 0.0));
+                    let mut r = row(i + 1, 0, name, values[k], 0.0);
+                    if let Some(p) = r.printed.as_mut() {
+                        p.printed_delta_pct = None;
+                        p.relative_to = None;
+                    }
+                    metrics.push(r);
                 }
             }
             ColumnInput {
