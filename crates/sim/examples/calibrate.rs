@@ -579,6 +579,22 @@ fn v5(fits: &mut Vec<String>) {
             ));
         }
     }
+    // "10 times more direct reclaim scanning" under patch 3 (the seed's
+    // words, over the whole run): pgscan_direct summed over the thread
+    // counts and seeds, p3-kswapd-backoff over p2-nonrot.
+    let scans = |var: &str| {
+        runs.iter()
+            .map(|r| v(r, var).vmstat("pgscan_direct").unwrap_or(0.0))
+            .sum::<f64>()
+    };
+    rows.push(row(
+        "pgscan_direct, p3-kswapd-backoff / p2-nonrot",
+        "~10x",
+        10.0,
+        scans("p3-kswapd-backoff") / scans("p2-nonrot").max(1.0),
+        "x",
+        false,
+    ));
     print_table("V5 (S5, 4 fake nodes, 4.8-rc5)", &rows);
     // Signs of the patch steps (System), the acceptance test of spec V5.
     let steps = [

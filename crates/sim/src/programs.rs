@@ -209,6 +209,19 @@ const P_SWAPIN_SC: Path = call_path![
     "do_swap_page",
     "handle_mm_fault",
 ];
+const P_SWAP_FREE: Path = call_path![
+    "swap_info_get",
+    "swap_free",
+    "do_swap_page",
+    "handle_mm_fault"
+];
+const P_SWAPIN_DEL: Path = call_path![
+    "__delete_from_swap_cache",
+    "delete_from_swap_cache",
+    "try_to_free_swap",
+    "do_swap_page",
+    "handle_mm_fault",
+];
 const P_SWAPIN: Path = call_path![
     "swap_readpage",
     "read_swap_cache_async",
@@ -1562,6 +1575,15 @@ pub(crate) enum UsememSt {
     SwapInInsert,
     SwapInUnlock,
     SwapInRead,
+    /// do_swap_page: swap_free() under si->lock.
+    SwapFree,
+    SwapFreeRun,
+    SwapFreeUnlock,
+    /// try_to_free_swap() when vm_swap_full(): delete_from_swap_cache()
+    /// under the tree_lock.
+    FreeSwapLock,
+    FreeSwapDelete,
+    FreeSwapUnlock,
 }
 
 /// mmtests usemem instance: allocate and touch anonymous memory in chunks;
@@ -1812,9 +1834,48 @@ impl Usemem {
                     return Step::Unlock(self.tree);
                 }
                 UsememSt::SwapInRead => {
-                    self.pc = UsememSt::SwapIn;
+                    self.pc = UsememSt::SwapFree;
                     let d = cx.cost(1.0, c.brd_write + c.page_fault);
                     return Step::Run(Seg::kernel(d, P_SWAPIN).resched());
+                }
+                // do_swap_page() after the read (mm/memory.c, 4.8):
+                // swap_free(entry), then try_to_free_swap(page) if
+                // vm_swap_full() (less than half the swap free), which
+                // deletes the page from the swap cache under tree_lock.
+                UsememSt::SwapFree => {
+                    let l = cx.core.mem.swap_info_lock.expect("swap configured");
+                    self.pc = UsememSt::SwapFreeRun;
+                    return Step::Lock(l, Mode::Excl);
+                }
+                UsememSt::SwapFreeRun => {
+                    self.pc = UsememSt::SwapFreeUnlock;
+                    let end = unlock_label(cx, false);
+                    let d = cx.cost(1.0, c.swap_slot_ssd);
+                    return Step::Run(Seg::kernel(d, P_SWAP_FREE).ctx(Ctx::Spin, end));
+                }
+                UsememSt::SwapFreeUnlock => {
+                    let vm = &cx.core.mem.vm;
+                    let used = vm.pswpout.saturating_sub(vm.pswpin);
+                    self.pc = if used * 2 > cx.core.mem.swap.pages {
+                        UsememSt::FreeSwapLock
+                    } else {
+                        UsememSt::SwapIn
+                    };
+                    return Step::Unlock(cx.core.mem.swap_info_lock.expect("swap configured"));
+                }
+                UsememSt::FreeSwapLock => {
+                    self.pc = UsememSt::FreeSwapDelete;
+                    return Step::Lock(self.tree, Mode::Excl);
+                }
+                UsememSt::FreeSwapDelete => {
+                    self.pc = UsememSt::FreeSwapUnlock;
+                    let end = unlock_label(cx, true);
+                    let d = cx.cost(1.0, c.remove_mapping) + leaf_xfer(cx, self.slot);
+                    return Step::Run(Seg::kernel(d, P_SWAPIN_DEL).ctx(Ctx::SpinIrq, end));
+                }
+                UsememSt::FreeSwapUnlock => {
+                    self.pc = UsememSt::SwapIn;
+                    return Step::Unlock(self.tree);
                 }
                 UsememSt::Touched => {
                     let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;

@@ -91,7 +91,7 @@ fn v5_patch_directions_on_three_seeds() {
         assert!(p2[1..].iter().all(|s| *s <= 0), "seed {seed}: P2 {p2:?}");
 
         // P3 moves reclaim from kswapd to direct reclaim (seed: about 10x
-        // more direct scanning; the model: about 2.4x, kswapd about 0.55x).
+        // more direct scanning; the model: about 2.4x, kswapd about 0.6x).
         let (d2, d3) = (
             vm(&r, "p2-nonrot", "pgscan_direct"),
             vm(&r, "p3-kswapd-backoff", "pgscan_direct"),
