@@ -629,6 +629,13 @@ fn is_perf_continuation(t: &str) -> bool {
     }
 }
 
+/// A second derived metric perf prints under a counter, in the comment
+/// column alone (`                 #    0.18  stalled cycles per insn`).
+fn is_shadow_metric(text: &str) -> bool {
+    let indent = text.len() - text.trim_start().len();
+    indent >= 16 && text.trim_start().starts_with('#')
+}
+
 /// A perf counter value in any locale: `1,234,567` and `2.058.892`
 /// (thousands), `1.001989022` and `1,001989022` (decimals). A single
 /// separator followed by exactly three digits is read as thousands only
@@ -719,6 +726,7 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             Some(m) => metrics.extend(m),
             None if is_comment_tail(l.text, lines.get(i - 1).map(|p| p.text)) => {}
             None if is_perf_continuation(l.text) => {}
+            None if is_shadow_metric(l.text) => {}
             None => break,
         }
         i += 1;
