@@ -1602,11 +1602,14 @@ pub fn document_outline(doc: &Document) -> serde_json::Value {
         .enumerate()
         .map(|(index, b)| {
             let mut o = serde_json::json!({"index": index, "kind": b.kind(), "lines": b.lines});
-            for (k, v) in [
-                ("label", &b.label),
-                ("board", &b.board),
-                ("kernel", &b.kernel),
-            ] {
+            // An ftrace report's kernel is the one its header prints, kept
+            // in the report (`Block::settle_kernel`): the block's `kernel`
+            // as the parse document shows it.
+            let kernel = match &b.body {
+                BlockBody::FtraceLatency(t) if b.kernel.is_none() => &t.kernel,
+                _ => &b.kernel,
+            };
+            for (k, v) in [("label", &b.label), ("board", &b.board), ("kernel", kernel)] {
                 if let Some(v) = v {
                     o[k] = serde_json::json!(v);
                 }

@@ -92,9 +92,18 @@ fn valid_map_name(name: &str) -> bool {
         .is_some_and(|n| n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
 }
 
-/// A bpftrace bound: `12`, `-3`, `1K`, `16M`.
+/// A bpftrace bound: `12`, `-3`, `1K`, `16M` (early versions print the
+/// suffix in lower case: `1k`, `16m`).
 fn bound(s: &str) -> Option<f64> {
     let s = s.trim();
+    let upper;
+    let s = match s.strip_suffix(['k', 'm', 'g', 't', 'p']) {
+        Some(num) => {
+            upper = format!("{num}{}", s[num.len()..].to_ascii_uppercase());
+            upper.as_str()
+        }
+        None => s,
+    };
     match s.strip_prefix('-') {
         Some(rest) => units::suffixed(rest, true).map(|v| -v),
         None => units::suffixed(s, true),
@@ -325,6 +334,8 @@ mod tests {
     fn bpftrace_buckets() {
         let b = bpftrace_bucket("[1K, 2K)               3 |@@@   |").unwrap();
         assert_eq!((b.low, b.high, b.count), (Some(1024.0), Some(2048.0), 3));
+        let b = bpftrace_bucket("[512, 1k)              0 |        |").unwrap();
+        assert_eq!((b.low, b.high), (Some(512.0), Some(1024.0)));
         let b = bpftrace_bucket("[0]                    1 |@|").unwrap();
         assert_eq!((b.low, b.high), (Some(0.0), Some(1.0)));
         let b = bpftrace_bucket("(..., 0)              20 |@@|").unwrap();

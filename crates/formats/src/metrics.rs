@@ -46,6 +46,19 @@ pub fn recognize(
     {
         return stress_ng_perf(lines, start).map(Ok);
     }
+    // Miscellaneous metrics without the table above them (cut by the
+    // poster): the heading, or two metric lines in a row.
+    if let Some(rest) = stress_ng_payload(line.text)
+        && (rest.trim_start().starts_with("miscellaneous metrics")
+            || (is_misc_metric(rest)
+                && lines
+                    .get(start + 1)
+                    .filter(|l| l.quote == line.quote)
+                    .and_then(|l| stress_ng_payload(l.text))
+                    .is_some_and(is_misc_metric)))
+    {
+        return stress_ng_from(lines, start, stress_ng_payload, true).map(Ok);
+    }
     // `--log-brief`: the same table without any prefix.
     if line.text.starts_with("stressor ") && line.text.contains("bogo ops") {
         return stress_ng(lines, start, bare).map(Ok);
@@ -213,17 +226,45 @@ fn stress_ng_payload(text: &str) -> Option<&str> {
     pid.chars().all(|c| c.is_ascii_digit()).then_some(rest)
 }
 
+/// `matrix   9990.65 add matrix ops per sec (geometric mean of 8 instances)`:
+/// a stressor's own metric, as stress-ng prints it under its table.
+fn is_misc_metric(rest: &str) -> bool {
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    let tail = rest.trim_end();
+    words.len() >= 4
+        && words
+            .get(1)
+            .and_then(|w| parse_number_unit(w))
+            .is_some_and(|(_, u)| u.is_none())
+        && tail.ends_with(')')
+        && (tail.contains("mean of ") || tail.contains("per stressor)"))
+}
+
 fn stress_ng(
     lines: &[Line<'_>],
     start: usize,
     payload: fn(&str) -> Option<&str>,
 ) -> Option<(usize, BlockBody)> {
+    stress_ng_from(lines, start, payload, false)
+}
+
+/// A stress-ng metrics table from its header line, or with `misc_only`
+/// its miscellaneous metrics from their first line (or heading).
+fn stress_ng_from(
+    lines: &[Line<'_>],
+    start: usize,
+    payload: fn(&str) -> Option<&str>,
+    misc_only: bool,
+) -> Option<(usize, BlockBody)> {
     let quote = lines.get(start)?.quote;
     let mut metrics = Vec::new();
     let mut stressors: Vec<String> = Vec::new();
-    let mut misc = false;
-    let (_, header_lines) = stress_ng_logical(lines, start, payload)?;
-    let mut i = start + header_lines;
+    let mut misc = misc_only;
+    let mut i = if misc_only {
+        start
+    } else {
+        start + stress_ng_logical(lines, start, payload)?.1
+    };
     while let Some((joined, n)) = lines
         .get(i)
         .filter(|l| l.quote == quote)
@@ -629,6 +670,13 @@ fn is_perf_continuation(t: &str) -> bool {
     }
 }
 
+/// A second derived metric perf prints under a counter, in the comment
+/// column alone (`                 #    0.18  stalled cycles per insn`).
+fn is_shadow_metric(text: &str) -> bool {
+    let indent = text.len() - text.trim_start().len();
+    indent >= 16 && text.trim_start().starts_with('#')
+}
+
 /// A perf counter value in any locale: `1,234,567` and `2.058.892`
 /// (thousands), `1.001989022` and `1,001989022` (decimals). A single
 /// separator followed by exactly three digits is read as thousands only
@@ -719,6 +767,7 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             Some(m) => metrics.extend(m),
             None if is_comment_tail(l.text, lines.get(i - 1).map(|p| p.text)) => {}
             None if is_perf_continuation(l.text) => {}
+            None if is_shadow_metric(l.text) => {}
             None => break,
         }
         i += 1;

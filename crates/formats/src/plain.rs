@@ -552,7 +552,132 @@ pub fn recognize(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
+    if let Some(t) = pipe_table(lines, start) {
+        return Some(Ok(t));
+    }
     word_table(lines, start).or_else(|| spaced_table(lines, start).map(Ok))
+}
+
+/// The cells of a markdown table line (`| a | b |`), or `None` when the
+/// line is not one.
+fn pipe_cells(text: &str) -> Option<Vec<&str>> {
+    let t = text.trim();
+    let inner = t.strip_prefix('|')?;
+    let inner = inner.strip_suffix('|').unwrap_or(inner);
+    let cs: Vec<&str> = inner.split('|').map(str::trim).collect();
+    (cs.len() >= 2 && cs.len() <= MAX_COLUMNS).then_some(cs)
+}
+
+/// `---`, `:--`, `--:`, `:-:`: a markdown table's alignment row cell.
+fn is_pipe_rule(cell: &str) -> bool {
+    let c = cell.trim_start_matches(':').trim_end_matches(':');
+    !c.is_empty() && c.chars().all(|ch| ch == '-')
+}
+
+/// A value cell of a markdown table: emphasis and code marks dropped, the
+/// leading number with its unit (`**4,410**`; `1,230 (28%)` is 1230, the
+/// share after it stays in `printed`).
+fn pipe_value(cell: &str) -> Cell {
+    let bare = cell.replace("**", "").replace("__", "").replace('`', "");
+    let mut c = cells(&bare).into_iter().next().unwrap_or(Cell {
+        printed: String::new(),
+        value: None,
+        unit: None,
+        spread_pct: None,
+    });
+    c.printed = cell.to_string();
+    c
+}
+
+/// A markdown pipe table: a header row, the alignment row (`|---|--:|`),
+/// then rows of as many cells. The first column holds the row labels when
+/// its cells are not numbers; a delta column's percentages go to the result
+/// column before it, as in [`word_table`].
+fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+    let head = lines.get(start)?;
+    let headers = pipe_cells(head.text)?;
+    let k = headers.len();
+    let rule = lines.get(start + 1).filter(|l| l.quote == head.quote)?;
+    let rules = pipe_cells(rule.text)?;
+    if rules.len() != k || !rules.iter().all(|c| is_pipe_rule(c)) {
+        return None;
+    }
+    let mut raw: Vec<Vec<&str>> = Vec::new();
+    let mut i = start + 2;
+    while let Some(cs) = lines
+        .get(i)
+        .filter(|l| l.quote == head.quote)
+        .and_then(|l| pipe_cells(l.text))
+        .filter(|cs| cs.len() == k)
+    {
+        raw.push(cs);
+        i += 1;
+    }
+    let label_col = raw
+        .iter()
+        .all(|cs| cs.first().is_some_and(|c| pipe_value(c).value.is_none()));
+    let skip = usize::from(label_col);
+    let value_headers = headers.get(skip..)?;
+    let delta_at: Vec<bool> = value_headers.iter().map(|h| is_delta(h)).collect();
+    let mut rows = Vec::new();
+    for (n, cs) in raw.iter().enumerate() {
+        let mut kept: Vec<Cell> = Vec::new();
+        let mut deltas: Vec<Option<f64>> = Vec::new();
+        for (j, c) in cs.iter().skip(skip).enumerate() {
+            let cell = pipe_value(c);
+            if delta_at.get(j).copied().unwrap_or(false) {
+                if let Some(slot) = deltas.last_mut()
+                    && cell.unit.as_deref() == Some("%")
+                {
+                    *slot = cell.value;
+                }
+            } else {
+                kept.push(cell);
+                deltas.push(None);
+            }
+        }
+        if !kept.iter().any(|c| c.value.is_some()) {
+            continue;
+        }
+        let metric = if label_col {
+            cs.first().map(|c| (*c).to_string()).unwrap_or_default()
+        } else {
+            format!("row {}", n + 1)
+        };
+        let mut row = row_from_cells(metric, &kept);
+        if deltas.iter().any(Option::is_some) {
+            row.printed_deltas_pct = deltas;
+        }
+        rows.push(row);
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let keep = |d: bool| move |(h, dd): (&&str, &bool)| (*dd == d).then(|| h.to_string());
+    Some((
+        i - start,
+        BlockBody::Table(Table {
+            style: "plain".into(),
+            title: title_above(lines, start),
+            columns: value_headers
+                .iter()
+                .zip(&delta_at)
+                .filter_map(keep(false))
+                .collect(),
+            delta_columns: value_headers
+                .iter()
+                .zip(&delta_at)
+                .filter_map(keep(true))
+                .collect(),
+            label_columns: headers
+                .first()
+                .filter(|h| label_col && !h.is_empty())
+                .map(|h| vec![h.to_string()])
+                .unwrap_or_default(),
+            rows,
+            ..Table::default()
+        }),
+    ))
 }
 
 /// A table whose header has one word per column.
@@ -754,6 +879,25 @@ mod tests {
         assert_eq!(t.rows[0].spread_pct, [Some(2.0), Some(3.0)]);
         assert_eq!(t.rows[1].values, [Some(88.1), Some(61.0)]);
         assert_eq!(t.rows[1].printed, ["88.1 ± 4.2", "61.0 ± 3.3"]);
+    }
+
+    #[test]
+    fn markdown_pipe_tables() {
+        let text = "| run | base | patched | change |\n|---|--:|--:|--:|\n| fault | **4,410** | 1,230 (28%) | -72% |\n| other | 7 | 8 | +14% |\nprose\n";
+        let lines = crate::lines::split(text);
+        let (n, body) = recognize(&lines, 0).unwrap().unwrap();
+        assert_eq!(n, 4);
+        let BlockBody::Table(t) = body else { panic!() };
+        assert_eq!(t.columns, ["base", "patched"]);
+        assert_eq!(t.label_columns, ["run"]);
+        assert_eq!(t.delta_columns, ["change"]);
+        assert_eq!(t.rows[0].metric, "fault");
+        assert_eq!(t.rows[0].values, [Some(4410.0), Some(1230.0)]);
+        assert_eq!(t.rows[0].printed, ["**4,410**", "1,230 (28%)"]);
+        assert_eq!(t.rows[0].printed_deltas_pct, [None, Some(-72.0)]);
+        // Without the alignment row it is not a markdown table.
+        let lines = crate::lines::split("| a | b |\n| 1 | 2 |\n");
+        assert!(pipe_table(&lines, 0).is_none());
     }
 
     #[test]

@@ -273,8 +273,15 @@ pub fn recognize(
         i += 1;
     } else {
         let c = guess_columns(first.text)?;
-        for k in 0..3 {
-            row(same(start + k)?.text, &c)?;
+        row(first.text, &c)?;
+        let three_rows = (1..3).all(|k| same(start + k).and_then(|l| row(l.text, &c)).is_some());
+        // One row pasted with its call graph (`|`, `--99.73%--main`) under it.
+        let graph_below = same(start + 1).is_some_and(|l| {
+            let t = l.text.trim();
+            graph_line(l.text) && (t.starts_with('|') || (t.contains("--") && t.contains('%')))
+        });
+        if !three_rows && !graph_below {
+            return None;
         }
         cols = c;
     }
@@ -384,6 +391,23 @@ mod tests {
         assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 3);
         // Two marker rows are not enough without a header.
         let lines = split("  3.00%  [kernel]  [k] a\n  2.00%  [kernel]  [k] b\n");
+        assert!(recognize(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn one_headerless_row_with_its_call_graph() {
+        let text = "    99.92%     0.19%  prog  prog   [.] main\n            |\n             --99.73%--main\n                       helper\n";
+        let lines = split(text);
+        let (n, body) = recognize(&lines, 0).unwrap().unwrap();
+        assert_eq!(n, 4);
+        let BlockBody::Profile(p) = body else {
+            panic!()
+        };
+        assert_eq!(p.rows.len(), 1);
+        assert_eq!(p.rows[0].symbol, "main");
+        assert_eq!(p.rows[0].children_pct, Some(99.92));
+        // A lone row with prose under it is not a profile.
+        let lines = split("    99.92%     0.19%  prog  prog   [.] main\nthat is all\n");
         assert!(recognize(&lines, 0).is_none());
     }
 
