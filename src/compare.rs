@@ -619,3 +619,47 @@ pub fn chart(c: &reclaimlab_report::compare::Comparison) -> Option<String> {
         .then(|| svg::metric_bar_chart(c, 0))
         .flatten()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bad(s: &str) -> String {
+        match ColumnSpec::parse(s) {
+            Err(AppError::BadRequest(m)) => m,
+            other => panic!("{s}: expected a 400, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_column_parameter_reads_every_field() {
+        let c = ColumnSpec::parse(
+            " runs:#3, 4 ;board:LicheePi 4A;kernel:6.12.0-rc5;variant:a/b;kind:simulated;simulation:7;label:x",
+        )
+        .unwrap();
+        assert_eq!(c.runs, vec![3, 4]);
+        assert_eq!(c.board.as_deref(), Some("LicheePi 4A"));
+        assert_eq!(c.kernel.as_deref(), Some("6.12.0-rc5"));
+        assert_eq!(c.variant.as_deref(), Some("a/b"));
+        assert_eq!(c.kind.as_deref(), Some("simulated"));
+        assert_eq!(c.simulation, Some(7));
+        assert_eq!(c.label.as_deref(), Some("x"));
+        // What a page link carries parses back to the same column.
+        let again = ColumnSpec::parse(&c.to_param()).unwrap();
+        assert_eq!(
+            serde_json::to_value(&again).unwrap(),
+            serde_json::to_value(&c).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_bad_column_parameter_says_what_is_wrong() {
+        assert!(bad("runs:1,x").contains("'x' in runs: is not a run id"));
+        assert!(bad("kind:both;board:a").contains("kind must be measured or simulated"));
+        assert!(bad("colour:red").contains("unknown column field 'colour'"));
+        assert!(bad("board").contains("must be key:value"));
+        assert!(bad("simulation:seven").contains("simulation:seven is not a simulation id"));
+        // A label alone selects no runs.
+        assert!(bad("label:x").contains("selects nothing"));
+    }
+}
