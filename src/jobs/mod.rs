@@ -19,6 +19,7 @@ use std::time::Duration;
 use sqlx::PgPool;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::watch;
+use tracing::Instrument;
 
 use crate::ingest::{self, UploadMeta};
 use crate::storage::ingest::NewUpload;
@@ -103,11 +104,15 @@ async fn worker_loop(pool: PgPool, cfg: JobConfig, name: String, mut stop: watch
                 continue;
             }
         };
-        let span =
-            tracing::info_span!("simulation", simulation.id = job.id, attempt = job.attempts);
-        let _g = span.enter();
-        drop(_g);
-        run_job(&pool, &cfg, job, &mut stop).await;
+        // The span covers the whole job, every await included: log lines
+        // of the run, its heartbeats and its outcome carry the job's id.
+        let span = tracing::info_span!(
+            "simulation",
+            worker = %name,
+            simulation.id = job.id,
+            attempt = job.attempts
+        );
+        run_job(&pool, &cfg, job, &mut stop).instrument(span).await;
     }
     tracing::info!(worker = %name, "simulation worker stopped");
 }
