@@ -160,7 +160,8 @@ pub async fn parse_upload(
         decoded: state.limits.max_decoded_bytes,
     };
     if secret.is_some() {
-        crate::auth::authenticate(&state, peer, secret.as_deref()).await?;
+        crate::auth::authenticate(&state.pool, &state.auth_failures, peer, secret.as_deref())
+            .await?;
     } else {
         gate.anonymous_allowed(peer.0)?;
         limits.raw = limits.raw.min(gate.anonymous_max_bytes);

@@ -16,13 +16,13 @@ use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 use reclaimlab_formats::{BlockBody, Document};
 
-use super::compare::{create_snapshot, same_origin};
 use super::{PageError, fmt_us};
 use crate::compare::{ColumnSpec, CompareRequest};
 use crate::error::AppError;
 use crate::ingest::{self, BlockOverride, RawUpload, UploadMeta};
 use crate::web::AppState;
 use crate::web::extract::page::Form;
+use crate::web::same_origin::same_origin;
 
 const MAX_MAIL_BYTES: usize = 8 * 1024 * 1024;
 
@@ -373,6 +373,14 @@ pub async fn commit_import(
         baseline: 0,
         chain_previous: Some(false),
     };
-    let slug = create_snapshot(&state, req, Some(token.id), meta.message_id.as_deref()).await?;
+    let slug = crate::permalinks::create(
+        &state.pool,
+        &state.public_url,
+        req,
+        Some(token.id),
+        meta.message_id.as_deref(),
+        crate::web::permalink_html::render,
+    )
+    .await?;
     Ok(Redirect::to(&format!("/c/{slug}")).into_response())
 }

@@ -3,11 +3,16 @@
 
 pub mod catalog;
 pub mod compare;
+pub mod culprits;
+pub mod heatmap;
+pub mod history;
 pub mod home;
 pub mod import;
+pub mod permalinks;
 pub mod runs;
 pub mod simulations;
 pub mod validation;
+pub mod variant;
 
 use askama::Template;
 use askama_web::WebTemplate;
@@ -89,7 +94,13 @@ pub async fn form_caller(
     peer: crate::auth::ClientAddr,
     f: &std::collections::BTreeMap<String, String>,
 ) -> Result<crate::auth::Caller, AppError> {
-    let caller = crate::auth::authenticate(state, peer, f.get("token").map(String::as_str)).await?;
+    let caller = crate::auth::authenticate(
+        &state.pool,
+        &state.auth_failures,
+        peer,
+        f.get("token").map(String::as_str),
+    )
+    .await?;
     caller.require(crate::auth::Scope::Upload)?;
     Ok(caller)
 }

@@ -206,5 +206,5 @@ pub async fn show_histogram(
         format!("Run #{id}: latency histogram per thread")
     };
     let svg = reclaimlab_report::svg::histogram_overlay(&title, &series);
-    Ok(super::compare::svg_response(svg, false))
+    Ok(crate::web::svg::svg_response(svg, false))
 }
