@@ -7,7 +7,7 @@
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use rand::TryRngCore;
+use rand::TryRng;
 use sha2::{Digest, Sha256};
 
 use crate::error::AppError;
@@ -41,7 +41,7 @@ impl Scope {
 /// Make a new token; returns (secret to show once, its hash).
 pub fn generate(scope: Scope) -> (String, Vec<u8>) {
     let mut bytes = [0u8; 32];
-    rand::rngs::OsRng
+    rand::rngs::SysRng
         .try_fill_bytes(&mut bytes)
         .expect("the OS random number generator failed");
     let secret = format!("rl_{}_{}", scope.as_str(), hex::encode(bytes));

@@ -214,6 +214,10 @@ pub struct UploadArgs {
     /// Upload token.
     #[arg(long, env = "RECLAIMLAB_TOKEN", hide_env_values = true)]
     pub token: String,
+    /// PEM file of certificates to trust for an `https://` server, besides
+    /// the bundled public roots (a private CA, or a self-signed server).
+    #[arg(long, env = "RECLAIMLAB_CA_CERT", value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
     #[arg(long)]
     pub board: Option<String>,
     #[arg(long)]
