@@ -7,6 +7,7 @@ pub mod api;
 pub mod auth;
 pub mod comparison_view;
 pub mod extract;
+pub mod numbers;
 pub mod pages;
 pub mod percent;
 pub mod permalink_html;

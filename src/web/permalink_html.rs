@@ -11,25 +11,34 @@ use crate::web::comparison_view::ComparisonView;
 #[template(path = "pages/snapshot.html")]
 pub struct SnapshotPage<'a> {
     pub view: ComparisonView,
-    pub slug: &'a str,
-    pub url: &'a str,
-    pub created: String,
-    pub has_svg: bool,
-    pub text: &'a str,
-    pub message_id: Option<&'a str>,
+    pub f: &'a Frozen<'a>,
 }
 
 /// Render the page of a permalink being made.
 pub fn render(f: &Frozen<'_>) -> Result<String, AppError> {
     SnapshotPage {
         view: ComparisonView::new(f.comparison),
-        slug: f.slug,
-        url: f.url,
-        created: f.created.clone(),
-        has_svg: f.has_svg,
-        text: f.text,
-        message_id: f.message_id,
+        f,
     }
     .render()
     .map_err(|e| AppError::Internal(anyhow::anyhow!("render snapshot: {e}")))
+}
+
+/// Freeze a comparison with the state's pool and public URL, the page
+/// rendered by [`render`]; answers the new slug.
+pub async fn freeze(
+    state: &crate::web::AppState,
+    req: crate::compare::CompareRequest,
+    token_id: Option<i64>,
+    message_id: Option<&str>,
+) -> Result<String, AppError> {
+    crate::permalinks::create(
+        &state.pool,
+        &state.public_url,
+        req,
+        token_id,
+        message_id,
+        render,
+    )
+    .await
 }

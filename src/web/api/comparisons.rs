@@ -23,15 +23,7 @@ pub async fn create_comparison(
 ) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
     let api::Json(req) = body?;
-    let slug = crate::permalinks::create(
-        &state.pool,
-        &state.public_url,
-        req,
-        Some(caller.token.id),
-        None,
-        crate::web::permalink_html::render,
-    )
-    .await?;
+    let slug = crate::web::permalink_html::freeze(&state, req, Some(caller.token.id), None).await?;
     let url = state.url(&format!("/c/{slug}"));
     Ok((
         StatusCode::CREATED,

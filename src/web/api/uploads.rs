@@ -149,12 +149,7 @@ pub async fn parse_upload(
     req: Request,
 ) -> AppResult<Response> {
     let gate = state.parse_gate.clone();
-    let secret = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(crate::auth::bearer_secret)
-        .map(str::to_owned);
+    let secret = crate::web::auth::bearer(req.headers());
     let mut limits = BodyLimits {
         raw: state.limits.max_upload_bytes,
         decoded: state.limits.max_decoded_bytes,

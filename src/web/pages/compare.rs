@@ -217,7 +217,7 @@ pub async fn share_compare(
     Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
-    let caller = super::form_caller(&state, peer, &form.map).await?;
+    let caller = crate::web::auth::form_caller(&state, peer, &form.map).await?;
     let rest: String = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(
             url::form_urlencoded::parse(form.raw.as_bytes()).filter(|(k, _)| k != "token"),
@@ -227,14 +227,6 @@ pub async fn share_compare(
     let req = request_from(&state, &p)
         .await?
         .ok_or_else(|| AppError::BadRequest("no columns to share".into()))?;
-    let slug = crate::permalinks::create(
-        &state.pool,
-        &state.public_url,
-        req,
-        Some(caller.token.id),
-        None,
-        crate::web::permalink_html::render,
-    )
-    .await?;
+    let slug = crate::web::permalink_html::freeze(&state, req, Some(caller.token.id), None).await?;
     Ok(Redirect::to(&format!("/c/{slug}")).into_response())
 }

@@ -5,9 +5,10 @@ use askama_web::WebTemplate;
 use axum::extract::State;
 use serde::Deserialize;
 
-use super::{PageResult, fmt_us};
+use super::PageResult;
 use crate::web::AppState;
 use crate::web::extract::page::Query;
+use crate::web::numbers::Numbers;
 
 #[derive(Debug, Default, Deserialize)]
 pub struct CulpritParams {
@@ -23,11 +24,7 @@ pub struct CulpritsPage {
     pub kernel: String,
 }
 
-impl CulpritsPage {
-    pub fn us(&self, v: &f64) -> String {
-        fmt_us(*v)
-    }
-}
+impl Numbers for CulpritsPage {}
 
 pub async fn show_culprits(
     State(state): State<AppState>,

@@ -6,10 +6,11 @@ use axum::extract::State;
 use axum::response::Response;
 use serde::Deserialize;
 
-use super::{PageError, PageResult, fmt_us};
+use super::{PageError, PageResult};
 use crate::error::AppError;
 use crate::web::AppState;
 use crate::web::extract::page::Query;
+use crate::web::numbers::fmt_us;
 use crate::web::percent::urlencode;
 use crate::web::svg::svg_response;
 

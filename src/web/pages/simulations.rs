@@ -15,11 +15,12 @@ use crate::web::extract::page::{Form, Path, Query};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 
-use super::{PageError, PageResult, fmt_us};
+use super::{PageError, PageResult};
 use crate::error::AppError;
 use crate::simulate::{self, SimulationRequest, SweepRequest};
 use crate::storage::simulations::{self as jobs, BoardCostRow, Job};
 use crate::web::AppState;
+use crate::web::numbers::fmt_us;
 use crate::web::percent::urlencode;
 use crate::web::same_origin::same_origin;
 use crate::web::svg::svg_response;
@@ -287,7 +288,7 @@ pub async fn submit_simulation(
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = form.map;
-    let caller = super::form_caller(&state, peer, &f).await?;
+    let caller = crate::web::auth::form_caller(&state, peer, &f).await?;
     let req = match request_from_form(&f) {
         Ok(r) => r,
         Err(e) => {
@@ -322,7 +323,7 @@ pub async fn submit_costs(
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = form.map;
-    let caller = super::form_caller(&state, peer, &f).await?;
+    let caller = crate::web::auth::form_caller(&state, peer, &f).await?;
     let board = crate::boards::canonical(f.get("board").map(String::as_str).unwrap_or_default());
     let class = f.get("board_class").cloned().unwrap_or_default();
     let costs = f.get("costs").cloned().unwrap_or_default();
@@ -417,7 +418,7 @@ pub async fn cancel_from_page(
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = form.map;
-    let caller = super::form_caller(&state, peer, &f).await?;
+    let caller = crate::web::auth::form_caller(&state, peer, &f).await?;
     simulate::cancel(&state.pool, &caller, id).await?;
     Ok(Redirect::to(&format!("/simulations/{id}")).into_response())
 }
@@ -431,7 +432,7 @@ pub async fn rerun_from_page(
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = form.map;
-    let caller = super::form_caller(&state, peer, &f).await?;
+    let caller = crate::web::auth::form_caller(&state, peer, &f).await?;
     let req = simulate::rerun_request(&state.pool, id).await?;
     let s = simulate::submit(&state.pool, &state.jobs, req, Some(caller.token.id)).await?;
     Ok(Redirect::to(&format!("/simulations/{}", s.ids[0])).into_response())
