@@ -6,14 +6,12 @@
 //! in a URL, and never logged.
 
 use axum::extract::FromRequestParts;
-use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
-use rand::TryRngCore;
+use rand::TryRng;
 use sha2::{Digest, Sha256};
 
 use crate::error::AppError;
 use crate::storage::tokens::{self, TokenRecord};
-use crate::web::AppState;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Scope {
@@ -43,7 +41,7 @@ impl Scope {
 /// Make a new token; returns (secret to show once, its hash).
 pub fn generate(scope: Scope) -> (String, Vec<u8>) {
     let mut bytes = [0u8; 32];
-    rand::rngs::OsRng
+    rand::rngs::SysRng
         .try_fill_bytes(&mut bytes)
         .expect("the OS random number generator failed");
     let secret = format!("rl_{}_{}", scope.as_str(), hex::encode(bytes));
@@ -56,7 +54,8 @@ pub fn hash_token(secret: &str) -> Vec<u8> {
 }
 
 /// The caller, authenticated by a Bearer token. Handlers that change state
-/// take this extractor and check the scope they need with [`Caller::require`].
+/// take this extractor (`web::auth`) and check the scope they need with
+/// [`Caller::require`].
 #[derive(Debug, Clone)]
 pub struct Caller {
     pub token: TokenRecord,
@@ -115,43 +114,27 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddr {
 /// wrong token counts as a failure of its address; once the address is
 /// over the limit the answer is 429 instead of 401.
 pub async fn authenticate(
-    state: &AppState,
+    pool: &sqlx::PgPool,
+    failures: &AuthFailures,
     peer: ClientAddr,
     secret: Option<&str>,
 ) -> Result<Caller, AppError> {
     let secret = secret.map(str::trim).filter(|s| !s.is_empty());
     let token = match secret {
-        Some(s) if s.len() <= 512 => tokens::find_active(&state.pool, &hash_token(s)).await?,
+        Some(s) if s.len() <= 512 => tokens::find_active(pool, &hash_token(s)).await?,
         _ => None,
     };
     if let Some(token) = token {
         return Ok(Caller { token });
     }
     if let Some(ip) = peer.0
-        && state.auth_failures.record(ip)
+        && failures.record(ip)
     {
         return Err(AppError::TooManyRequests(
             "too many failed authentications from this address; wait a minute (valid tokens are still accepted)".into(),
         ));
     }
     Err(AppError::Unauthorized)
-}
-
-impl FromRequestParts<AppState> for Caller {
-    type Rejection = AppError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
-        let peer = ClientAddr::from_request_parts(parts, state)
-            .await
-            .unwrap_or_default();
-        let secret = parts
-            .headers
-            .get(AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(bearer_secret)
-            .map(str::to_owned);
-        authenticate(state, peer, secret.as_deref()).await
-    }
 }
 
 /// Failed authentications per client address in a sliding minute. The

@@ -170,14 +170,10 @@ impl ColumnSpec {
 /// Which way is better for a stored metric: the upload's or the printed
 /// table's word when stored, else the report crate's direction table.
 pub fn direction_of(
-    m: &crate::storage::runs::MetricValue,
+    m: &crate::ingest::MetricRow,
     tool: Option<&str>,
 ) -> (reclaimlab_report::compare::Better, DirectionSource) {
-    if let Some(b) = m
-        .direction
-        .as_deref()
-        .and_then(crate::ingest::better_from_str)
-    {
+    if let Some(b) = m.direction {
         let src = match m.direction_source.as_deref() {
             Some("printed") => DirectionSource::Printed,
             _ => DirectionSource::Upload,
@@ -278,10 +274,9 @@ fn build_column(
                             } else {
                                 None
                             },
-                            printed_convention: match m.delta_convention.as_deref() {
-                                Some("gain") => DeltaConvention::Gain,
-                                _ => DeltaConvention::Change,
-                            },
+                            printed_convention: m
+                                .delta_convention
+                                .unwrap_or(DeltaConvention::Change),
                             relative_to,
                         });
                     }
@@ -298,10 +293,9 @@ fn build_column(
                             stat: String::new(),
                             value: m.value,
                             printed_delta_pct: Some(d),
-                            printed_convention: match m.delta_convention.as_deref() {
-                                Some("gain") => DeltaConvention::Gain,
-                                _ => DeltaConvention::Change,
-                            },
+                            printed_convention: m
+                                .delta_convention
+                                .unwrap_or(DeltaConvention::Change),
                             relative_to: first_col_of.get(&(u, r.block_index)).copied(),
                         });
                     }

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::jobs::defaults as sim;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "reclaimlab",
@@ -113,33 +115,33 @@ pub struct ServeArgs {
     #[arg(long, env = "RECLAIMLAB_SIM_WORKERS", default_value_t = default_workers())]
     pub sim_workers: usize,
     /// Wall-clock limit of one simulation job, in seconds.
-    #[arg(long, env = "RECLAIMLAB_SIM_WALL_SECS", default_value_t = 600)]
+    #[arg(long, env = "RECLAIMLAB_SIM_WALL_SECS", default_value_t = sim::WALL_SECS)]
     pub sim_wall_secs: u64,
     /// CPU-time limit of one simulation job (all its threads), in seconds.
-    #[arg(long, env = "RECLAIMLAB_SIM_CPU_SECS", default_value_t = 1200)]
+    #[arg(long, env = "RECLAIMLAB_SIM_CPU_SECS", default_value_t = sim::CPU_SECS)]
     pub sim_cpu_secs: u64,
     /// Address-space limit of one simulation process, in MiB.
-    #[arg(long, env = "RECLAIMLAB_SIM_MEM_MB", default_value_t = 2048)]
+    #[arg(long, env = "RECLAIMLAB_SIM_MEM_MB", default_value_t = sim::MEM_MB)]
     pub sim_mem_mb: u64,
     /// Events limit of one simulation (per variant and replication).
     #[arg(
         long,
         env = "RECLAIMLAB_SIM_MAX_EVENTS",
-        default_value_t = 2_000_000_000
+        default_value_t = sim::MAX_EVENTS
     )]
     pub sim_max_events: u64,
     /// Lease length in seconds; a dead worker's job is retried after it.
-    #[arg(long, env = "RECLAIMLAB_SIM_LEASE_SECS", default_value_t = 15.0)]
+    #[arg(long, env = "RECLAIMLAB_SIM_LEASE_SECS", default_value_t = sim::LEASE_SECS)]
     pub sim_lease_secs: f64,
     /// Queued or running jobs one token may have.
-    #[arg(long, env = "RECLAIMLAB_SIM_PER_TOKEN", default_value_t = 4)]
+    #[arg(long, env = "RECLAIMLAB_SIM_PER_TOKEN", default_value_t = sim::PER_TOKEN_ACTIVE)]
     pub sim_per_token: i64,
     /// Queued or running jobs in all.
-    #[arg(long, env = "RECLAIMLAB_SIM_MAX_QUEUE", default_value_t = 200)]
+    #[arg(long, env = "RECLAIMLAB_SIM_MAX_QUEUE", default_value_t = sim::MAX_QUEUE)]
     pub sim_max_queue: i64,
     /// Nice value of simulator processes (0-19): the service keeps the CPU
     /// it needs to answer while simulations run.
-    #[arg(long, env = "RECLAIMLAB_SIM_NICE", default_value_t = 19,
+    #[arg(long, env = "RECLAIMLAB_SIM_NICE", default_value_t = sim::NICE,
           value_parser = clap::value_parser!(u8).range(0..=19))]
     pub sim_nice: u8,
 }
@@ -214,6 +216,10 @@ pub struct UploadArgs {
     /// Upload token.
     #[arg(long, env = "RECLAIMLAB_TOKEN", hide_env_values = true)]
     pub token: String,
+    /// PEM file of certificates to trust for an `https://` server, besides
+    /// the bundled public roots (a private CA, or a self-signed server).
+    #[arg(long, env = "RECLAIMLAB_CA_CERT", value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
     #[arg(long)]
     pub board: Option<String>,
     #[arg(long)]

@@ -167,7 +167,9 @@ pub fn sha256(bytes: &[u8]) -> Vec<u8> {
     Sha256::digest(bytes).to_vec()
 }
 
-/// One metric value of a run.
+/// One metric value of a run: what ingest plans and stores, and what the
+/// run page and comparisons read back (inside `storage::runs::MetricValue`,
+/// which adds the table it belongs to).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MetricRow {
     pub name: String,
@@ -183,6 +185,28 @@ pub struct MetricRow {
     pub direction_source: Option<String>,
     /// How `printed_delta_pct` is signed.
     pub delta_convention: Option<DeltaConvention>,
+}
+
+/// Read back as stored by `storage::ingest::store`; a word this version
+/// does not know reads as not set, as before.
+impl<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> for MetricRow {
+    fn from_row(row: &'r sqlx::postgres::PgRow) -> sqlx::Result<Self> {
+        use sqlx::Row;
+        let word = |col: &str| row.try_get::<Option<String>, _>(col);
+        Ok(MetricRow {
+            name: row.try_get("name")?,
+            stat: row.try_get("stat")?,
+            value: row.try_get("value")?,
+            unit: row.try_get("unit")?,
+            printed_delta_pct: row.try_get("printed_delta_pct")?,
+            spread_pct: row.try_get("spread_pct")?,
+            direction: word("direction")?.as_deref().and_then(better_from_str),
+            direction_source: row.try_get("direction_source")?,
+            delta_convention: word("delta_convention")?
+                .as_deref()
+                .and_then(convention_from_str),
+        })
+    }
 }
 
 pub fn better_str(b: Better) -> &'static str {
@@ -206,6 +230,14 @@ pub fn convention_str(c: DeltaConvention) -> &'static str {
     match c {
         DeltaConvention::Change => "change",
         DeltaConvention::Gain => "gain",
+    }
+}
+
+pub fn convention_from_str(s: &str) -> Option<DeltaConvention> {
+    match s {
+        "change" => Some(DeltaConvention::Change),
+        "gain" => Some(DeltaConvention::Gain),
+        _ => None,
     }
 }
 

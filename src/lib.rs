@@ -4,6 +4,8 @@
 //! A short tour:
 //! - [`config`]: the command line (every flag also from the environment);
 //! - [`web`]: `router(state)` lists every URL; `api/` JSON, `pages/` HTML;
+//! - [`compare`], [`permalinks`], [`simulate`]: the services the web
+//!   layer calls, taking a pool and their configuration, never the web state;
 //! - [`ingest`]: bytes + metadata -> `reclaimlab_formats::parse` (off the
 //!   async runtime) -> the runs to store;
 //! - [`storage`]: the only module with SQL, one file per aggregate;
@@ -24,6 +26,7 @@ pub mod error;
 pub mod ingest;
 pub mod jobs;
 pub mod metrics;
+pub mod permalinks;
 pub mod simulate;
 pub mod storage;
 pub mod web;

@@ -1,12 +1,11 @@
 //! Prometheus-style counters, kept in-process and rendered at `/metrics`.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-
-use crate::web::AppState;
 
 #[derive(Debug, Default)]
 pub struct Metrics {
@@ -38,14 +37,15 @@ impl Metrics {
     }
 }
 
-pub async fn track(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    state.metrics.requests.fetch_add(1, Ordering::Relaxed);
+/// Middleware: count every request and its answer's class.
+pub async fn track(State(metrics): State<Arc<Metrics>>, req: Request, next: Next) -> Response {
+    metrics.requests.fetch_add(1, Ordering::Relaxed);
     let resp = next.run(req).await;
     let s = resp.status().as_u16();
     if (400..500).contains(&s) {
-        state.metrics.responses_4xx.fetch_add(1, Ordering::Relaxed);
+        metrics.responses_4xx.fetch_add(1, Ordering::Relaxed);
     } else if s >= 500 {
-        state.metrics.responses_5xx.fetch_add(1, Ordering::Relaxed);
+        metrics.responses_5xx.fetch_add(1, Ordering::Relaxed);
     }
     resp
 }

@@ -1,5 +1,6 @@
 //! Submitting simulations: validation, limits, result caching and sweeps.
 //! Shared by the API and the form. No SQL here (see `storage::simulations`).
+//! Takes the pool and the job limits ([`JobConfig`]), not the web state.
 
 use std::collections::BTreeMap;
 
@@ -8,7 +9,9 @@ use sha2::{Digest, Sha256};
 
 use crate::error::AppError;
 use crate::storage::simulations::{self as jobs, NewJob};
-use crate::web::AppState;
+use sqlx::PgPool;
+
+use crate::jobs::JobConfig;
 
 /// `POST /api/v1/simulations` body.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -83,11 +86,11 @@ fn bad(msg: String) -> AppError {
 }
 
 pub async fn submit(
-    state: &AppState,
+    pool: &PgPool,
+    cfg: &JobConfig,
     req: SimulationRequest,
     token_id: Option<i64>,
 ) -> Result<Submitted, AppError> {
-    let cfg = state.jobs.clone();
     if req.scenario.trim().is_empty() {
         return Err(bad(
             "scenario: give a built-in name or a scenario TOML".into()
@@ -127,7 +130,7 @@ pub async fn submit(
     // A stored board brings its class and calibrated costs.
     let (board_id, mut board_class, costs_toml) =
         match req.board.as_deref().filter(|b| !b.is_empty()) {
-            Some(b) => match jobs::board_costs(&state.pool, b).await? {
+            Some(b) => match jobs::board_costs(pool, b).await? {
                 Some((id, class, costs)) => (Some(id), Some(class), Some(costs)),
                 None => {
                     return Err(bad(format!(
@@ -176,11 +179,11 @@ pub async fn submit(
         .await
         .map_err(|e| AppError::Internal(anyhow::anyhow!("validation task: {e}")))?
         .map_err(bad)?;
-        check_caps(&cfg, &v, req.replications, duration_ns)?;
+        check_caps(cfg, &v, req.replications, duration_ns)?;
         validated.push((v, knobs, *p));
     }
     let sim_version = reclaimlab_sim::SIM_VERSION.to_string();
-    let mut tx = state.pool.begin().await?;
+    let mut tx = pool.begin().await?;
     // Quotas are read and the jobs inserted under one lock, in one
     // transaction: concurrent submits cannot both take the last slot.
     jobs::lock_submissions(&mut tx).await?;
@@ -322,7 +325,7 @@ pub fn output_value(report: &serde_json::Value, variant: &str, output: &str) -> 
 
 /// Store a calibrated cost table for a board (validated against its class).
 pub async fn set_board_costs(
-    state: &AppState,
+    pool: &PgPool,
     caller: &crate::auth::Caller,
     board: &str,
     class: &str,
@@ -336,7 +339,7 @@ pub async fn set_board_costs(
         ));
     }
     let owner = (caller.scope() != crate::auth::Scope::Admin).then_some(caller.token.id);
-    let mut tx = state.pool.begin().await?;
+    let mut tx = pool.begin().await?;
     if jobs::set_board_costs(&mut tx, board.trim(), class, toml_text, owner)
         .await?
         .is_none()
@@ -352,11 +355,11 @@ pub async fn set_board_costs(
 
 /// Cancel a job for its submitter (or an admin). Returns the state now.
 pub async fn cancel(
-    state: &AppState,
+    pool: &PgPool,
     caller: &crate::auth::Caller,
     id: i64,
 ) -> Result<String, AppError> {
-    let job = jobs::get(&state.pool, id)
+    let job = jobs::get(pool, id)
         .await?
         .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
     if caller.scope() != crate::auth::Scope::Admin && job.token_id != Some(caller.token.id) {
@@ -364,7 +367,44 @@ pub async fn cancel(
             "only the token that submitted this simulation, or an admin, may cancel it".into(),
         ));
     }
-    Ok(jobs::request_cancel(&state.pool, id)
+    Ok(jobs::request_cancel(pool, id).await?.unwrap_or(job.state))
+}
+
+/// The request that runs a stored job's inputs again (bypassing the
+/// result cache), e.g. to check that the same seed gives the same numbers.
+pub async fn rerun_request(pool: &PgPool, id: i64) -> Result<SimulationRequest, AppError> {
+    let job = jobs::get(pool, id)
         .await?
-        .unwrap_or(job.state))
+        .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
+    let board = match job.board_id {
+        Some(b) => Some(jobs::board_name(pool, b).await?),
+        None => None,
+    };
+    Ok(SimulationRequest {
+        scenario: job.scenario_toml,
+        variants: job.variants,
+        seed: job.seed as u64,
+        replications: job.replications as u32,
+        duration: job.duration_ns.map(|d| format!("{}ms", d / 1_000_000)),
+        board_class: if board.is_some() {
+            None
+        } else {
+            job.board_class
+        },
+        board,
+        knobs: serde_json::from_value(job.knobs).unwrap_or_default(),
+        sweep: None,
+        force: true,
+    })
+}
+
+/// The replications a job runs: the request's, or (0 = not given) the
+/// scenario's own `[run]` value, read from the job's stored scenario.
+pub fn effective_replications(job: &jobs::Job) -> Option<u32> {
+    if job.replications > 0 {
+        return Some(job.replications as u32);
+    }
+    reclaimlab_sim::load_scenario(&job.scenario_toml)
+        .ok()
+        .map(|s| s.replications)
 }

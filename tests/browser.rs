@@ -214,7 +214,8 @@ async fn key_pages_render_in_chromium(pool: PgPool) {
     let (stop_tx, stop) = tokio::sync::watch::channel(false);
     let workers = reclaimlab::jobs::start(&pool, &st.jobs, 1, stop);
     let sim = reclaimlab::simulate::submit(
-        &st,
+        &st.pool,
+        &st.jobs,
         serde_json::from_value(
             serde_json::json!({"scenario": "toy-lock", "duration": "1s", "replications": 1}),
         )

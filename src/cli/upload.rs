@@ -1,4 +1,6 @@
-//! `reclaimlab upload FILE`: what the curl line does, for rigs.
+//! `reclaimlab upload FILE`: what the curl line does, for rigs. An
+//! `https://` server is checked against the public roots bundled with the
+//! binary (webpki-roots, through rustls), plus any `--ca-cert FILE`.
 
 use crate::config::UploadArgs;
 
@@ -28,14 +30,14 @@ pub async fn run(a: UploadArgs) -> anyhow::Result<()> {
             q.append_pair("filename", &n.to_string_lossy());
         }
     }
-    let resp = reqwest::Client::new()
+    let resp = client(&a)?
         .post(url)
         .bearer_auth(&a.token)
         .header(reqwest::header::CONTENT_TYPE, "text/plain; charset=utf-8")
         .body(content)
         .send()
         .await
-        .map_err(|e| anyhow::anyhow!("cannot reach {}: {e}", a.server))?;
+        .map_err(|e| anyhow::anyhow!("cannot reach {}: {}", a.server, chain(&e)))?;
     let status = resp.status();
     let body = resp.text().await.unwrap_or_default();
     if !status.is_success() {
@@ -59,4 +61,43 @@ pub async fn run(a: UploadArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The HTTP client: rustls, trusting the bundled public roots and the
+/// certificates of `--ca-cert`.
+fn client(a: &UploadArgs) -> anyhow::Result<reqwest::Client> {
+    let mut b = reqwest::Client::builder();
+    if let Some(path) = &a.ca_cert {
+        let pem = std::fs::read(path)
+            .map_err(|e| anyhow::anyhow!("--ca-cert {}: {e}", path.display()))?;
+        let certs = reqwest::Certificate::from_pem_bundle(&pem)
+            .map_err(|e| anyhow::anyhow!("--ca-cert {}: {e}", path.display()))?;
+        if certs.is_empty() {
+            anyhow::bail!(
+                "--ca-cert {}: no PEM certificate in the file",
+                path.display()
+            );
+        }
+        for c in certs {
+            b = b.add_root_certificate(c);
+        }
+    }
+    b.build()
+        .map_err(|e| anyhow::anyhow!("cannot set up the HTTP client: {}", chain(&e)))
+}
+
+/// An error and its causes, "a: b: c" (a TLS failure says why only in
+/// its causes, e.g. "invalid peer certificate: UnknownIssuer").
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let t = c.to_string();
+        if !s.contains(&t) {
+            s.push_str(": ");
+            s.push_str(&t);
+        }
+        cur = c.source();
+    }
+    s
 }

@@ -46,21 +46,37 @@ pub struct JobConfig {
     pub exe: PathBuf,
 }
 
+/// The simulation limits' defaults, in one place: [`JobConfig::default`]
+/// and the `serve --sim-*` flags both read them.
+pub mod defaults {
+    pub const LEASE_SECS: f64 = 15.0;
+    pub const WALL_SECS: u64 = 600;
+    pub const CPU_SECS: u64 = 1200;
+    pub const MEM_MB: u64 = 2048;
+    pub const MAX_EVENTS: u64 = 2_000_000_000;
+    /// Two hours of simulated time.
+    pub const MAX_SIM_NS: u64 = 2 * 3600 * 1_000_000_000;
+    pub const PER_TOKEN_ACTIVE: i64 = 4;
+    pub const MAX_QUEUE: i64 = 200;
+    pub const MAX_REPLICATIONS: u32 = 32;
+    pub const NICE: u8 = 19;
+}
+
 impl Default for JobConfig {
     fn default() -> Self {
         JobConfig {
-            lease_secs: 15.0,
+            lease_secs: defaults::LEASE_SECS,
             heartbeat: Duration::from_secs(3),
             poll: Duration::from_millis(500),
-            wall_secs: 600,
-            cpu_secs: 1200,
-            mem_mb: 2048,
-            max_events: 2_000_000_000,
-            max_sim_ns: 2 * 3600 * 1_000_000_000,
-            per_token_active: 4,
-            max_queue: 200,
-            max_replications: 32,
-            nice: 19,
+            wall_secs: defaults::WALL_SECS,
+            cpu_secs: defaults::CPU_SECS,
+            mem_mb: defaults::MEM_MB,
+            max_events: defaults::MAX_EVENTS,
+            max_sim_ns: defaults::MAX_SIM_NS,
+            per_token_active: defaults::PER_TOKEN_ACTIVE,
+            max_queue: defaults::MAX_QUEUE,
+            max_replications: defaults::MAX_REPLICATIONS,
+            nice: defaults::NICE,
             exe: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("reclaimlab")),
         }
     }

@@ -3,6 +3,8 @@
 use chrono::{DateTime, Utc};
 use sqlx::{FromRow, PgExecutor, PgPool};
 
+use crate::ingest::MetricRow;
+
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
 pub struct RunSummary {
     pub id: i64,
@@ -149,22 +151,24 @@ pub struct TraceRow {
     pub stack: Vec<String>,
 }
 
+/// A stored metric: the value as ingest planned it ([`MetricRow`], one
+/// type from ingest to page) and the table it was stored under. Reads as
+/// the `MetricRow` it holds (`m.name`, `m.value`).
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
 pub struct MetricValue {
-    pub name: String,
-    pub stat: Option<String>,
-    pub value: f64,
-    pub unit: Option<String>,
-    pub printed_delta_pct: Option<f64>,
-    pub spread_pct: Option<f64>,
+    #[sqlx(flatten)]
+    #[serde(flatten)]
+    pub metric: MetricRow,
     /// The table or test the value belongs to (its identity scope).
     pub scope: String,
     pub section: Option<String>,
-    /// "higher" | "lower" | "neutral" when the upload or a printed gain set it.
-    pub direction: Option<String>,
-    pub direction_source: Option<String>,
-    /// "gain" (mmtests, positive = better) or "change" (raw).
-    pub delta_convention: Option<String>,
+}
+
+impl std::ops::Deref for MetricValue {
+    type Target = MetricRow;
+    fn deref(&self) -> &MetricRow {
+        &self.metric
+    }
 }
 
 /// The columns of [`MetricValue`], in order.

@@ -4,8 +4,15 @@
 //! Every URL the service answers is listed in [`router`].
 
 pub mod api;
+pub mod auth;
+pub mod comparison_view;
 pub mod extract;
+pub mod numbers;
 pub mod pages;
+pub mod percent;
+pub mod permalink_html;
+pub mod same_origin;
+pub mod svg;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -136,19 +143,19 @@ pub fn router(state: AppState) -> Router {
         .route("/kernels", get(pages::catalog::show_kernels))
         .route("/kernels/{version}", get(pages::catalog::show_kernel))
         .route("/variants", get(pages::catalog::show_variants))
-        .route("/variants/{name}", get(pages::compare::show_variant))
+        .route("/variants/{name}", get(pages::variant::show_variant))
         .route("/compare", get(pages::compare::show_compare))
         .route(
             "/compare/chart.svg",
             get(pages::compare::show_compare_chart),
         )
         .route("/compare/share", post(pages::compare::share_compare))
-        .route("/c/{slug}", get(pages::compare::show_snapshot))
-        .route("/heatmap", get(pages::compare::show_heatmap))
-        .route("/heatmap.svg", get(pages::compare::show_heatmap_svg))
-        .route("/culprits", get(pages::compare::show_culprits))
-        .route("/history", get(pages::compare::show_history))
-        .route("/history.svg", get(pages::compare::show_history_svg))
+        .route("/c/{slug}", get(pages::permalinks::show_snapshot))
+        .route("/heatmap", get(pages::heatmap::show_heatmap))
+        .route("/heatmap.svg", get(pages::heatmap::show_heatmap_svg))
+        .route("/culprits", get(pages::culprits::show_culprits))
+        .route("/history", get(pages::history::show_history))
+        .route("/history.svg", get(pages::history::show_history_svg))
         .route(
             "/simulations",
             get(pages::simulations::show_simulations).post(pages::simulations::submit_simulation),
@@ -198,7 +205,10 @@ pub fn router(state: AppState) -> Router {
 pub fn with_layers(routes: Router<AppState>, state: AppState) -> Router {
     let timeout = state.request_timeout;
     routes
-        .layer(axum::middleware::from_fn_with_state(state.clone(), crate::metrics::track))
+        .layer(axum::middleware::from_fn_with_state(
+            state.metrics.clone(),
+            crate::metrics::track,
+        ))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(panic_response))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout))
         .layer(SetResponseHeaderLayer::if_not_present(

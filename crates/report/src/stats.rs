@@ -456,30 +456,9 @@ fn mann_whitney_u_with(a: &[f64], b: &[f64], force: Option<MwMethod>) -> Option<
 
 // --------------------------------------------------------------- bootstrap
 
-/// SplitMix64: a tiny, well-mixed PRNG, so bootstrap results are
-/// reproducible from a seed on every platform (and in the Python reference).
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform index in `0..n` by multiply-shift (Lemire), without the
-    /// modulo bias of `next_u64() % n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        ((u128::from(self.next_u64()) * n as u128) >> 64) as usize
-    }
-}
+/// SplitMix64, so bootstrap results are reproducible from a seed on every
+/// platform (and in the Python reference).
+pub use reclaimlab_splitmix::SplitMix64;
 
 /// Median of finite, non-empty data by selection. Same value as numpy
 /// `median`; the oracle of [`Ranked::resample_median`] in the tests.

@@ -111,11 +111,6 @@ fn c(v: f64) -> String {
     if s == "-0.0" { "0.0".to_string() } else { s }
 }
 
-/// A tick or value label, through the one number formatter.
-fn num(v: f64) -> String {
-    crate::fmt::compact(v)
-}
-
 /// `v` rounded to `digits` significant digits, for legend stops that are
 /// computed rather than observed.
 fn round_sig(v: f64, digits: i32) -> f64 {
@@ -247,7 +242,14 @@ fn axes(
             continue;
         }
         line(out, x, y0, x, y0 + 5.0, "#333333");
-        text(out, "tick x-tick", x, y0 + 18.0, "middle", &num(t));
+        text(
+            out,
+            "tick x-tick",
+            x,
+            y0 + 18.0,
+            "middle",
+            &crate::fmt::compact(t),
+        );
     }
     out.push_str(r#"</g><g class="y-ticks">"#);
     for (y, label) in yticks {
@@ -345,7 +347,7 @@ pub fn histogram_overlay(title: &str, series: &[HistogramSeries]) -> String {
     let yticks: Vec<(f64, String)> = (0..=decades)
         .map(|k| {
             let label = if k < 7 {
-                num(10f64.powi(k))
+                crate::fmt::compact(10f64.powi(k))
             } else {
                 format!("1e{k}")
             };
@@ -531,7 +533,7 @@ pub fn heatmap(h: &Heatmap) -> String {
         for k in 0..nc {
             let (x, y) = (left + cell_w * k as f64, top + cell_h * r as f64);
             let (class, fill, label) = match get(r, k) {
-                Some(v) => ("cell", ramp(norm(v)), trunc(&num(v), chars)),
+                Some(v) => ("cell", ramp(norm(v)), trunc(&crate::fmt::compact(v), chars)),
                 None => ("cell nodata", "#dddddd".to_string(), "n/a".to_string()),
             };
             let _ = write!(
@@ -590,7 +592,7 @@ pub fn heatmap(h: &Heatmap) -> String {
                 y + 11.0,
                 "start",
                 // The ends are observed values, shown exactly.
-                &num(match s {
+                &crate::fmt::compact(match s {
                     0 => lo,
                     4 => hi,
                     _ => round_sig(v, 3),
@@ -660,7 +662,10 @@ pub fn bar_chart(title: &str, unit: &str, bars: &[Bar]) -> String {
     };
     let mut out = String::new();
     open(&mut out, title, WIDTH, HEIGHT);
-    let yticks: Vec<(f64, String)> = ticks.iter().map(|&t| (ys.map(t), num(t))).collect();
+    let yticks: Vec<(f64, String)> = ticks
+        .iter()
+        .map(|&t| (ys.map(t), crate::fmt::compact(t)))
+        .collect();
     axes(&mut out, &xs, &[], &yticks, "", unit);
     let chars = ((slot - 4.0) / 7.0).floor().max(2.0) as usize;
     out.push_str(r#"<g class="bars">"#);
@@ -779,7 +784,10 @@ pub fn line_plot(title: &str, x_label: &str, y_label: &str, series: &[Series]) -
     };
     let mut out = String::new();
     open(&mut out, title, WIDTH, HEIGHT);
-    let yticks: Vec<(f64, String)> = yt.iter().map(|&t| (ys.map(t), num(t))).collect();
+    let yticks: Vec<(f64, String)> = yt
+        .iter()
+        .map(|&t| (ys.map(t), crate::fmt::compact(t)))
+        .collect();
     axes(&mut out, &xs, &xt, &yticks, x_label, y_label);
     out.push_str(r#"<g class="series">"#);
     for (i, s) in series.iter().enumerate() {

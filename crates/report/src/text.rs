@@ -500,10 +500,6 @@ fn hard_split_into(out: &mut Vec<String>, s: &str) {
     }
 }
 
-fn fmt_val(v: f64) -> String {
-    fmt::value(v)
-}
-
 /// `-2.05% better`: the raw change and, when the metric has a direction,
 /// whether that is better or worse. Not mmtests' `( x.xx%)`, whose sign is
 /// a gain: a reader must never read a raw change in mmtests' convention.
@@ -960,10 +956,15 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
                         None => "-".to_string(),
                         Some(v) => {
                             if j == reference {
-                                return format!("{}{}", fmt_val(v), mark(None));
+                                return format!("{}{}", fmt::value(v), mark(None));
                             }
                             let pct = get(&m.cells[reference]).and_then(|r| pct_change(r, v));
-                            format!("{} {}{}", fmt_val(v), fmt_change(pct, m.better), mark(None))
+                            format!(
+                                "{} {}{}",
+                                fmt::value(v),
+                                fmt_change(pct, m.better),
+                                mark(None)
+                            )
                         }
                     })
                     .collect()
@@ -978,9 +979,14 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
                             any_assessed = true;
                         }
                         if j == reference {
-                            return format!("{}{}", fmt_val(v), mark(None));
+                            return format!("{}{}", fmt::value(v), mark(None));
                         }
-                        format!("{} {}{}", fmt_val(v), fmt_change(pct, m.better), mark(sig))
+                        format!(
+                            "{} {}{}",
+                            fmt::value(v),
+                            fmt_change(pct, m.better),
+                            mark(sig)
+                        )
                     }
                 })
                 .collect();

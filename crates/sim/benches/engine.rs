@@ -49,13 +49,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 struct Rng([u64; 4]);
 impl Rng {
     fn new(mut s: u64) -> Self {
-        let mut n = || {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            z ^ (z >> 31)
-        };
+        let mut n = || reclaimlab_splitmix::step(&mut s);
         Rng([n(), n(), n(), n()])
     }
     fn next(&mut self) -> u64 {

@@ -6,13 +6,7 @@
 //! numbers, spec §2.1). Nothing here reads a clock or the OS.
 
 /// SplitMix64 step; used to expand seeds and to hash keys.
-pub(crate) fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+pub(crate) use reclaimlab_splitmix::step as splitmix64;
 
 /// Mix a string key into a seed (FNV-1a then SplitMix), stable across runs
 /// and platforms.

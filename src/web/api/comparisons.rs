@@ -12,7 +12,6 @@ use crate::compare::CompareRequest;
 use crate::error::{AppError, AppResult};
 use crate::web::AppState;
 use crate::web::extract::api::{self, Path};
-use crate::web::pages::compare::create_snapshot;
 
 /// Body: `{"columns": [{"label": "...", "runs": [1, 2]}, ...], "baseline": 0}`;
 /// a column may also filter by `board`, `kernel`, `variant`, `kind`.
@@ -24,7 +23,7 @@ pub async fn create_comparison(
 ) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
     let api::Json(req) = body?;
-    let slug = create_snapshot(&state, req, Some(caller.token.id), None).await?;
+    let slug = crate::web::permalink_html::freeze(&state, req, Some(caller.token.id), None).await?;
     let url = state.url(&format!("/c/{slug}"));
     Ok((
         StatusCode::CREATED,

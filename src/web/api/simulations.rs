@@ -22,7 +22,7 @@ pub async fn create_simulation(
     caller.require(Scope::Upload)?;
     let api::Json(mut req) = body?;
     req.board = req.board.map(|b| crate::boards::canonical(&b));
-    let s = simulate::submit(&state, req, Some(caller.token.id)).await?;
+    let s = simulate::submit(&state.pool, &state.jobs, req, Some(caller.token.id)).await?;
     if let Some(sweep) = s.sweep_id {
         return Ok((
             StatusCode::ACCEPTED,
@@ -65,7 +65,7 @@ pub async fn status_json(state: &AppState, id: i64) -> AppResult<serde_json::Val
         "scenario": job.scenario_name,
         "variants": job.variants,
         "seed": job.seed,
-        "replications": crate::web::pages::simulations::effective_replications(&job)
+        "replications": simulate::effective_replications(&job)
             .unwrap_or(job.replications.max(1) as u32),
         "duration_ns": job.duration_ns,
         "board_class": job.board_class,
@@ -98,7 +98,7 @@ pub async fn cancel_simulation(
     Path(id): Path<i64>,
 ) -> AppResult<Json<serde_json::Value>> {
     caller.require(Scope::Upload)?;
-    let state_now = simulate::cancel(&state, &caller, id).await?;
+    let state_now = simulate::cancel(&state.pool, &caller, id).await?;
     Ok(Json(
         json!({"id": id, "status": state_now, "cancel_requested": true}),
     ))
@@ -112,45 +112,14 @@ pub async fn rerun_simulation(
     Path(id): Path<i64>,
 ) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
-    let req = rerun_request(&state, id).await?;
-    let s = simulate::submit(&state, req, Some(caller.token.id)).await?;
+    let req = simulate::rerun_request(&state.pool, id).await?;
+    let s = simulate::submit(&state.pool, &state.jobs, req, Some(caller.token.id)).await?;
     let new = s.ids[0];
     Ok((
         StatusCode::ACCEPTED,
         Json(json!({"id": new, "url": state.url(&format!("/simulations/{new}")), "status": "queued"})),
     )
         .into_response())
-}
-
-pub async fn rerun_request(state: &AppState, id: i64) -> AppResult<SimulationRequest> {
-    let job = jobs::get(&state.pool, id)
-        .await?
-        .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
-    let board = match job.board_id {
-        Some(b) => Some(
-            sqlx::query_scalar::<_, String>("SELECT name FROM boards WHERE id = $1")
-                .bind(b)
-                .fetch_one(&state.pool)
-                .await?,
-        ),
-        None => None,
-    };
-    Ok(SimulationRequest {
-        scenario: job.scenario_toml,
-        variants: job.variants,
-        seed: job.seed as u64,
-        replications: job.replications as u32,
-        duration: job.duration_ns.map(|d| format!("{}ms", d / 1_000_000)),
-        board_class: if board.is_some() {
-            None
-        } else {
-            job.board_class
-        },
-        board,
-        knobs: serde_json::from_value(job.knobs).unwrap_or_default(),
-        sweep: None,
-        force: true,
-    })
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -172,6 +141,6 @@ pub async fn put_board_costs(
     let api::Query(p) = params?;
     let api::Text(body) = body?;
     let board = crate::boards::canonical(&board);
-    simulate::set_board_costs(&state, &caller, &board, &p.board_class, &body).await?;
+    simulate::set_board_costs(&state.pool, &caller, &board, &p.board_class, &body).await?;
     Ok(Json(json!({"board": board, "board_class": p.board_class, "stored": true})).into_response())
 }

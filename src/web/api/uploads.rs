@@ -149,18 +149,14 @@ pub async fn parse_upload(
     req: Request,
 ) -> AppResult<Response> {
     let gate = state.parse_gate.clone();
-    let secret = req
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(crate::auth::bearer_secret)
-        .map(str::to_owned);
+    let secret = crate::web::auth::bearer(req.headers());
     let mut limits = BodyLimits {
         raw: state.limits.max_upload_bytes,
         decoded: state.limits.max_decoded_bytes,
     };
     if secret.is_some() {
-        crate::auth::authenticate(&state, peer, secret.as_deref()).await?;
+        crate::auth::authenticate(&state.pool, &state.auth_failures, peer, secret.as_deref())
+            .await?;
     } else {
         gate.anonymous_allowed(peer.0)?;
         limits.raw = limits.raw.min(gate.anonymous_max_bytes);

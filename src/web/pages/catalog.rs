@@ -11,6 +11,7 @@ use crate::storage::catalog::{self, BoardRow, KernelRow, VariantRow};
 use crate::storage::overview::RunListing;
 use crate::web::AppState;
 use crate::web::extract::page::{Path, Query};
+use crate::web::percent::urlencode;
 
 #[derive(Template, WebTemplate)]
 #[template(path = "pages/boards.html")]
@@ -67,10 +68,6 @@ pub struct ScopeParams {
     pub before: Option<i64>,
 }
 
-fn enc(s: &str) -> String {
-    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
-}
-
 pub async fn show_board(
     State(state): State<AppState>,
     Path(name): Path<String>,
@@ -86,7 +83,7 @@ pub async fn show_board(
         before: p.before,
         ..Default::default()
     };
-    let base = format!("/boards/{}", enc(&name));
+    let base = format!("/boards/{}", urlencode(&name));
     let list = super::home::listing(&state, &filter, &base).await?;
     let mut facts = vec![("Runs".to_string(), board.runs.to_string())];
     if let Some(c) = board.board_class {
@@ -98,7 +95,7 @@ pub async fn show_board(
     if let Some(t) = board.last_run {
         facts.push(("Last run".into(), t.format("%Y-%m-%d %H:%M").to_string()));
     }
-    let q = enc(&name);
+    let q = urlencode(&name);
     Ok(ScopePage {
         what: "Board",
         links: vec![
@@ -129,7 +126,7 @@ pub async fn show_kernel(
         before: p.before,
         ..Default::default()
     };
-    let base = format!("/kernels/{}", enc(&version));
+    let base = format!("/kernels/{}", urlencode(&version));
     let list = super::home::listing(&state, &filter, &base).await?;
     let mut facts = vec![
         ("Runs".to_string(), kernel.runs.to_string()),
@@ -138,7 +135,7 @@ pub async fn show_kernel(
     if let Some(t) = kernel.last_run {
         facts.push(("Last run".into(), t.format("%Y-%m-%d %H:%M").to_string()));
     }
-    let q = enc(&version);
+    let q = urlencode(&version);
     Ok(ScopePage {
         what: "Kernel",
         links: vec![

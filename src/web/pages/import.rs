@@ -16,13 +16,14 @@ use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 use reclaimlab_formats::{BlockBody, Document};
 
-use super::compare::{create_snapshot, same_origin};
-use super::{PageError, fmt_us};
+use super::PageError;
 use crate::compare::{ColumnSpec, CompareRequest};
 use crate::error::AppError;
 use crate::ingest::{self, BlockOverride, RawUpload, UploadMeta};
 use crate::web::AppState;
 use crate::web::extract::page::Form;
+use crate::web::numbers::fmt_us;
+use crate::web::same_origin::same_origin;
 
 const MAX_MAIL_BYTES: usize = 8 * 1024 * 1024;
 
@@ -339,7 +340,7 @@ pub async fn commit_import(
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = form.map;
-    let token = super::form_caller(&state, peer, &f).await?.token;
+    let token = crate::web::auth::form_caller(&state, peer, &f).await?.token;
     let mail = f.get("mail").cloned().unwrap_or_default();
     let get = |k: String| {
         f.get(&k)
@@ -428,6 +429,8 @@ pub async fn commit_import(
             return Ok(Redirect::to(&format!("/c/{slug}")).into_response());
         }
     }
-    let slug = create_snapshot(&state, req, Some(token.id), meta.message_id.as_deref()).await?;
+    let slug =
+        crate::web::permalink_html::freeze(&state, req, Some(token.id), meta.message_id.as_deref())
+            .await?;
     Ok(Redirect::to(&format!("/c/{slug}")).into_response())
 }

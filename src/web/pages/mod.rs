@@ -3,11 +3,16 @@
 
 pub mod catalog;
 pub mod compare;
+pub mod culprits;
+pub mod heatmap;
+pub mod history;
 pub mod home;
 pub mod import;
+pub mod permalinks;
 pub mod runs;
 pub mod simulations;
 pub mod validation;
+pub mod variant;
 
 use askama::Template;
 use askama_web::WebTemplate;
@@ -70,26 +75,4 @@ pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri
 
 fn is_api(uri: &axum::http::Uri) -> bool {
     uri.path() == "/api" || uri.path().starts_with("/api/")
-}
-
-/// A latency in us, through the one number formatter of every rendering.
-pub fn fmt_us(v: f64) -> String {
-    reclaimlab_report::fmt::us(v)
-}
-
-pub fn fmt_opt(v: Option<f64>) -> String {
-    v.map(fmt_us).unwrap_or_default()
-}
-
-/// The caller of an HTML form: the upload token travels in the form's
-/// `token` field (see `import.rs` for why). Failures count against the
-/// address exactly as a bad `Authorization` header does.
-pub async fn form_caller(
-    state: &crate::web::AppState,
-    peer: crate::auth::ClientAddr,
-    f: &std::collections::BTreeMap<String, String>,
-) -> Result<crate::auth::Caller, AppError> {
-    let caller = crate::auth::authenticate(state, peer, f.get("token").map(String::as_str)).await?;
-    caller.require(crate::auth::Scope::Upload)?;
-    Ok(caller)
 }

@@ -6,12 +6,13 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
 
-use super::{PageError, PageResult, fmt_opt, fmt_us};
+use super::{PageError, PageResult};
 use crate::error::AppError;
 use crate::ingest::{FunctionTotal, TraceDigest};
 use crate::storage::runs::{self, MetricValue, RunDetail};
 use crate::web::AppState;
 use crate::web::extract::page::{Path, Query};
+use crate::web::numbers::Numbers;
 
 #[derive(Template, WebTemplate)]
 #[template(path = "pages/run.html")]
@@ -76,35 +77,15 @@ impl Pager {
     }
 }
 
+impl Numbers for RunPage {}
+
 impl RunPage {
-    pub fn us(&self, v: &f64) -> String {
-        fmt_us(*v)
-    }
-    pub fn opt(&self, v: &Option<f64>) -> String {
-        fmt_opt(*v)
-    }
-    pub fn opt_i(&self, v: &Option<i64>) -> String {
-        v.map(|x| x.to_string()).unwrap_or_default()
-    }
-    pub fn opt_i32(&self, v: &Option<i32>) -> String {
-        v.map(|x| x.to_string()).unwrap_or_default()
-    }
-    pub fn pct(&self, v: &Option<f64>) -> String {
-        v.map(|x| format!("{x:.2}%")).unwrap_or_default()
-    }
     /// Row number (1-based) of the `i`-th row of this page.
     pub fn row(&self, i: &usize) -> usize {
         self.pager.first() + i + 1
     }
     pub fn event_line(&self, gap: &crate::ingest::TraceGap, i: &usize) -> bool {
         gap.window_start + *i as u64 == gap.event
-    }
-    pub fn num(&self, v: &f64) -> String {
-        if v.fract() == 0.0 && v.abs() < 1e15 {
-            format!("{}", *v as i64)
-        } else {
-            format!("{v}")
-        }
     }
 }
 
@@ -206,5 +187,5 @@ pub async fn show_histogram(
         format!("Run #{id}: latency histogram per thread")
     };
     let svg = reclaimlab_report::svg::histogram_overlay(&title, &series);
-    Ok(super::compare::svg_response(svg, false))
+    Ok(crate::web::svg::svg_response(svg, false))
 }

@@ -15,12 +15,15 @@ use crate::web::extract::page::{Form, Path, Query};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 
-use super::compare::{same_origin, svg_response, urlencode};
-use super::{PageError, PageResult, fmt_us};
+use super::{PageError, PageResult};
 use crate::error::AppError;
 use crate::simulate::{self, SimulationRequest, SweepRequest};
 use crate::storage::simulations::{self as jobs, BoardCostRow, Job};
 use crate::web::AppState;
+use crate::web::numbers::fmt_us;
+use crate::web::percent::urlencode;
+use crate::web::same_origin::same_origin;
+use crate::web::svg::svg_response;
 
 pub struct CostView {
     pub name: String,
@@ -285,7 +288,7 @@ pub async fn submit_simulation(
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = form.map;
-    let caller = super::form_caller(&state, peer, &f).await?;
+    let caller = crate::web::auth::form_caller(&state, peer, &f).await?;
     let req = match request_from_form(&f) {
         Ok(r) => r,
         Err(e) => {
@@ -296,7 +299,7 @@ pub async fn submit_simulation(
                 .into_response());
         }
     };
-    match simulate::submit(&state, req, Some(caller.token.id)).await {
+    match simulate::submit(&state.pool, &state.jobs, req, Some(caller.token.id)).await {
         Ok(s) => Ok(match s.sweep_id {
             Some(id) => Redirect::to(&format!("/simulations/sweeps/{id}")),
             None => Redirect::to(&format!("/simulations/{}", s.ids[0])),
@@ -320,11 +323,11 @@ pub async fn submit_costs(
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = form.map;
-    let caller = super::form_caller(&state, peer, &f).await?;
+    let caller = crate::web::auth::form_caller(&state, peer, &f).await?;
     let board = crate::boards::canonical(f.get("board").map(String::as_str).unwrap_or_default());
     let class = f.get("board_class").cloned().unwrap_or_default();
     let costs = f.get("costs").cloned().unwrap_or_default();
-    match simulate::set_board_costs(&state, &caller, &board, &class, &costs).await {
+    match simulate::set_board_costs(&state.pool, &caller, &board, &class, &costs).await {
         Ok(()) => Ok(Redirect::to("/simulations#boards").into_response()),
         Err(e @ (AppError::Unprocessable { .. } | AppError::BadRequest(_))) => {
             Ok((e.status(), page(&state, Some(e.public_message()), f).await?).into_response())
@@ -391,7 +394,7 @@ pub async fn show_simulation(
         .scenario_name
         .as_deref()
         .and_then(super::validation::for_scenario);
-    let replications = effective_replications(&job)
+    let replications = simulate::effective_replications(&job)
         .map(|n| n.to_string())
         .unwrap_or_else(|| "the scenario's".into());
     Ok(SimulationPage {
@@ -415,8 +418,8 @@ pub async fn cancel_from_page(
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = form.map;
-    let caller = super::form_caller(&state, peer, &f).await?;
-    simulate::cancel(&state, &caller, id).await?;
+    let caller = crate::web::auth::form_caller(&state, peer, &f).await?;
+    simulate::cancel(&state.pool, &caller, id).await?;
     Ok(Redirect::to(&format!("/simulations/{id}")).into_response())
 }
 
@@ -429,9 +432,9 @@ pub async fn rerun_from_page(
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
     let f = form.map;
-    let caller = super::form_caller(&state, peer, &f).await?;
-    let req = crate::web::api::simulations::rerun_request(&state, id).await?;
-    let s = simulate::submit(&state, req, Some(caller.token.id)).await?;
+    let caller = crate::web::auth::form_caller(&state, peer, &f).await?;
+    let req = simulate::rerun_request(&state.pool, id).await?;
+    let s = simulate::submit(&state.pool, &state.jobs, req, Some(caller.token.id)).await?;
     Ok(Redirect::to(&format!("/simulations/{}", s.ids[0])).into_response())
 }
 
@@ -519,15 +522,4 @@ pub async fn show_sweep_svg(
         ),
         false,
     ))
-}
-
-/// The replications a job runs: the request's, or (0 = not given) the
-/// scenario's own `[run]` value, read from the job's stored scenario.
-pub fn effective_replications(job: &Job) -> Option<u32> {
-    if job.replications > 0 {
-        return Some(job.replications as u32);
-    }
-    reclaimlab_sim::load_scenario(&job.scenario_toml)
-        .ok()
-        .map(|s| s.replications)
 }

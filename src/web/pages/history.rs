@@ -1,0 +1,157 @@
+//! `/history` and its SVG: one metric of one board over upload dates.
+
+use askama::Template;
+use askama_web::WebTemplate;
+use axum::extract::State;
+use axum::response::Response;
+use serde::Deserialize;
+
+use super::{PageError, PageResult};
+use crate::error::AppError;
+use crate::web::AppState;
+use crate::web::extract::page::Query;
+use crate::web::numbers::fmt_us;
+use crate::web::percent::urlencode;
+use crate::web::svg::svg_response;
+
+#[derive(Debug, Default, Deserialize)]
+pub struct HistoryParams {
+    pub board: Option<String>,
+    pub metric: Option<String>,
+    /// Latency kind of the worst-latency history: cyclictest or a tracer.
+    pub kind: Option<String>,
+}
+
+#[derive(Template, WebTemplate)]
+#[template(path = "pages/history.html")]
+pub struct HistoryPage {
+    pub board: String,
+    pub metric: String,
+    pub kind: String,
+    pub boards: Vec<String>,
+    pub svg_url: Option<String>,
+    pub points: Vec<HistoryRow>,
+}
+
+pub struct HistoryRow {
+    pub run_id: i64,
+    pub kernel: String,
+    pub variant: String,
+    pub value: String,
+    pub uploaded: String,
+}
+
+pub async fn show_history(
+    State(state): State<AppState>,
+    Query(p): Query<HistoryParams>,
+) -> PageResult<HistoryPage> {
+    let rows = crate::storage::catalog::boards(&state.pool).await?;
+    let metric = p
+        .metric
+        .clone()
+        .filter(|m| !m.is_empty() && m != "worst_latency");
+    let kind = p
+        .kind
+        .clone()
+        .filter(|k| !k.is_empty())
+        .unwrap_or_else(|| "cyclictest".into());
+    let mut board = p.board.clone().filter(|b| !b.is_empty());
+    if board.is_none() {
+        // Open on a board that has this history: the busiest few are tried.
+        let mut busiest: Vec<_> = rows.iter().filter(|b| b.runs > 0).collect();
+        busiest.sort_by_key(|b| std::cmp::Reverse(b.runs));
+        for b in busiest.into_iter().take(5) {
+            let pts =
+                crate::storage::compare::history(&state.pool, &b.name, metric.as_deref(), &kind)
+                    .await?;
+            if !pts.is_empty() {
+                board = Some(b.name.clone());
+                break;
+            }
+        }
+    }
+    let boards = rows.into_iter().map(|b| b.name).collect();
+    let mut page = HistoryPage {
+        board: board.clone().unwrap_or_default(),
+        metric: metric.clone().unwrap_or_else(|| "worst_latency".into()),
+        kind: kind.clone(),
+        boards,
+        svg_url: None,
+        points: Vec::new(),
+    };
+    if let Some(b) = &board {
+        let pts =
+            crate::storage::compare::history(&state.pool, b, metric.as_deref(), &kind).await?;
+        page.points = pts
+            .iter()
+            .map(|p| HistoryRow {
+                run_id: p.run_id,
+                kernel: p.kernel.clone(),
+                variant: p.variant.clone(),
+                value: fmt_us(p.value),
+                uploaded: p.created_at.format("%Y-%m-%d %H:%M").to_string(),
+            })
+            .collect();
+        if !pts.is_empty() {
+            page.svg_url = Some(format!(
+                "/history.svg?board={}&metric={}&kind={}",
+                urlencode(b),
+                urlencode(metric.as_deref().unwrap_or("worst_latency")),
+                urlencode(&kind)
+            ));
+        }
+    }
+    Ok(page)
+}
+
+pub async fn show_history_svg(
+    State(state): State<AppState>,
+    Query(p): Query<HistoryParams>,
+) -> Result<Response, PageError> {
+    let board = p
+        .board
+        .clone()
+        .filter(|b| !b.is_empty())
+        .ok_or_else(|| AppError::BadRequest("board is required".into()))?;
+    let metric = p
+        .metric
+        .clone()
+        .filter(|m| !m.is_empty() && m != "worst_latency");
+    let kind = p
+        .kind
+        .clone()
+        .filter(|k| !k.is_empty())
+        .unwrap_or_else(|| "cyclictest".into());
+    let pts =
+        crate::storage::compare::history(&state.pool, &board, metric.as_deref(), &kind).await?;
+    // One line per kernel, x = when the run was stored (days since the
+    // first point), so a gap between test nights shows as a gap.
+    let t0 = pts.first().map(|p| p.created_at);
+    let day = |p: &crate::storage::compare::HistoryPoint| {
+        t0.map_or(0.0, |t| (p.created_at - t).num_seconds() as f64 / 86_400.0)
+    };
+    let mut series: Vec<reclaimlab_report::svg::Series> = Vec::new();
+    for p in &pts {
+        match series.iter_mut().find(|s| s.label == p.kernel) {
+            Some(s) => s.points.push((day(p), p.value)),
+            None => series.push(reclaimlab_report::svg::Series {
+                label: p.kernel.clone(),
+                points: vec![(day(p), p.value)],
+            }),
+        }
+    }
+    let x_label = match t0 {
+        Some(t) => format!(
+            "days since {} (upload date)",
+            t.format("%Y-%m-%d %H:%M UTC")
+        ),
+        None => "days (upload date)".to_string(),
+    };
+    let y = metric
+        .clone()
+        .unwrap_or_else(|| format!("worst {kind} latency (us)"));
+    Ok(svg_response(
+        reclaimlab_report::svg::line_plot(&format!("{y} on {board}"), &x_label, &y, &series),
+        false,
+    ))
+}

@@ -1,0 +1,52 @@
+//! `/variants/{name}`: one variant, its chain and its runs.
+
+use askama::Template;
+use askama_web::WebTemplate;
+use axum::extract::State;
+
+use super::PageResult;
+use crate::error::AppError;
+use crate::web::AppState;
+use crate::web::extract::page::Path;
+use crate::web::percent::urlencode;
+
+#[derive(Template, WebTemplate)]
+#[template(path = "pages/variant.html")]
+pub struct VariantPage {
+    pub name: String,
+    pub chain: Vec<String>,
+    pub compare_url: String,
+    pub runs: Vec<crate::storage::runs::RunSummary>,
+    pub message_id: Option<String>,
+}
+
+pub async fn show_variant(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> PageResult<VariantPage> {
+    let chain = crate::storage::compare::variant_chain(&state.pool, &name).await?;
+    if chain.is_empty() {
+        return Err(AppError::not_found(format!("variant '{name}'")).into());
+    }
+    let (runs, _more) = crate::storage::overview::run_page(
+        &state.pool,
+        &crate::storage::overview::RunListing {
+            variant: Some(name.clone()),
+            ..Default::default()
+        },
+        200,
+    )
+    .await?;
+    let message_id = crate::storage::catalog::variants(&state.pool)
+        .await?
+        .into_iter()
+        .find(|v| v.name == name)
+        .and_then(|v| v.series_message_id.or(v.message_id));
+    Ok(VariantPage {
+        compare_url: format!("/compare?chain={}", urlencode(&name)),
+        name,
+        chain,
+        runs,
+        message_id,
+    })
+}
