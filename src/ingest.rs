@@ -1255,11 +1255,12 @@ pub fn default_parse_permits() -> usize {
 
 /// Memory budget of the parses in flight, in MiB.
 pub const DEFAULT_PARSE_MEMORY_MIB: u32 = 1024;
-/// Memory of one streamed upload's parse and store, in MiB: the parser's
-/// windows and accumulators, the document and planned runs (bounded blocks,
-/// at most [`MAX_BLOCK_JSON_BYTES`] of JSON each), the spool's chunks in
-/// flight and the driver's buffers. A 200 MB trace upload peaks at about
-/// 60 MB above idle (docs/PERFORMANCE.md).
+/// Memory of one streamed upload's parse and store, in MiB, by design: the
+/// parser's windows (4 MiB) and accumulators, a mail read whole (at most
+/// 32 MiB), the document and planned runs (bounded blocks, at most
+/// [`MAX_BLOCK_JSON_BYTES`] of JSON each), the spool's chunks in flight
+/// and the driver's buffers. Measured, a 200 MB trace upload peaks 9 MB
+/// above idle and four at once 38 MB (docs/PERFORMANCE.md).
 pub const DEFAULT_PARSE_BOUND_MIB: u32 = 64;
 /// Memory per byte of an input held in memory: the bytes, and the copy the
 /// database driver makes when it binds them.

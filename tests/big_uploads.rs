@@ -134,3 +134,160 @@ async fn a_50_mb_trace_is_stored_in_a_few_mb_and_its_run_page_is_small(pool: PgP
     let last = get(&app, &format!("/runs/{run_id}?page=999")).await;
     assert_eq!(last.status, 200);
 }
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// The stored blob of an upload: its length and SHA-256, computed by the
+/// database over what it holds.
+async fn blob_of(pool: &PgPool, upload_id: i64) -> (i64, Vec<u8>) {
+    sqlx::query_as(
+        "SELECT length(b.content)::bigint, sha256(b.content) FROM blobs b
+           JOIN uploads u ON u.blob_sha256 = b.sha256 WHERE u.id = $1",
+    )
+    .bind(upload_id)
+    .fetch_one(pool)
+    .await
+    .unwrap()
+}
+
+#[sqlx::test]
+async fn gzip_and_multipart_bodies_stream_through_to_the_same_blob(pool: PgPool) {
+    let mut st = state(&pool);
+    st.request_timeout = Duration::from_secs(600);
+    let app = reclaimlab::web::router(st);
+    let tok = token(&pool, Scope::Upload).await;
+    // 12 MB: many decoded chunks, and more than a default body limit.
+    let (text, _) = irqsoff_trace(12 << 20);
+    let sha = reclaimlab::ingest::sha256(text.as_bytes());
+    let r = send(
+        &app,
+        axum::http::Request::post("/api/v1/uploads?board=rig-gz")
+            .header("authorization", format!("Bearer {tok}"))
+            .header("content-encoding", "gzip")
+            .body(axum::body::Body::from(gzip(text.as_bytes())))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(r.json()["runs"][0]["kind"], "ftrace_latency");
+    let gz_id = r.json()["upload_id"].as_i64().unwrap();
+    assert_eq!(
+        blob_of(&pool, gz_id).await,
+        (text.len() as i64, sha.clone())
+    );
+
+    // The same bytes as a multipart file part, other metadata: a new
+    // upload, the same blob (content-addressed: no second copy).
+    let boundary = "b0undary";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"board\"\r\n\r\nrig-mp\r\n\
+         --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"irqsoff.txt\"\r\n\
+         Content-Type: text/plain\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(text.as_bytes());
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let r = send(
+        &app,
+        axum::http::Request::post("/api/v1/uploads")
+            .header("authorization", format!("Bearer {tok}"))
+            .header(
+                "content-type",
+                format!("multipart/form-data; boundary={boundary}"),
+            )
+            .body(axum::body::Body::from(body))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(r.json()["runs"][0]["board"], "rig-mp");
+    let mp_id = r.json()["upload_id"].as_i64().unwrap();
+    assert_ne!(mp_id, gz_id);
+    assert_eq!(blob_of(&pool, mp_id).await, (text.len() as i64, sha));
+    let (blobs, uploads, _, _) = counts(&pool).await;
+    assert_eq!((blobs, uploads), (1, 2));
+}
+
+#[sqlx::test]
+async fn the_same_bytes_sent_at_once_are_stored_once(pool: PgPool) {
+    let mut st = state(&pool);
+    st.request_timeout = Duration::from_secs(600);
+    let app = reclaimlab::web::router(st);
+    let tok = token(&pool, Scope::Upload).await;
+    let (text, _) = irqsoff_trace(8 << 20);
+    let (a, b) = tokio::join!(
+        upload(&app, Some(&tok), "board=rig-a", text.clone()),
+        upload(&app, Some(&tok), "board=rig-b", text.clone()),
+    );
+    assert_eq!(
+        (a.status, b.status),
+        (201, 201),
+        "{} {}",
+        a.text(),
+        b.text()
+    );
+    let (blobs, uploads, _, _) = counts(&pool).await;
+    assert_eq!((blobs, uploads), (1, 2));
+    // And again with the same metadata: a replay, nothing new.
+    let again = upload(&app, Some(&tok), "board=rig-a", text.clone()).await;
+    assert_eq!(again.status, 200, "{}", again.text());
+    assert_eq!(again.json()["upload_id"], a.json()["upload_id"]);
+    assert_eq!(counts(&pool).await.1, 2);
+}
+
+#[sqlx::test]
+async fn a_body_cut_off_half_way_or_bad_late_stores_nothing(pool: PgPool) {
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let (text, _) = irqsoff_trace(6 << 20);
+    // The client goes away after 4 MB of chunks.
+    let chunks: Vec<Result<bytes::Bytes, std::io::Error>> = text.as_bytes()[..4 << 20]
+        .chunks(64 * 1024)
+        .map(|c| Ok(bytes::Bytes::copy_from_slice(c)))
+        .chain([Err(std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "client went away",
+        ))])
+        .collect();
+    let r = upload(
+        &app,
+        Some(&tok),
+        "board=rig-cut",
+        axum::body::Body::from_stream(futures_util::stream::iter(chunks)),
+    )
+    .await;
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(
+        r.text().contains("cannot read the request body"),
+        "{}",
+        r.text()
+    );
+    // gzip that breaks after megabytes of good text: 400 naming where.
+    let mut gz = gzip(text.as_bytes());
+    let cut = gz.len() * 3 / 4;
+    gz.truncate(cut);
+    gz.extend_from_slice(&[0xff; 64]);
+    let r = send(
+        &app,
+        axum::http::Request::post("/api/v1/uploads?board=rig-torn")
+            .header("authorization", format!("Bearer {tok}"))
+            .header("content-encoding", "gzip")
+            .body(axum::body::Body::from(gz))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 400, "{}", r.text());
+    let msg = r.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(msg.contains("member 1 at byte 0"), "{msg}");
+    // NUL bytes deep in a body: 415 at the chunk they are in.
+    let mut binary = text.clone().into_bytes();
+    binary[5 << 20] = 0;
+    let r = upload(&app, Some(&tok), "board=rig-nul", binary).await;
+    assert_eq!(r.status, 415, "{}", r.text());
+    assert_eq!(counts(&pool).await, (0, 0, 0, 0));
+}
