@@ -66,13 +66,6 @@ impl Spool {
             len: self.len,
         }
     }
-
-    /// Spool bytes held in memory (tests, small inputs).
-    pub fn from_bytes(data: &[u8]) -> Result<Spool, AppError> {
-        let mut w = SpoolWriter::new(false)?;
-        w.write(data)?;
-        w.finish()
-    }
 }
 
 /// See [`Spool::reader`].
