@@ -79,7 +79,8 @@ pub struct ServeArgs {
     /// Memory budget of the parses in flight, in MiB.
     #[arg(long, env = "RECLAIMLAB_PARSE_MEMORY_MB", default_value_t = crate::ingest::DEFAULT_PARSE_MEMORY_MIB)]
     pub parse_memory_mb: u32,
-    /// Peak memory of a parse per input byte, for its share of the budget.
+    /// Memory per byte of an input held in memory (pasted mails), for its
+    /// share of the budget; streamed uploads take a fixed share.
     #[arg(long, env = "RECLAIMLAB_PARSE_MEMORY_FACTOR", default_value_t = crate::ingest::DEFAULT_PARSE_MEMORY_FACTOR)]
     pub parse_memory_factor: f64,
     /// Seconds a request waits for a parse slot before its 503.

@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::AppError;
@@ -954,13 +954,74 @@ fn table_metric(
     }
 }
 
-/// An upload as received: decoded bytes plus metadata.
+/// An upload as received: decoded content plus metadata.
 pub struct RawUpload {
-    pub content: bytes::Bytes,
+    pub content: Content,
     pub content_type: Option<String>,
     pub meta: UploadMeta,
     pub idempotency_key: Option<String>,
     pub token_id: Option<i64>,
+}
+
+/// Decoded input: bytes in memory (a pasted mail, a demo file), or a
+/// request body spooled to a temporary file as it arrived
+/// ([`crate::blob::Spool`]). Both are parsed by the same streaming parser.
+pub enum Content {
+    Bytes(bytes::Bytes),
+    Spool(crate::blob::Spool),
+}
+
+impl Content {
+    pub fn len(&self) -> u64 {
+        match self {
+            Content::Bytes(b) => b.len() as u64,
+            Content::Spool(s) => s.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes of the input held in memory while it is parsed and stored.
+    pub fn held_bytes(&self) -> usize {
+        match self {
+            Content::Bytes(b) => b.len(),
+            Content::Spool(_) => 0,
+        }
+    }
+
+    fn blob(&self) -> crate::blob::Blob<'_> {
+        match self {
+            Content::Bytes(b) => crate::blob::Blob::Bytes(b),
+            Content::Spool(s) => crate::blob::Blob::Spool(s),
+        }
+    }
+
+    fn sha256(&self) -> Vec<u8> {
+        match self {
+            Content::Bytes(b) => sha256(b),
+            Content::Spool(s) => s.sha256().to_vec(),
+        }
+    }
+}
+
+impl From<bytes::Bytes> for Content {
+    fn from(b: bytes::Bytes) -> Self {
+        Content::Bytes(b)
+    }
+}
+
+impl From<Vec<u8>> for Content {
+    fn from(b: Vec<u8>) -> Self {
+        Content::Bytes(b.into())
+    }
+}
+
+impl From<crate::blob::Spool> for Content {
+    fn from(s: crate::blob::Spool) -> Self {
+        Content::Spool(s)
+    }
 }
 
 /// The most JSON stored for one block (`runs.block`), far below
@@ -1215,7 +1276,8 @@ pub fn json_size(v: &serde_json::Value) -> usize {
 
 /// The number of parses (and ingests) a process runs at once, with a
 /// bounded queue in front: beyond it a request is answered 503 with
-/// `Retry-After`, so memory and CPU stay bounded by design (docs/RELIABILITY.md).
+/// `Retry-After`, so memory and CPU stay bounded by design
+/// (docs/RELIABILITY.md). One gate per service, in `AppState`.
 #[derive(Debug)]
 pub struct ParseGate {
     sem: Arc<tokio::sync::Semaphore>,
@@ -1225,14 +1287,17 @@ pub struct ParseGate {
     waiting: AtomicUsize,
     /// How long a request waits for a permit before its 503.
     wait: Duration,
-    /// Memory the parses in flight may take, in MiB: each takes its
-    /// input's size times [`ParseGate::memory_factor`] of it (at least 1,
-    /// at most all), so big inputs run one after the other while small ones
-    /// share the budget.
+    /// Memory the parses in flight may take, in MiB: each takes
+    /// [`ParseGate::parse_mib`] plus [`ParseGate::memory_factor`] times the
+    /// input it holds in memory (at least 1, at most all), so inputs held
+    /// whole run one after the other while streamed ones share the budget.
     mem: Arc<tokio::sync::Semaphore>,
     memory_mib: u32,
-    /// Peak memory of a parse per input byte (measured on the release
-    /// build: docs/PERFORMANCE.md).
+    /// Peak memory of one streaming parse and store, whatever the input's
+    /// size (measured on the release build: docs/PERFORMANCE.md).
+    pub parse_mib: u32,
+    /// Memory per byte of input held in memory (the input and the copy the
+    /// database driver makes of it).
     pub memory_factor: f64,
     /// Anonymous `POST /api/v1/parse`: requests per client address per minute.
     pub anonymous_per_minute: u32,
@@ -1249,12 +1314,16 @@ pub fn default_parse_permits() -> usize {
 
 /// Memory budget of the parses in flight, in MiB.
 pub const DEFAULT_PARSE_MEMORY_MIB: u32 = 1024;
-/// Peak memory of one parse (body, document, planned runs and the copy
-/// the database driver makes) per input byte, measured for the in-memory
-/// parser on a 200 MB trace (docs/PERFORMANCE.md).
-pub const DEFAULT_PARSE_MEMORY_FACTOR: f64 = 6.0;
-
-static GLOBAL_GATE: OnceLock<Arc<ParseGate>> = OnceLock::new();
+/// Memory of one streamed upload's parse and store, in MiB, by design: the
+/// parser's windows (4 MiB) and accumulators, a mail read whole (at most
+/// 32 MiB), the document and planned runs (bounded blocks, at most
+/// [`MAX_BLOCK_JSON_BYTES`] of JSON each), the spool's chunks in flight
+/// and the driver's buffers. Measured, a 200 MB trace upload peaks 9 MB
+/// above idle and four at once 38 MB (docs/PERFORMANCE.md).
+pub const DEFAULT_PARSE_BOUND_MIB: u32 = 64;
+/// Memory per byte of an input held in memory: the bytes, and the copy the
+/// database driver makes when it binds them.
+pub const DEFAULT_PARSE_MEMORY_FACTOR: f64 = 2.0;
 
 /// A parse's permits: one of the parses at once, and its share of the
 /// memory budget. Both go back when it is dropped.
@@ -1283,6 +1352,7 @@ impl ParseGate {
                 DEFAULT_PARSE_MEMORY_MIB as usize,
             )),
             memory_mib: DEFAULT_PARSE_MEMORY_MIB,
+            parse_mib: DEFAULT_PARSE_BOUND_MIB,
             memory_factor: DEFAULT_PARSE_MEMORY_FACTOR,
             anonymous_per_minute: 30,
             anonymous_max_bytes: 8 * 1024 * 1024,
@@ -1290,25 +1360,12 @@ impl ParseGate {
         }
     }
 
-    /// The process's gate: the one every `AppState` starts with and the
-    /// import page uses. [`ParseGate::set_global`] replaces the default
-    /// before the first use (`reclaimlab serve` does, from its options).
-    pub fn global() -> Arc<ParseGate> {
-        GLOBAL_GATE
-            .get_or_init(|| Arc::new(ParseGate::default()))
-            .clone()
-    }
-
-    /// False when the global gate was already in use.
-    pub fn set_global(gate: ParseGate) -> bool {
-        GLOBAL_GATE.set(Arc::new(gate)).is_ok()
-    }
-
     pub fn permits(&self) -> usize {
         self.permits
     }
 
-    /// Set the memory budget (MiB, at least 1).
+    /// Set the memory budget (MiB, at least 1) and the memory per byte of
+    /// input held in memory.
     pub fn with_memory(mut self, mib: u32, factor: f64) -> Self {
         self.memory_mib = mib.max(1);
         self.mem = Arc::new(tokio::sync::Semaphore::new(self.memory_mib as usize));
@@ -1318,10 +1375,18 @@ impl ParseGate {
         self
     }
 
-    /// MiB of the budget a parse of `input_bytes` takes.
-    pub fn weight(&self, input_bytes: usize) -> u32 {
-        let mib = (input_bytes as f64 * self.memory_factor / (1024.0 * 1024.0)).ceil();
-        (mib as u32).clamp(1, self.memory_mib)
+    /// Set the memory of one streaming parse (MiB).
+    pub fn with_parse_bound(mut self, mib: u32) -> Self {
+        self.parse_mib = mib;
+        self
+    }
+
+    /// MiB of the budget a parse takes that holds `held_bytes` of input in
+    /// memory (0 for a spooled body: its size does not matter).
+    pub fn weight(&self, held_bytes: usize) -> u32 {
+        let held = (held_bytes as f64 * self.memory_factor / (1024.0 * 1024.0)).ceil();
+        let mib = self.parse_mib as f64 + held;
+        (mib.min(u32::MAX as f64) as u32).clamp(1, self.memory_mib)
     }
 
     /// Parses running now.
@@ -1329,10 +1394,10 @@ impl ParseGate {
         self.permits - self.sem.available_permits()
     }
 
-    /// Permits to parse `input_bytes`, after waiting a bounded time in a
-    /// bounded queue.
-    pub async fn acquire(&self, input_bytes: usize) -> Result<ParsePermit, AppError> {
-        let weight = self.weight(input_bytes);
+    /// Permits for a parse holding `held_bytes` of input in memory, after
+    /// waiting a bounded time in a bounded queue.
+    pub async fn acquire(&self, held_bytes: usize) -> Result<ParsePermit, AppError> {
+        let weight = self.weight(held_bytes);
         if let Ok(c) = self.sem.clone().try_acquire_owned() {
             if let Ok(m) = self.mem.clone().try_acquire_many_owned(weight) {
                 return Ok(ParsePermit {
@@ -1448,25 +1513,58 @@ pub async fn blocking<T: Send + 'static>(
     .map_err(|e| AppError::Internal(anyhow::anyhow!("blocking task failed: {e}")))?
 }
 
-/// The one place the service calls the parser. Runs on the blocking pool
-/// (callers go through [`parse_blocking`] or [`prepare`]).
-///
-/// The parser takes the whole input and offers no hook to stop it half
-/// way: a cancelled request stops the work before the parse and right
-/// after it (nothing is planned, serialized or stored), and the gunzip
-/// before it stops between chunks.
+/// A reader that fails once the request is cancelled: the parser reads in
+/// chunks, so a cancelled parse stops within one chunk.
+struct CancelRead<'a, R> {
+    inner: R,
+    cancel: &'a Cancel,
+}
+
+impl<R: std::io::Read> std::io::Read for CancelRead<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.cancel.is_cancelled() {
+            return Err(std::io::Error::other("the request was cancelled"));
+        }
+        self.inner.read(buf)
+    }
+}
+
+/// The one place the service calls the parser: the streaming
+/// `parse_reader`, over a spooled body or bytes in memory, read in
+/// [`crate::blob::CHUNK`]s. Runs on the blocking pool (callers go through
+/// [`parse_blocking`], [`parse_to_json`] or [`prepare`]); a cancelled
+/// request stops it within a chunk.
 fn parse_document(
-    content: &[u8],
+    content: &Content,
     name: Option<&str>,
     cancel: &Cancel,
 ) -> Result<Document, AppError> {
+    use std::io::BufReader;
     cancel.check()?;
-    if content.contains(&0) {
-        return Err(binary_content());
-    }
-    let doc = reclaimlab_formats::parse(content, name)?;
+    let limits = reclaimlab_formats::Limits::default();
+    let cap = crate::blob::CHUNK;
+    let parsed = match content {
+        Content::Bytes(b) => {
+            if b.contains(&0) {
+                return Err(binary_content());
+            }
+            let r = CancelRead {
+                inner: &b[..],
+                cancel,
+            };
+            reclaimlab_formats::parse_reader(BufReader::with_capacity(cap, r), name, &limits)
+        }
+        // The spool refused NUL bytes as it was written.
+        Content::Spool(s) => {
+            let r = CancelRead {
+                inner: s.reader(),
+                cancel,
+            };
+            reclaimlab_formats::parse_reader(BufReader::with_capacity(cap, r), name, &limits)
+        }
+    };
     cancel.check()?;
-    Ok(doc)
+    Ok(parsed?)
 }
 
 pub fn binary_content() -> AppError {
@@ -1476,13 +1574,13 @@ pub fn binary_content() -> AppError {
 }
 
 /// Parse an input off the async runtime (big traces are CPU-heavy), under
-/// the process's [`ParseGate`].
+/// `gate`.
 pub async fn parse_blocking(
-    content: bytes::Bytes,
+    gate: &ParseGate,
+    content: Content,
     name: Option<String>,
 ) -> Result<Document, AppError> {
-    let gate = ParseGate::global();
-    let permit = gate.acquire(content.len()).await?;
+    let permit = gate.acquire(content.held_bytes()).await?;
     let cancel = Cancel::default();
     let _guard = cancel.on_drop();
     blocking(move || {
@@ -1495,7 +1593,7 @@ pub async fn parse_blocking(
 /// Parse and serialize the document as JSON on the blocking pool (for
 /// `POST /api/v1/parse`: a big document's serialization is CPU work too).
 pub async fn parse_to_json(
-    content: bytes::Bytes,
+    content: Content,
     name: Option<String>,
     permit: ParsePermit,
     cancel: Cancel,
@@ -1529,7 +1627,7 @@ struct Prepared {
     subject: Option<String>,
 }
 
-fn prepare(content: &[u8], meta: &UploadMeta, cancel: &Cancel) -> Result<Prepared, AppError> {
+fn prepare(content: &Content, meta: &UploadMeta, cancel: &Cancel) -> Result<Prepared, AppError> {
     let mut doc = parse_document(content, meta.filename.as_deref(), cancel)?;
     let digests = compact_traces(&mut doc);
     cancel.check()?;
@@ -1562,21 +1660,23 @@ fn prepare(content: &[u8], meta: &UploadMeta, cancel: &Cancel) -> Result<Prepare
     })
 }
 
-/// The whole ingest: parse, plan runs, store in one transaction, under the
-/// process's [`ParseGate`].
+/// The whole ingest: parse, plan runs, store in one transaction, under
+/// `gate` (the service's, from `AppState`).
 pub async fn ingest(
     pool: &sqlx::PgPool,
+    gate: &ParseGate,
     up: RawUpload,
 ) -> Result<(crate::storage::ingest::StoredUpload, ParsedSummary), AppError> {
-    let gate = ParseGate::global();
-    let permit = gate.acquire(up.content.len()).await?;
+    let permit = gate.acquire(up.content.held_bytes()).await?;
     let cancel = Cancel::default();
     let _guard = cancel.on_drop();
     ingest_with(pool, up, permit, cancel).await
 }
 
-/// [`ingest`] with a permit the caller holds (taken before decoding the
-/// body) and the request's cancellation flag.
+/// [`ingest`] with a permit the caller holds and the request's
+/// cancellation flag. The content is read twice, never copied whole: once
+/// by the parser, once by the store (a spool goes to the blob table with
+/// `COPY`, in chunks).
 pub async fn ingest_with(
     pool: &sqlx::PgPool,
     up: RawUpload,
@@ -1586,7 +1686,7 @@ pub async fn ingest_with(
     let meta = up.meta.normalize()?;
     let content = up.content;
     let (content_sha, fp, key, meta, prepared, content) = blocking(move || {
-        let content_sha = sha256(&content);
+        let content_sha = content.sha256();
         let fp = fingerprint(&content_sha, &meta);
         let key = up
             .idempotency_key
@@ -1604,7 +1704,7 @@ pub async fn ingest_with(
     let stored = crate::storage::ingest::store(
         pool,
         crate::storage::ingest::NewUpload {
-            content: &content,
+            content: content.blob(),
             content_sha: &content_sha,
             fingerprint: &fp,
             idempotency_key: &key,

@@ -17,6 +17,7 @@
 //! statistics and renderings in `crates/report`.
 
 pub mod auth;
+pub mod blob;
 pub mod boards;
 pub mod cli;
 pub mod compare;

@@ -2,116 +2,50 @@
 //! MB, the culprit and the worst latency are right, the run page is small.
 
 mod common;
+// The generator the benchmarks use (bench/upload-big.sh through
+// `gen_signal_inputs`), not a copy of it.
+#[allow(dead_code)]
+#[path = "../bench/gen/signal_inputs.rs"]
+mod signal_inputs;
 
-use std::fmt::Write as _;
 use std::time::Duration;
 
 use common::*;
 use reclaimlab::auth::Scope;
+use signal_inputs::{IRQSOFF_CULPRIT, IRQSOFF_LATENCY_US, STALL_US};
 use sqlx::PgPool;
 
-/// The stall planted in the trace, in microseconds.
-const STALL_US: u64 = 77_000;
-
-const FUNCS: [(&str, &str); 8] = [
-    ("__rcu_read_lock+0x0/0x20", "isolate_lru_folios+0x160/0x3e0"),
-    (
-        "__rcu_read_unlock+0x0/0x180",
-        "isolate_lru_folios+0x199/0x3e0",
-    ),
-    (
-        "__mod_node_page_state+0x0/0x70",
-        "isolate_lru_folios+0x2ee/0x3e0",
-    ),
-    (
-        "__mod_zone_page_state+0x0/0x60",
-        "isolate_lru_folios+0x2fc/0x3e0",
-    ),
-    (
-        "folio_lruvec_lock_irq+0x0/0x90",
-        "shrink_inactive_list+0x10f/0x440",
-    ),
-    (
-        "__isolate_lru_page_prepare+0x0/0x120",
-        "isolate_lru_folios+0x1a1/0x3e0",
-    ),
-    ("preempt_count_add+0x0/0x50", "_raw_spin_lock_irq+0x20/0x40"),
-    ("list_move+0x0/0x40", "isolate_lru_folios+0x2a0/0x3e0"),
-];
-
-/// An irqsoff report in seed 003's layout (tracer header, function-trace
-/// events, `<stack trace>`) of about `bytes` bytes, with one stall of
-/// [`STALL_US`] after the event in the middle. Returns the text, the
-/// latency the header prints and the index of the stalled event.
-fn irqsoff_trace(bytes: usize) -> (String, u64, u64) {
-    // Event lines are 75-90 bytes: the middle event is about here.
-    let stall_at = (bytes / 82 / 2) as u64;
-    let mut events = String::with_capacity(bytes + 4096);
-    let mut t: u64 = 0;
-    let mut i: u64 = 0;
-    while events.len() < bytes {
-        let (f, c) = FUNCS[(i % FUNCS.len() as u64) as usize];
-        if i == stall_at {
-            writeln!(
-                events,
-                " kswapd0-90        5d..1. {t:>5}us*: isolate_lru_folios+0x0/0x3e0 <-shrink_inactive_list+0x10f/0x440"
-            )
-            .unwrap();
-            t += STALL_US;
-        } else {
-            writeln!(events, " kswapd0-90        5d..1. {t:>5}us : {f} <-{c}").unwrap();
-            t += u64::from(i.is_multiple_of(1000));
-        }
-        i += 1;
-    }
-    let latency = t;
-    let mut out = String::with_capacity(events.len() + 4096);
-    write!(
-        out,
-        "# tracer: irqsoff\n#\n# irqsoff latency trace v1.1.5 on 6.12.0-big\n\
-         # --------------------------------------------------------------------\n\
-         # latency: {latency} us, #{i}/{i}, CPU#5 | (M:unknown VP:0, KP:0, SP:0 HP:0 #P:8)\n\
-         #    -----------------\n#    | task: kswapd0-90 (uid:0 nice:0 policy:0 rt_prio:0)\n\
-         #    -----------------\n#  => started at: _raw_spin_lock_irq+0x16/0x40\n\
-         #  => ended at:   _raw_spin_unlock_irq+0x10/0x30\n#\n#\n\
-         #                    _------=> CPU#\n#                   / _-----=> irqs-off/BH-disabled\n\
-         #                  | / _----=> need-resched\n#                  || / _---=> hardirq/softirq\n\
-         #                  ||| / _--=> preempt-depth\n#                  |||| / _-=> migrate-disable\n\
-         #                  ||||| /     delay\n#  cmd     pid     |||||| time  |   caller\n\
-         #     \\   /        ||||||  \\    |    /\n"
-    )
-    .unwrap();
-    out.push_str(&events);
-    writeln!(out, " kswapd0-90        5d..1. {t:>5}us : <stack trace>").unwrap();
-    for frame in [
-        "shrink_inactive_list+0x16a/0x440",
-        "shrink_lruvec+0x2fc/0x470",
-        "shrink_node+0x1d6/0x4a0",
-        "balance_pgdat+0x280/0x5c0",
-        "kswapd+0x10f/0x350",
-        "kthread+0xfa/0x130",
-        "ret_from_fork+0x2d/0x50",
-    ] {
-        writeln!(out, " => {frame}").unwrap();
-    }
-    (out, latency, stall_at)
+/// An irqsoff report of about `bytes` bytes with one planted stall, and
+/// the index of the event the stall follows (read from the text: the
+/// event line marked `*`).
+fn irqsoff_trace(bytes: u64) -> (String, u64) {
+    let mut out = Vec::with_capacity(bytes as usize + 4096);
+    signal_inputs::irqsoff(&mut out, bytes).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    let stall = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .position(|l| l.contains("us*: "))
+        .expect("one stall") as u64;
+    (text, stall)
 }
 
 #[test]
 fn the_generator_plants_one_stall_in_a_trace_the_parser_reads() {
-    let (text, latency, stall) = irqsoff_trace(200_000);
+    let (text, stall) = irqsoff_trace(200_000);
     let doc = reclaimlab_formats::parse(text.as_bytes(), None).expect("parses");
     let reclaimlab_formats::BlockBody::FtraceLatency(t) = &doc.blocks[0].body else {
         panic!("not a trace: {:?}", doc.blocks[0].kind());
     };
-    assert_eq!(t.latency_us, latency as f64);
-    assert_eq!(t.culprit.as_deref(), Some("isolate_lru_folios"));
+    assert_eq!(t.latency_us, IRQSOFF_LATENCY_US as f64);
+    assert_eq!(t.culprit.as_deref(), Some(IRQSOFF_CULPRIT));
     let d = reclaimlab::ingest::trace_digest(t);
     assert_eq!(d.gaps[0].event, stall);
     assert_eq!(d.gaps[0].gap_us, STALL_US as f64);
+    assert_eq!(d.gaps[0].function, IRQSOFF_CULPRIT);
     assert!((1..=reclaimlab::ingest::DIGEST_GAPS).contains(&d.gaps.len()));
     assert!(d.gaps.windows(2).all(|w| w[0].gap_us >= w[1].gap_us));
-    assert_eq!(d.functions[0].name, "isolate_lru_folios");
+    assert_eq!(d.functions[0].name, IRQSOFF_CULPRIT);
     let events: u64 = d.functions.iter().map(|f| f.count).sum();
     // Every function-trace event is counted once; the `<stack trace>`
     // marker is an event without a function.
@@ -124,12 +58,14 @@ async fn a_50_mb_trace_is_stored_in_a_few_mb_and_its_run_page_is_small(pool: PgP
     st.request_timeout = Duration::from_secs(900);
     let app = reclaimlab::web::router(st);
     let tok = token(&pool, Scope::Upload).await;
-    let (text, latency, stall) = irqsoff_trace(50 << 20);
+    let (text, stall) = irqsoff_trace(50 << 20);
     assert!(text.len() >= 50 << 20);
+    let sent_sha = reclaimlab::ingest::sha256(text.as_bytes());
+    let sent_len = text.len() as i64;
     let r = upload(
         &app,
         Some(&tok),
-        "board=rig-big&kernel=6.12.0-big&variant=baseline",
+        "board=rig-big&kernel=6.12.0-bench&variant=baseline",
         text,
     )
     .await;
@@ -141,9 +77,9 @@ async fn a_50_mb_trace_is_stored_in_a_few_mb_and_its_run_page_is_small(pool: PgP
     let run = get(&app, &format!("/api/v1/runs/{run_id}")).await;
     assert_eq!(run.status, 200);
     let run = run.json();
-    assert_eq!(run["worst_us"], latency as f64);
-    assert_eq!(run["trace"]["culprit"], "isolate_lru_folios");
-    assert_eq!(run["trace"]["latency_us"], latency as f64);
+    assert_eq!(run["worst_us"], IRQSOFF_LATENCY_US as f64);
+    assert_eq!(run["trace"]["culprit"], IRQSOFF_CULPRIT);
+    assert_eq!(run["trace"]["latency_us"], IRQSOFF_LATENCY_US as f64);
     let digest = &run["block"]["digest"];
     assert_eq!(digest["gaps"][0]["event"], stall);
     assert_eq!(digest["gaps"][0]["gap_us"], STALL_US as f64);
@@ -162,6 +98,23 @@ async fn a_50_mb_trace_is_stored_in_a_few_mb_and_its_run_page_is_small(pool: PgP
     .await
     .unwrap();
     eprintln!("stored JSON for the upload: {stored} bytes");
+    // The raw bytes went through the spool and COPY whole, under their hash.
+    let (blob_len, blob_size): (i64, i64) = sqlx::query_as(
+        "SELECT length(b.content)::bigint, b.size FROM blobs b JOIN uploads u ON u.blob_sha256 = b.sha256 WHERE u.id = $1",
+    )
+    .bind(upload_id)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!((blob_len, blob_size), (sent_len, sent_len));
+    let stored_sha: Vec<u8> = sqlx::query_scalar(
+        "SELECT sha256(b.content) FROM blobs b JOIN uploads u ON u.blob_sha256 = b.sha256 WHERE u.id = $1",
+    )
+    .bind(upload_id)
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(stored_sha, sent_sha);
     assert!(stored < 4 << 20, "{stored} bytes of JSON stored");
 
     let page = get(&app, &format!("/runs/{run_id}")).await;
@@ -173,11 +126,168 @@ async fn a_50_mb_trace_is_stored_in_a_few_mb_and_its_run_page_is_small(pool: PgP
         "run page is {} bytes",
         page.body.len()
     );
-    assert!(html.contains("isolate_lru_folios"));
+    assert!(html.contains(IRQSOFF_CULPRIT));
     assert!(html.contains("Longest gaps between events"));
     assert!(html.contains(&format!("{STALL_US}")), "the stall is shown");
     assert!(html.contains("shrink_lruvec"), "the stack is shown");
     // The per-function list pages when long; a page past the end shows the last.
     let last = get(&app, &format!("/runs/{run_id}?page=999")).await;
     assert_eq!(last.status, 200);
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// The stored blob of an upload: its length and SHA-256, computed by the
+/// database over what it holds.
+async fn blob_of(pool: &PgPool, upload_id: i64) -> (i64, Vec<u8>) {
+    sqlx::query_as(
+        "SELECT length(b.content)::bigint, sha256(b.content) FROM blobs b
+           JOIN uploads u ON u.blob_sha256 = b.sha256 WHERE u.id = $1",
+    )
+    .bind(upload_id)
+    .fetch_one(pool)
+    .await
+    .unwrap()
+}
+
+#[sqlx::test]
+async fn gzip_and_multipart_bodies_stream_through_to_the_same_blob(pool: PgPool) {
+    let mut st = state(&pool);
+    st.request_timeout = Duration::from_secs(600);
+    let app = reclaimlab::web::router(st);
+    let tok = token(&pool, Scope::Upload).await;
+    // 12 MB: many decoded chunks, and more than a default body limit.
+    let (text, _) = irqsoff_trace(12 << 20);
+    let sha = reclaimlab::ingest::sha256(text.as_bytes());
+    let r = send(
+        &app,
+        axum::http::Request::post("/api/v1/uploads?board=rig-gz")
+            .header("authorization", format!("Bearer {tok}"))
+            .header("content-encoding", "gzip")
+            .body(axum::body::Body::from(gzip(text.as_bytes())))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(r.json()["runs"][0]["kind"], "ftrace_latency");
+    let gz_id = r.json()["upload_id"].as_i64().unwrap();
+    assert_eq!(
+        blob_of(&pool, gz_id).await,
+        (text.len() as i64, sha.clone())
+    );
+
+    // The same bytes as a multipart file part, other metadata: a new
+    // upload, the same blob (content-addressed: no second copy).
+    let boundary = "b0undary";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"board\"\r\n\r\nrig-mp\r\n\
+         --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"irqsoff.txt\"\r\n\
+         Content-Type: text/plain\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend_from_slice(text.as_bytes());
+    body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+    let r = send(
+        &app,
+        axum::http::Request::post("/api/v1/uploads")
+            .header("authorization", format!("Bearer {tok}"))
+            .header(
+                "content-type",
+                format!("multipart/form-data; boundary={boundary}"),
+            )
+            .body(axum::body::Body::from(body))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(r.json()["runs"][0]["board"], "rig-mp");
+    let mp_id = r.json()["upload_id"].as_i64().unwrap();
+    assert_ne!(mp_id, gz_id);
+    assert_eq!(blob_of(&pool, mp_id).await, (text.len() as i64, sha));
+    let (blobs, uploads, _, _) = counts(&pool).await;
+    assert_eq!((blobs, uploads), (1, 2));
+}
+
+#[sqlx::test]
+async fn the_same_bytes_sent_at_once_are_stored_once(pool: PgPool) {
+    let mut st = state(&pool);
+    st.request_timeout = Duration::from_secs(600);
+    let app = reclaimlab::web::router(st);
+    let tok = token(&pool, Scope::Upload).await;
+    let (text, _) = irqsoff_trace(8 << 20);
+    let (a, b) = tokio::join!(
+        upload(&app, Some(&tok), "board=rig-a", text.clone()),
+        upload(&app, Some(&tok), "board=rig-b", text.clone()),
+    );
+    assert_eq!(
+        (a.status, b.status),
+        (201, 201),
+        "{} {}",
+        a.text(),
+        b.text()
+    );
+    let (blobs, uploads, _, _) = counts(&pool).await;
+    assert_eq!((blobs, uploads), (1, 2));
+    // And again with the same metadata: a replay, nothing new.
+    let again = upload(&app, Some(&tok), "board=rig-a", text.clone()).await;
+    assert_eq!(again.status, 200, "{}", again.text());
+    assert_eq!(again.json()["upload_id"], a.json()["upload_id"]);
+    assert_eq!(counts(&pool).await.1, 2);
+}
+
+#[sqlx::test]
+async fn a_body_cut_off_half_way_or_bad_late_stores_nothing(pool: PgPool) {
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let (text, _) = irqsoff_trace(6 << 20);
+    // The client goes away after 4 MB of chunks.
+    let chunks: Vec<Result<bytes::Bytes, std::io::Error>> = text.as_bytes()[..4 << 20]
+        .chunks(64 * 1024)
+        .map(|c| Ok(bytes::Bytes::copy_from_slice(c)))
+        .chain([Err(std::io::Error::new(
+            std::io::ErrorKind::ConnectionReset,
+            "client went away",
+        ))])
+        .collect();
+    let r = upload(
+        &app,
+        Some(&tok),
+        "board=rig-cut",
+        axum::body::Body::from_stream(futures_util::stream::iter(chunks)),
+    )
+    .await;
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(
+        r.text().contains("cannot read the request body"),
+        "{}",
+        r.text()
+    );
+    // gzip that breaks after megabytes of good text: 400 naming where.
+    let mut gz = gzip(text.as_bytes());
+    let cut = gz.len() * 3 / 4;
+    gz.truncate(cut);
+    gz.extend_from_slice(&[0xff; 64]);
+    let r = send(
+        &app,
+        axum::http::Request::post("/api/v1/uploads?board=rig-torn")
+            .header("authorization", format!("Bearer {tok}"))
+            .header("content-encoding", "gzip")
+            .body(axum::body::Body::from(gz))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 400, "{}", r.text());
+    let msg = r.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(msg.contains("member 1 at byte 0"), "{msg}");
+    // NUL bytes deep in a body: 415 at the chunk they are in.
+    let mut binary = text.clone().into_bytes();
+    binary[5 << 20] = 0;
+    let r = upload(&app, Some(&tok), "board=rig-nul", binary).await;
+    assert_eq!(r.status, 415, "{}", r.text());
+    assert_eq!(counts(&pool).await, (0, 0, 0, 0));
 }

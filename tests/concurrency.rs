@@ -223,20 +223,23 @@ async fn a_timed_out_upload_stops_decoding_and_frees_its_parse_slot(pool: PgPool
 
 #[tokio::test]
 async fn big_parses_take_the_memory_budget_one_at_a_time() {
-    let gate = ParseGate::new(4, Duration::from_millis(100)).with_memory(100, 2.0);
-    // 40 MiB of text at 2 bytes per byte: 80 of the 100 MiB.
-    assert_eq!(gate.weight(40 << 20), 80);
-    assert_eq!(gate.weight(10), 1);
+    let gate = ParseGate::new(4, Duration::from_millis(100))
+        .with_memory(100, 2.0)
+        .with_parse_bound(10);
+    // A streamed body takes the parse's bound, whatever its size; 40 MiB
+    // held in memory at 2 bytes per byte take 80 more.
+    assert_eq!(gate.weight(0), 10);
+    assert_eq!(gate.weight(40 << 20), 90);
     assert_eq!(gate.weight(1 << 30), 100, "at most the whole budget");
     let big = gate.acquire(40 << 20).await.unwrap();
-    assert_eq!(gate.memory_free(), 20);
-    // A second big one waits, then 503; small ones still fit beside it.
+    assert_eq!(gate.memory_free(), 10);
+    // A second big one waits, then 503; a streamed one still fits beside it.
     assert!(matches!(
         gate.acquire(40 << 20).await,
         Err(reclaimlab::error::AppError::Busy(_))
     ));
-    let small = gate.acquire(1 << 20).await.unwrap();
-    assert_eq!(gate.memory_free(), 18);
+    let small = gate.acquire(0).await.unwrap();
+    assert_eq!(gate.memory_free(), 0);
     drop(big);
     let again = gate.acquire(40 << 20).await.unwrap();
     drop((small, again));

@@ -42,6 +42,11 @@ pub async fn run(a: DbArgs) -> anyhow::Result<()> {
 /// Load every demo upload; returns how many are stored. A file that fails
 /// to parse is reported and skipped so the rest still loads.
 pub async fn load(pool: &PgPool) -> anyhow::Result<usize> {
+    load_with(pool, &ingest::ParseGate::default()).await
+}
+
+/// [`load`] through the service's parse gate.
+pub async fn load_with(pool: &PgPool, gate: &ingest::ParseGate) -> anyhow::Result<usize> {
     let dir = demo_dir();
     let text = std::fs::read_to_string(dir.join("manifest.toml"))
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", dir.join("manifest.toml").display()))?;
@@ -62,6 +67,7 @@ pub async fn load(pool: &PgPool) -> anyhow::Result<usize> {
         };
         match ingest::ingest(
             pool,
+            gate,
             RawUpload {
                 content: content.into(),
                 content_type: Some("text/plain".into()),

@@ -9,8 +9,7 @@ use crate::web::{self, AppState, Limits};
 pub async fn run(a: ServeArgs) -> anyhow::Result<()> {
     let pool = crate::db::connect(&a.db).await?;
     crate::db::migrate(&pool).await?;
-    // The parse limits first: the demo load parses through the same gate,
-    // and the gate is set once per process.
+    // The parse limits first: the demo load parses through the same gate.
     let permits = match a.max_parses {
         0 => crate::ingest::default_parse_permits(),
         n => n,
@@ -19,11 +18,9 @@ pub async fn run(a: ServeArgs) -> anyhow::Result<()> {
         .with_memory(a.parse_memory_mb, a.parse_memory_factor);
     gate.anonymous_per_minute = a.anonymous_parses_per_minute;
     gate.anonymous_max_bytes = a.anonymous_parse_bytes;
-    if !crate::ingest::ParseGate::set_global(gate) {
-        tracing::warn!("parse limits were already in use; the defaults stay");
-    }
+    let gate = std::sync::Arc::new(gate);
     if a.demo {
-        let n = super::demo::load(&pool).await?;
+        let n = super::demo::load_with(&pool, &gate).await?;
         tracing::info!(uploads = n, "demo data loaded");
     }
     let listener = tokio::net::TcpListener::bind(a.bind)
@@ -35,6 +32,7 @@ pub async fn run(a: ServeArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| format!("http://{addr}"));
     let mut state = AppState::new(pool, &public);
+    state.parse_gate = gate;
     state.limits = std::sync::Arc::new(Limits {
         max_upload_bytes: a.max_upload_bytes,
         max_decoded_bytes: a.max_decoded_bytes,

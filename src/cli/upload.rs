@@ -1,11 +1,81 @@
-//! `reclaimlab upload FILE`: what the curl line does, for rigs. An
+//! `reclaimlab upload FILE`: what the curl line does, for rigs. The file
+//! (or stdin) is sent in chunks as it is read, never held whole. An
 //! `https://` server is checked against the public roots bundled with the
 //! binary (webpki-roots, through rustls), plus any `--ca-cert FILE`.
 
+use std::io::Read;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use tokio::sync::mpsc;
+
 use crate::config::UploadArgs;
 
+/// Bytes read and sent at a time.
+const CHUNK: usize = 1 << 20;
+
+/// A request body fed by a reader on a blocking thread, a few chunks ahead.
+struct ReadBody {
+    rx: mpsc::Receiver<std::io::Result<Bytes>>,
+    len: Option<u64>,
+}
+
+impl http_body::Body for ReadBody {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, std::io::Error>>> {
+        self.rx
+            .poll_recv(cx)
+            .map(|item| item.map(|r| r.map(http_body::Frame::data)))
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        match self.len {
+            Some(n) => http_body::SizeHint::with_exact(n),
+            None => http_body::SizeHint::default(),
+        }
+    }
+}
+
+/// The file (or stdin for `-`) as a streaming body.
+fn body_of(path: &std::path::Path) -> anyhow::Result<reqwest::Body> {
+    let (mut input, len): (Box<dyn Read + Send>, Option<u64>) = if path.as_os_str() == "-" {
+        (Box::new(std::io::stdin()), None)
+    } else {
+        let f = std::fs::File::open(path)
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+        let len = f.metadata().ok().map(|m| m.len());
+        (Box::new(f), len)
+    };
+    let (tx, rx) = mpsc::channel(4);
+    tokio::task::spawn_blocking(move || {
+        loop {
+            let mut buf = vec![0u8; CHUNK];
+            let item = match input.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    buf.truncate(n);
+                    Ok(Bytes::from(buf))
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => Err(e),
+            };
+            let last = item.is_err();
+            if tx.blocking_send(item).is_err() || last {
+                break;
+            }
+        }
+    });
+    Ok(reqwest::Body::wrap(ReadBody { rx, len }))
+}
+
 pub async fn run(a: UploadArgs) -> anyhow::Result<()> {
-    let content = super::read_input(&a.file)?;
+    let content = body_of(&a.file)?;
     let mut url = reqwest::Url::parse(&a.server)
         .map_err(|e| anyhow::anyhow!("--server '{}' is not a URL: {e}", a.server))?
         .join("/api/v1/uploads")?;

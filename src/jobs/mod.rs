@@ -399,7 +399,7 @@ async fn complete(
         let stored = crate::storage::ingest::write_upload(
             &mut tx,
             &NewUpload {
-                content: &content,
+                content: crate::blob::Blob::Bytes(&content),
                 content_sha: &sha,
                 fingerprint: &fp,
                 idempotency_key: &key,

@@ -16,7 +16,7 @@ pub struct StoredUpload {
 }
 
 pub struct NewUpload<'a> {
-    pub content: &'a [u8],
+    pub content: crate::blob::Blob<'a>,
     pub content_sha: &'a [u8],
     pub fingerprint: &'a [u8],
     pub idempotency_key: &'a str,
@@ -47,7 +47,7 @@ pub async fn store(pool: &PgPool, up: NewUpload<'_>) -> Result<StoredUpload, App
     // memory goes back (a pooled connection would keep hundreds of MB).
     let mut conn = pool.acquire().await?;
     let result = store_on(pool, &mut conn, &up).await;
-    if up.content.len() >= CLOSE_AFTER_BYTES {
+    if up.content.len() >= CLOSE_AFTER_BYTES as u64 {
         let _ = sqlx::Connection::close(conn.detach()).await;
     }
     result
@@ -91,14 +91,7 @@ pub async fn write_upload(
     up: &NewUpload<'_>,
     simulation_id: Option<i64>,
 ) -> Result<Option<StoredUpload>, AppError> {
-    sqlx::query(
-        "INSERT INTO blobs (sha256, size, content) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING",
-    )
-    .bind(up.content_sha)
-    .bind(up.content.len() as i64)
-    .bind(up.content)
-    .execute(&mut *conn)
-    .await?;
+    crate::blob::store(conn, up.content_sha, up.content).await?;
     let metadata = serde_json::to_value(up.meta).unwrap_or_default();
     let outline = outline(up.document);
     let inserted: Option<i64> = sqlx::query_scalar(

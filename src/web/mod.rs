@@ -59,7 +59,8 @@ pub struct AppState {
     pub jobs: Arc<crate::jobs::JobConfig>,
     pub snapshots: Arc<crate::storage::snapshots::SnapshotCache>,
     pub auth_failures: Arc<crate::auth::AuthFailures>,
-    /// Parses at once, and the anonymous parse limits (docs/RELIABILITY.md).
+    /// Parses at once, their memory budget, and the anonymous parse limits
+    /// (docs/RELIABILITY.md); every parse of the service goes through it.
     pub parse_gate: Arc<crate::ingest::ParseGate>,
 }
 
@@ -74,7 +75,7 @@ impl AppState {
             jobs: Arc::new(crate::jobs::JobConfig::default()),
             snapshots: Arc::new(crate::storage::snapshots::SnapshotCache::default()),
             auth_failures: Arc::new(crate::auth::AuthFailures::default()),
-            parse_gate: crate::ingest::ParseGate::global(),
+            parse_gate: Arc::new(crate::ingest::ParseGate::default()),
         }
     }
 

@@ -5,22 +5,30 @@
 //! `multipart/form-data` with a file part and metadata fields. Metadata may
 //! also come in the query string. `Content-Encoding: gzip` is accepted with
 //! its own limit on the decoded size.
+//!
+//! A body is never held whole: it is spooled as it arrives (gunzipped in
+//! chunks on the blocking pool, multipart split as it streams), hashed on
+//! the way, and the spool is parsed and stored ([`crate::blob`]).
 
-use std::io::Read;
+use std::sync::{Arc, Mutex};
 
 use axum::Json;
 use axum::body::{Body, Bytes};
-use axum::extract::{FromRequest, Multipart, Query, Request, State};
-use axum::http::request::Parts;
+use axum::extract::{Query, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures_util::stream::BoxStream;
+use futures_util::{Stream, StreamExt};
 use serde_json::json;
 
 use crate::auth::{Caller, Scope};
+use crate::blob::{self, Spool, SpoolSink};
 use crate::error::{AppError, AppResult};
 use crate::ingest::{self, Cancel, RawUpload, UploadMeta};
 use crate::storage::runs;
 use crate::web::AppState;
+
+pub use crate::blob::gunzip;
 
 /// Metadata in the query string.
 #[derive(Debug, Default, serde::Deserialize)]
@@ -78,21 +86,16 @@ pub async fn create_upload(
         raw: state.limits.max_upload_bytes,
         decoded: state.limits.max_decoded_bytes,
     };
-    let (parts, raw) = read_body(req, limits).await?;
-    // The permit covers decoding, parsing and storing: the memory of one
-    // upload is held only while it has one.
-    let permit = state
-        .parse_gate
-        .acquire(decoded_estimate(&parts.headers, &raw, limits.decoded))
-        .await?;
     let cancel = Cancel::default();
     let _guard = cancel.on_drop();
-    let (content, content_type, meta) =
-        split_upload(params.into_meta(), &parts, raw, limits, &cancel).await?;
+    let (spool, content_type, meta) = receive(params.into_meta(), req, limits, &cancel).await?;
+    // The permit covers the parse and the store. The body is spooled, so
+    // its size does not add to the memory they take.
+    let permit = state.parse_gate.acquire(0).await?;
     let (stored, doc) = ingest::ingest_with(
         &state.pool,
         RawUpload {
-            content,
+            content: spool.into(),
             content_type,
             meta,
             idempotency_key,
@@ -162,44 +165,16 @@ pub async fn parse_upload(
         limits.raw = limits.raw.min(gate.anonymous_max_bytes);
         limits.decoded = limits.decoded.min(gate.anonymous_max_bytes);
     }
-    let (parts, raw) = read_body(req, limits).await?;
-    let permit = gate
-        .acquire(decoded_estimate(&parts.headers, &raw, limits.decoded))
-        .await?;
     let cancel = Cancel::default();
     let _guard = cancel.on_drop();
-    let (content, _ct, meta) =
-        split_upload(UploadMeta::default(), &parts, raw, limits, &cancel).await?;
-    let json = ingest::parse_to_json(content, meta.filename, permit, cancel).await?;
+    let (spool, _ct, meta) = receive(UploadMeta::default(), req, limits, &cancel).await?;
+    let permit = gate.acquire(0).await?;
+    let json = ingest::parse_to_json(spool.into(), meta.filename, permit, cancel).await?;
     Ok((
         [(header::CONTENT_TYPE, "application/json")],
         Body::from(json),
     )
         .into_response())
-}
-
-/// The size of the text a body decodes to, for the parse's memory share:
-/// the body's size, or for gzip the decoded size its trailer gives (the
-/// last member's, within the decoded limit).
-fn decoded_estimate(headers: &HeaderMap, raw: &[u8], max_decoded: usize) -> usize {
-    let gzip = headers
-        .get(header::CONTENT_ENCODING)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|e| matches!(e.trim().to_ascii_lowercase().as_str(), "gzip" | "x-gzip"));
-    if !gzip {
-        return raw.len();
-    }
-    gzip_size_hint(raw)
-        .max(raw.len())
-        .min(max_decoded.max(raw.len()))
-}
-
-/// ISIZE of the last gzip member (RFC 1952: decoded size mod 2^32).
-fn gzip_size_hint(raw: &[u8]) -> usize {
-    match raw.len().checked_sub(4).and_then(|i| raw.get(i..)) {
-        Some(t) => u32::from_le_bytes([t[0], t[1], t[2], t[3]]) as usize,
-        None => 0,
-    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -208,225 +183,217 @@ struct BodyLimits {
     decoded: usize,
 }
 
-/// Read the body as sent, within the limit.
-async fn read_body(req: Request, limits: BodyLimits) -> AppResult<(Parts, Bytes)> {
-    let (parts, body) = req.into_parts();
-    let raw = axum::body::to_bytes(body, limits.raw).await.map_err(|_| {
-        AppError::PayloadTooLarge(format!("request body is larger than {} bytes", limits.raw))
-    })?;
-    Ok((parts, raw))
+fn too_large(limit: usize) -> AppError {
+    AppError::PayloadTooLarge(format!("request body is larger than {limit} bytes"))
 }
 
-/// Undo gzip, split multipart, refuse binary content.
-async fn split_upload(
-    mut meta: UploadMeta,
-    parts: &Parts,
-    raw: Bytes,
+/// Largest metadata field of a multipart body.
+const MAX_FIELD_BYTES: usize = 1024 * 1024;
+
+/// Receive a body into a spool as it arrives: undo gzip, split multipart,
+/// refuse binary content, within the limits. Nothing of it is held whole;
+/// on any error the spool is dropped (it has no name on disk).
+async fn receive(
+    meta: UploadMeta,
+    req: Request,
     limits: BodyLimits,
     cancel: &Cancel,
-) -> AppResult<(Bytes, Option<String>, UploadMeta)> {
-    let decoded = decode(&parts.headers, raw, limits.decoded, cancel).await?;
+) -> AppResult<(Spool, Option<String>, UploadMeta)> {
+    let (parts, body) = req.into_parts();
+    let gzip = is_gzip(&parts.headers)?;
     let content_type = parts
         .headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    if content_type
+    let multipart = content_type
         .as_deref()
-        .is_some_and(|c| c.starts_with("multipart/form-data"))
-    {
-        let mut headers = parts.headers.clone();
-        headers.remove(header::CONTENT_ENCODING);
-        let mut req = Request::new(Body::from(decoded));
-        *req.headers_mut() = headers;
-        let mut mp = Multipart::from_request(req, &())
-            .await
-            .map_err(|e| AppError::BadRequest(format!("bad multipart body: {e}")))?;
-        let mut file: Option<(Bytes, Option<String>)> = None;
-        while let Some(field) = mp
-            .next_field()
-            .await
-            .map_err(|e| AppError::BadRequest(format!("bad multipart body: {e}")))?
-        {
-            let name = field.name().unwrap_or("").to_string();
-            let fname = field.file_name().map(str::to_string);
-            let ftype = field.content_type().map(str::to_string);
-            let data = field
-                .bytes()
-                .await
-                .map_err(|e| AppError::BadRequest(format!("bad multipart field '{name}': {e}")))?;
-            if name == "file" || (fname.is_some() && file.is_none()) {
-                if meta.filename.is_none() {
-                    meta.filename = fname;
-                }
-                file = Some((data, ftype));
-                continue;
-            }
-            let text = String::from_utf8(data.to_vec()).map_err(|_| {
-                AppError::BadRequest(format!("multipart field '{name}' is not UTF-8"))
-            })?;
-            match name.as_str() {
-                "board" => meta.board = Some(text),
-                "kernel" => meta.kernel = Some(text),
-                "variant" => meta.variant = Some(text),
-                "parent" => meta.parent = Some(text),
-                "message_id" => meta.message_id = Some(text),
-                "tool_args" => meta.tool_args = Some(text),
-                "direction" => meta.direction = Some(text),
-                "variant_prefix" => meta.variant_prefix = Some(text),
-                "filename" => meta.filename = Some(text),
-                "unlisted" => meta.unlisted = matches!(text.trim(), "true" | "1" | "on" | "yes"),
-                "blocks" => {
-                    meta.blocks = serde_json::from_str(&text).map_err(|e| {
-                        AppError::BadRequest(format!(
-                            "multipart field 'blocks' is not valid JSON: {e}"
-                        ))
-                    })?
-                }
-                other => {
-                    return Err(AppError::BadRequest(format!(
-                        "unknown multipart field '{other}' (expected file, board, kernel, variant, parent, message_id, tool_args, filename, unlisted, blocks)"
-                    )));
-                }
-            }
-        }
-        let (data, ftype) =
-            file.ok_or_else(|| AppError::BadRequest("multipart body has no 'file' part".into()))?;
-        return Ok((data, ftype, meta));
+        .is_some_and(|c| c.starts_with("multipart/form-data"));
+    if !multipart && let Some(ct) = content_type.as_deref() {
+        refuse_binary_type(ct)?;
     }
-    if let Some(ct) = content_type.as_deref() {
-        let t = ct
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_ascii_lowercase();
-        let binary = t.starts_with("image/")
-            || t.starts_with("audio/")
-            || t.starts_with("video/")
-            || t.starts_with("font/")
-            || matches!(
-                t.as_str(),
-                "application/zip" | "application/gzip" | "application/pdf" | "application/x-tar"
-            );
-        if binary {
-            return Err(AppError::UnsupportedContent(format!(
-                "Content-Type {t} is not a text result; send the text as printed (text/plain)"
-            )));
-        }
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limits.raw as u64) {
+        return Err(too_large(limits.raw));
     }
-    if decoded.is_empty() {
+    let raw = raw_stream(body, limits.raw);
+    let decoded: BoxStream<'static, Result<Bytes, AppError>> = if gzip {
+        blob::gunzip_stream(raw, limits.decoded, cancel).boxed()
+    } else {
+        raw.boxed()
+    };
+    if multipart {
+        let ct = content_type.unwrap_or_default();
+        return split_multipart(meta, &ct, decoded, cancel).await;
+    }
+    let spool = blob::spool_stream(decoded, cancel).await?;
+    if spool.is_empty() {
         return Err(AppError::BadRequest(
             "empty body: send the result text".into(),
         ));
     }
-    Ok((decoded, content_type, meta))
+    Ok((spool, content_type, meta))
 }
 
-/// Undo `Content-Encoding`. gzip is decoded on the blocking pool, in
-/// chunks (a large body takes real CPU time, which must not stall the
-/// async threads; a cancelled request stops it).
-async fn decode(
-    headers: &HeaderMap,
-    raw: Bytes,
-    max_decoded: usize,
-    cancel: &Cancel,
-) -> AppResult<Bytes> {
+/// True for `Content-Encoding: gzip`, false for none; 415 for others.
+fn is_gzip(headers: &HeaderMap) -> AppResult<bool> {
     let enc = headers
         .get(header::CONTENT_ENCODING)
         .and_then(|v| v.to_str().ok())
         .map(|s| s.trim().to_ascii_lowercase());
     match enc.as_deref() {
-        None | Some("identity") | Some("") => Ok(raw),
-        Some("gzip") | Some("x-gzip") => {
-            let cancel = cancel.clone();
-            ingest::blocking(move || {
-                gunzip_cancellable(&raw, max_decoded, &cancel).map(Bytes::from)
-            })
-            .await
-        }
+        None | Some("identity") | Some("") => Ok(false),
+        Some("gzip") | Some("x-gzip") => Ok(true),
         Some(other) => Err(AppError::UnsupportedContent(format!(
             "Content-Encoding '{other}' is not supported (use gzip or none)"
         ))),
     }
 }
 
-/// Decode a gzip body: every member of a multi-member stream (RFC 1952
-/// section 2.2, as `cat a.gz b.gz` makes), at most `max` bytes in all.
-/// Bytes after the last member that are not another member are refused
-/// (400), not dropped: a truncated or padded upload is not silently cut.
-pub fn gunzip(raw: &[u8], max: usize) -> AppResult<Vec<u8>> {
-    gunzip_chunks(raw, max, &Cancel::default(), false)
-}
-
-/// Decoded bytes are produced this many at a time; the limit, binary
-/// content and cancellation are checked after each chunk.
-const GUNZIP_CHUNK: usize = 256 * 1024;
-
-/// [`gunzip`] for an upload: `cancel` is checked between chunks, and a
-/// NUL byte in the decoded text ends the decode at once with 415 (binary
-/// content is not a result, and need not be decoded to its end to know it).
-pub fn gunzip_cancellable(raw: &[u8], max: usize, cancel: &Cancel) -> AppResult<Vec<u8>> {
-    gunzip_chunks(raw, max, cancel, true)
-}
-
-fn gunzip_chunks(
-    raw: &[u8],
-    max: usize,
-    cancel: &Cancel,
-    refuse_binary: bool,
-) -> AppResult<Vec<u8>> {
-    let mut rest: &[u8] = raw;
-    let mut out = Vec::new();
-    // The last member's trailer holds its decoded size (mod 2^32): for the
-    // usual single member stream, the whole output is allocated once.
-    out.reserve_exact(gzip_size_hint(raw).min(max.saturating_add(1)));
-    let mut members = 0usize;
-    loop {
-        let offset = raw.len() - rest.len();
-        if members > 0 {
-            if rest.is_empty() {
-                return Ok(out);
-            }
-            if !rest.starts_with(&[0x1f, 0x8b]) {
-                return Err(AppError::BadRequest(format!(
-                    "body is not valid gzip: {} bytes after the end of gzip member {members} (at byte {offset}) are not another gzip member; send the gzip stream and nothing after it",
-                    rest.len()
-                )));
-            }
-        }
-        let mut dec = flate2::bufread::GzDecoder::new(&mut rest);
-        loop {
-            cancel.check()?;
-            let start = out.len();
-            let budget = (max + 1).saturating_sub(start).min(GUNZIP_CHUNK);
-            out.resize(start + budget, 0);
-            let n = match dec.read(&mut out[start..]) {
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
-                    out.truncate(start);
-                    continue;
-                }
-                Err(e) => {
-                    return Err(AppError::BadRequest(format!(
-                        "body is not valid gzip: member {} at byte {offset}: {e}",
-                        members + 1
-                    )));
-                }
-            };
-            out.truncate(start + n);
-            if out.len() > max {
-                return Err(AppError::PayloadTooLarge(format!(
-                    "decompressed body is larger than {max} bytes"
-                )));
-            }
-            if refuse_binary && out[start..].contains(&0) {
-                return Err(ingest::binary_content());
-            }
-            if n == 0 && budget > 0 {
-                break;
-            }
-        }
-        members += 1;
+fn refuse_binary_type(ct: &str) -> AppResult<()> {
+    let t = ct
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let binary = t.starts_with("image/")
+        || t.starts_with("audio/")
+        || t.starts_with("video/")
+        || t.starts_with("font/")
+        || matches!(
+            t.as_str(),
+            "application/zip" | "application/gzip" | "application/pdf" | "application/x-tar"
+        );
+    if binary {
+        return Err(AppError::UnsupportedContent(format!(
+            "Content-Type {t} is not a text result; send the text as printed (text/plain)"
+        )));
     }
+    Ok(())
+}
+
+/// The body's chunks as they arrive, at most `limit` bytes in all.
+fn raw_stream(
+    body: Body,
+    limit: usize,
+) -> impl Stream<Item = Result<Bytes, AppError>> + Send + Unpin + 'static {
+    let mut seen = 0usize;
+    body.into_data_stream().map(move |chunk| {
+        let chunk = chunk
+            .map_err(|e| AppError::BadRequest(format!("cannot read the request body: {e}")))?;
+        seen = seen.saturating_add(chunk.len());
+        if seen > limit {
+            return Err(too_large(limit));
+        }
+        Ok(chunk)
+    })
+}
+
+/// Split a `multipart/form-data` stream: the file part is spooled as it
+/// streams, metadata fields are read (each at most [`MAX_FIELD_BYTES`]).
+async fn split_multipart(
+    mut meta: UploadMeta,
+    content_type: &str,
+    decoded: BoxStream<'static, Result<Bytes, AppError>>,
+    cancel: &Cancel,
+) -> AppResult<(Spool, Option<String>, UploadMeta)> {
+    let boundary = multer::parse_boundary(content_type)
+        .map_err(|e| AppError::BadRequest(format!("bad multipart body: {e}")))?;
+    // An error of the stream itself (a limit, bad gzip) is the answer, not
+    // the parser's rewording of it.
+    let upstream: Arc<Mutex<Option<AppError>>> = Arc::default();
+    let slot = upstream.clone();
+    let stream = decoded.map(move |item| {
+        item.map_err(|e| {
+            let msg = e.to_string();
+            if let Ok(mut s) = slot.lock() {
+                *s = Some(e);
+            }
+            std::io::Error::other(msg)
+        })
+    });
+    let bad = |what: String, e: multer::Error| {
+        upstream
+            .lock()
+            .ok()
+            .and_then(|mut s| s.take())
+            .unwrap_or_else(|| AppError::BadRequest(format!("{what}: {e}")))
+    };
+    let mut mp = multer::Multipart::new(stream, boundary);
+    let mut file: Option<(Spool, Option<String>)> = None;
+    while let Some(mut field) = mp
+        .next_field()
+        .await
+        .map_err(|e| bad("bad multipart body".into(), e))?
+    {
+        let name = field.name().unwrap_or("").to_string();
+        let fname = field.file_name().map(str::to_string);
+        let ftype = field.content_type().map(|m| m.to_string());
+        if name == "file" || (fname.is_some() && file.is_none()) {
+            if file.is_some() {
+                return Err(AppError::BadRequest(
+                    "multipart body has more than one file part".into(),
+                ));
+            }
+            let mut sink = SpoolSink::start(cancel);
+            while let Some(chunk) = field
+                .chunk()
+                .await
+                .map_err(|e| bad(format!("bad multipart field '{name}'"), e))?
+            {
+                sink.push(chunk).await?;
+            }
+            let spool = sink.finish().await?;
+            if meta.filename.is_none() {
+                meta.filename = fname;
+            }
+            file = Some((spool, ftype));
+            continue;
+        }
+        let mut data = Vec::new();
+        while let Some(chunk) = field
+            .chunk()
+            .await
+            .map_err(|e| bad(format!("bad multipart field '{name}'"), e))?
+        {
+            data.extend_from_slice(&chunk);
+            if data.len() > MAX_FIELD_BYTES {
+                return Err(AppError::PayloadTooLarge(format!(
+                    "multipart field '{name}' is larger than {MAX_FIELD_BYTES} bytes"
+                )));
+            }
+        }
+        let text = String::from_utf8(data)
+            .map_err(|_| AppError::BadRequest(format!("multipart field '{name}' is not UTF-8")))?;
+        match name.as_str() {
+            "board" => meta.board = Some(text),
+            "kernel" => meta.kernel = Some(text),
+            "variant" => meta.variant = Some(text),
+            "parent" => meta.parent = Some(text),
+            "message_id" => meta.message_id = Some(text),
+            "tool_args" => meta.tool_args = Some(text),
+            "direction" => meta.direction = Some(text),
+            "variant_prefix" => meta.variant_prefix = Some(text),
+            "filename" => meta.filename = Some(text),
+            "unlisted" => meta.unlisted = matches!(text.trim(), "true" | "1" | "on" | "yes"),
+            "blocks" => {
+                meta.blocks = serde_json::from_str(&text).map_err(|e| {
+                    AppError::BadRequest(format!("multipart field 'blocks' is not valid JSON: {e}"))
+                })?
+            }
+            other => {
+                return Err(AppError::BadRequest(format!(
+                    "unknown multipart field '{other}' (expected file, board, kernel, variant, parent, message_id, tool_args, filename, unlisted, blocks)"
+                )));
+            }
+        }
+    }
+    let (spool, ftype) =
+        file.ok_or_else(|| AppError::BadRequest("multipart body has no 'file' part".into()))?;
+    Ok((spool, ftype, meta))
 }

@@ -303,7 +303,10 @@ fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> Previe
     }
 }
 
-pub async fn preview_import(Form(form): Form) -> Result<Response, PageError> {
+pub async fn preview_import(
+    State(state): State<AppState>,
+    Form(form): Form,
+) -> Result<Response, PageError> {
     if form.raw.len() > MAX_MAIL_BYTES * 3 {
         return Err(
             AppError::PayloadTooLarge(format!("a mail of at most {MAX_MAIL_BYTES} bytes")).into(),
@@ -318,7 +321,7 @@ pub async fn preview_import(Form(form): Form) -> Result<Response, PageError> {
         }
         .into_response());
     }
-    match ingest::parse_blocking(mail.clone().into_bytes().into(), None).await {
+    match ingest::parse_blocking(&state.parse_gate, mail.clone().into_bytes().into(), None).await {
         Ok(doc) => Ok(preview(&doc, mail, &f).into_response()),
         Err(e @ (AppError::UnsupportedContent(_) | AppError::Unprocessable { .. })) => Ok((
             e.status(),
@@ -372,6 +375,7 @@ pub async fn commit_import(
     };
     let (stored, _doc) = ingest::ingest(
         &state.pool,
+        &state.parse_gate,
         RawUpload {
             content: mail.into_bytes().into(),
             content_type: Some("message/rfc822".into()),
