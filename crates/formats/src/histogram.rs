@@ -59,6 +59,24 @@ pub struct HistogramBuilder {
     seen: bool,
 }
 
+/// A short row label (one word, not a number) in front of a footer line.
+fn labelled_footer(label: &str, rest: &str) -> bool {
+    let label = label.trim();
+    let rest = rest.trim_start();
+    !label.is_empty()
+        && label.len() <= 24
+        && !label.contains(char::is_whitespace)
+        && !label.starts_with(|c: char| c.is_ascii_digit())
+        && [
+            "Min Latencies:",
+            "Avg Latencies:",
+            "Max Latencies:",
+            "Histogram Overflows:",
+        ]
+        .iter()
+        .any(|k| rest.starts_with(k))
+}
+
 /// Whether `text` (trimmed at the start) opens a histogram.
 pub fn is_start(text: &str) -> bool {
     let t = text.trim_start();
@@ -100,6 +118,12 @@ impl HistogramBuilder {
     /// when it is not one (the caller decides what ends the block).
     pub fn feed(&mut self, no: u64, text: &str) -> Result<bool, ParseError> {
         let t = text.trim();
+        // Footers rearranged into a hand-made table keep a row label in
+        // front of the `#`: `LNICE(19)\t# Avg Latencies: 00660`.
+        let t = match t.split_once('#') {
+            Some((label, rest)) if self.seen && labelled_footer(label, rest) => &t[label.len()..],
+            _ => t,
+        };
         if let Some(h) = t.strip_prefix('#') {
             let h = h.trim_start();
             let known = self.footer(no, text, h)?;
