@@ -150,11 +150,11 @@ impl HistogramBuilder {
         if let Some(r) = h.strip_prefix("Total:") {
             self.totals = list(r, "bucket totals")?;
         } else if let Some(r) = h.strip_prefix("Min Latencies:") {
-            self.mins = list(r, "minimum latencies")?;
+            self.mins = side_by_side(no, line, r, "Min Latencies:", "minimum latencies")?;
         } else if let Some(r) = h.strip_prefix("Avg Latencies:") {
-            self.avgs = list(r, "average latencies")?;
+            self.avgs = side_by_side(no, line, r, "Avg Latencies:", "average latencies")?;
         } else if let Some(r) = h.strip_prefix("Max Latencies:") {
-            self.maxs = list(r, "maximum latencies")?;
+            self.maxs = side_by_side(no, line, r, "Max Latencies:", "maximum latencies")?;
         } else if let Some(r) = h.strip_prefix("Histogram Overflows:") {
             self.overflows = list(r, "overflow counts")?;
         } else if h.starts_with("Histogram Overflow at cycle number") {
@@ -412,6 +412,29 @@ fn six_digits(b: &[u8]) -> Option<u64> {
         v = v * 10 + u64::from(c - b'0');
     }
     Some(v)
+}
+
+/// The values of a footer line, and of the same footer of other runs
+/// printed beside it (`# Min Latencies: 00014      # Min Latencies: 00048`):
+/// one thread per run, left to right.
+fn side_by_side(
+    no: u64,
+    line: &str,
+    rest: &str,
+    key: &str,
+    what: &str,
+) -> Result<Vec<u64>, ParseError> {
+    let mut out = Vec::new();
+    let mut part = rest;
+    while let Some(at) = part.find('#') {
+        let Some(next) = part[at + 1..].trim_start().strip_prefix(key) else {
+            break;
+        };
+        out.extend(numbers(no, line, &part[..at], what)?);
+        part = next;
+    }
+    out.extend(numbers(no, line, part, what)?);
+    Ok(out)
 }
 
 fn numbers(no: u64, line: &str, rest: &str, what: &str) -> Result<Vec<u64>, ParseError> {
