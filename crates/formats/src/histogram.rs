@@ -59,6 +59,24 @@ pub struct HistogramBuilder {
     seen: bool,
 }
 
+/// A short row label (one word, not a number) in front of a footer line.
+fn labelled_footer(label: &str, rest: &str) -> bool {
+    let label = label.trim();
+    let rest = rest.trim_start();
+    !label.is_empty()
+        && label.len() <= 24
+        && !label.contains(char::is_whitespace)
+        && !label.starts_with(|c: char| c.is_ascii_digit())
+        && [
+            "Min Latencies:",
+            "Avg Latencies:",
+            "Max Latencies:",
+            "Histogram Overflows:",
+        ]
+        .iter()
+        .any(|k| rest.starts_with(k))
+}
+
 /// Whether `text` (trimmed at the start) opens a histogram.
 pub fn is_start(text: &str) -> bool {
     let t = text.trim_start();
@@ -100,6 +118,12 @@ impl HistogramBuilder {
     /// when it is not one (the caller decides what ends the block).
     pub fn feed(&mut self, no: u64, text: &str) -> Result<bool, ParseError> {
         let t = text.trim();
+        // Footers rearranged into a hand-made table keep a row label in
+        // front of the `#`: `LNICE(19)\t# Avg Latencies: 00660`.
+        let t = match t.split_once('#') {
+            Some((label, rest)) if self.seen && labelled_footer(label, rest) => &t[label.len()..],
+            _ => t,
+        };
         if let Some(h) = t.strip_prefix('#') {
             let h = h.trim_start();
             let known = self.footer(no, text, h)?;
@@ -126,11 +150,11 @@ impl HistogramBuilder {
         if let Some(r) = h.strip_prefix("Total:") {
             self.totals = list(r, "bucket totals")?;
         } else if let Some(r) = h.strip_prefix("Min Latencies:") {
-            self.mins = list(r, "minimum latencies")?;
+            self.mins = side_by_side(no, line, r, "Min Latencies:", "minimum latencies")?;
         } else if let Some(r) = h.strip_prefix("Avg Latencies:") {
-            self.avgs = list(r, "average latencies")?;
+            self.avgs = side_by_side(no, line, r, "Avg Latencies:", "average latencies")?;
         } else if let Some(r) = h.strip_prefix("Max Latencies:") {
-            self.maxs = list(r, "maximum latencies")?;
+            self.maxs = side_by_side(no, line, r, "Max Latencies:", "maximum latencies")?;
         } else if let Some(r) = h.strip_prefix("Histogram Overflows:") {
             self.overflows = list(r, "overflow counts")?;
         } else if h.starts_with("Histogram Overflow at cycle number") {
@@ -388,6 +412,29 @@ fn six_digits(b: &[u8]) -> Option<u64> {
         v = v * 10 + u64::from(c - b'0');
     }
     Some(v)
+}
+
+/// The values of a footer line, and of the same footer of other runs
+/// printed beside it (`# Min Latencies: 00014      # Min Latencies: 00048`):
+/// one thread per run, left to right.
+fn side_by_side(
+    no: u64,
+    line: &str,
+    rest: &str,
+    key: &str,
+    what: &str,
+) -> Result<Vec<u64>, ParseError> {
+    let mut out = Vec::new();
+    let mut part = rest;
+    while let Some(at) = part.find('#') {
+        let Some(next) = part[at + 1..].trim_start().strip_prefix(key) else {
+            break;
+        };
+        out.extend(numbers(no, line, &part[..at], what)?);
+        part = next;
+    }
+    out.extend(numbers(no, line, part, what)?);
+    Ok(out)
 }
 
 fn numbers(no: u64, line: &str, rest: &str, what: &str) -> Result<Vec<u64>, ParseError> {

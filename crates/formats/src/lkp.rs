@@ -38,6 +38,18 @@ fn is_stddev_header(text: &str) -> bool {
     text.contains("%stddev") && text.contains("%change")
 }
 
+/// `[snip]`, `[...]` or `<snip>`: a reply cut rows out of a quoted table
+/// (often unquoted, between quoted rows).
+fn is_snip_line(text: &str) -> bool {
+    let t = text.trim();
+    let inner = t
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
+        .or_else(|| t.strip_prefix('<').and_then(|r| r.strip_suffix('>')))
+        .map(str::trim);
+    matches!(inner, Some("snip" | "snipped" | "..." | "\u{2026}"))
+}
+
 fn is_marker_line(text: &str) -> bool {
     let t = text.trim();
     !t.is_empty() && t.chars().all(|c| matches!(c, '\\' | '|' | ' '))
@@ -149,8 +161,15 @@ pub fn recognize(
     if same(i).is_some_and(|l| is_marker_line(l.text)) {
         i += 1;
     }
+    let snip = |i: usize| lines.get(i).is_some_and(|l| is_snip_line(l.text));
     let mut rows = Vec::new();
-    while let Some(line) = same(i) {
+    loop {
+        while snip(i) && same(i + 1).is_some_and(|l| parse_row(l.text).is_some()) {
+            i += 1;
+        }
+        let Some(line) = same(i) else {
+            break;
+        };
         let Some(r) = parse_row(line.text) else {
             break;
         };

@@ -422,6 +422,14 @@ fn header_above<'a>(
             .and_then(|n| stat_row(n.text))
             .is_some_and(|(_, _, c)| c.len() == ncols)
     };
+    // One blank line may separate the header from its first row.
+    let rows_follow = |i: usize| {
+        rows_follow(i)
+            || (lines
+                .get(i)
+                .is_some_and(|n| n.quote == quote && n.text.trim().is_empty())
+                && rows_follow(i + 1))
+    };
     for i in (from..start).rev() {
         let Some(l) = lines.get(i).filter(|l| l.quote == quote) else {
             continue;
@@ -430,6 +438,17 @@ fn header_above<'a>(
             continue;
         };
         if rows_follow(i + 1) {
+            // Found from below, the variant line of a two-line header
+            // comes first; the kernel line is the one above it.
+            let kernels = i
+                .checked_sub(1)
+                .and_then(|k| lines.get(k))
+                .filter(|k| k.quote == quote)
+                .and_then(|k| header(without_rule(k.text)))
+                .filter(|k| k.len() == ncols && k.iter().all(|w| looks_like_kernel(w)));
+            if let Some(k) = kernels {
+                return Some((k, h));
+            }
             return Some(match h.iter().all(|w| looks_like_kernel(w)) {
                 true => (h, Vec::new()),
                 false => (Vec::new(), h),

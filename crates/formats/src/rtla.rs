@@ -108,6 +108,8 @@ struct Parser {
     /// The last analysis line was `Blocking thread:` (comm:pid follows).
     want_blocking: bool,
     in_all_summary: bool,
+    /// `rtla timerlat hit stop tracing` was seen: the auto-analysis follows.
+    stopped: bool,
 }
 
 impl Parser {
@@ -131,6 +133,7 @@ impl Parser {
             in_stack: false,
             want_blocking: false,
             in_all_summary: false,
+            stopped: false,
         }
     }
 
@@ -140,9 +143,11 @@ impl Parser {
 
     fn feed(&mut self, no: u64, t: &str) -> Result<bool, ParseError> {
         if self.analysis.is_some()
+            || self.stopped
             || t.starts_with("rtla timerlat hit stop tracing")
             || is_stop_header(t)
         {
+            self.stopped |= t.starts_with("rtla timerlat hit stop tracing");
             return Ok(self.analysis_line(t));
         }
         match self.kind {
