@@ -555,17 +555,16 @@ struct FunctionTable {
     untracked: (u64, f64),
 }
 
-/// A [`FunctionTable`] slot: the name's hash, length and first and last
-/// eight bytes ([`NameKey`]) beside its row, so that a lookup reads the
-/// row's name only for names longer than 16 bytes.
+/// A [`FunctionTable`] slot: the name's hash, length and three words of
+/// it ([`NameKey`]) beside its row, so that a lookup reads the row's name
+/// only for names longer than 24 bytes.
 #[derive(Clone, Copy, Default)]
 struct Slot {
     hash: u32,
     /// `row + 1`; `0` for an empty slot.
     row: u32,
     len: usize,
-    first: u64,
-    last: u64,
+    words: [u64; 3],
 }
 
 /// A function name for [`FunctionTable::count`], its bytes checked with
@@ -582,8 +581,11 @@ const UNTRACKED: u32 = u32::MAX;
 /// What a lookup compares before the bytes: see [`Slot`].
 struct NameKey {
     hash: u32,
-    first: u64,
-    last: u64,
+    /// Bytes 0-7, 8-15 and the last eight (overlapping for names shorter
+    /// than 24 bytes, so a name of 8-24 bytes is all in them; a shorter
+    /// one is [`short_word`] thrice): fixed loads without branches on the
+    /// length, which varies from event to event.
+    words: [u64; 3],
 }
 
 impl NameKey {
@@ -591,27 +593,26 @@ impl NameKey {
     fn of(b: &[u8]) -> Self {
         const K: u64 = 0x517c_c1b7_2722_0a95;
         let n = b.len();
-        let (first, last) = if n >= 8 {
-            (word_at(b, 0), word_at(b, n - 8))
+        let words = if n >= 8 {
+            [word_at(b, 0), word_at(b, 8.min(n - 8)), word_at(b, n - 8)]
         } else {
             let w = short_word(b);
-            (w, w)
+            [w, w, w]
         };
-        // A multiplicative hash of every eight bytes: the default SipHash
-        // was a third of the time of a function trace, and these keys are
-        // not chosen by an adversary that gains anything (the table is
-        // bounded).
-        let mut h = ((n as u64).rotate_left(5) ^ first).wrapping_mul(K);
-        let mut i = 8;
+        // A multiplicative hash: the default SipHash was a third of the
+        // time of a function trace, and these keys are not chosen by an
+        // adversary that gains anything (the table is bounded).
+        let mut h = ((n as u64).rotate_left(5) ^ words[0]).wrapping_mul(K);
+        h = (h.rotate_left(5) ^ words[1]).wrapping_mul(K);
+        let mut i = 16;
         while i + 8 < n {
             h = (h.rotate_left(5) ^ word_at(b, i)).wrapping_mul(K);
             i += 8;
         }
-        h = (h.rotate_left(5) ^ last).wrapping_mul(K);
+        h = (h.rotate_left(5) ^ words[2]).wrapping_mul(K);
         NameKey {
             hash: (h >> 32) as u32,
-            first,
-            last,
+            words,
         }
     }
 }
@@ -644,10 +645,9 @@ impl FunctionTable {
             }
             if sl.hash == key.hash
                 && sl.len == n
-                && sl.first == key.first
-                && sl.last == key.last
+                && sl.words == key.words
                 && let Some(row) = self.rows.get_mut(sl.row as usize - 1)
-                && (n <= 16 || same_bytes(&row.0, name))
+                && (n <= 24 || same_bytes(&row.0, name))
             {
                 row.1 += 1;
                 return Some(sl.row - 1);
@@ -667,8 +667,7 @@ impl FunctionTable {
             hash: key.hash,
             row: i + 1,
             len: n,
-            first: key.first,
-            last: key.last,
+            words: key.words,
         };
         if self.rows.len() * 2 > self.slots.len() {
             self.grow();
@@ -1571,11 +1570,12 @@ mod tests {
     #[test]
     fn function_table_counts_each_name_once() {
         let mut t = FunctionTable::new();
-        // Short names, and long ones that share length and first and last
-        // eight bytes.
+        // Short names, and long ones that share length and first, second
+        // and last eight bytes.
         let names: Vec<String> = (0..3000)
             .map(|k| format!("f{k}"))
             .chain((0..3000).map(|k| format!("aaaaaaaa_{k:05}_bbbbbbbb")))
+            .chain((0..3000).map(|k| format!("aaaaaaaabbbbbbbb_{k:05}_cccccccc")))
             .chain((0..30).map(|k| "_".repeat(k + 1)))
             .collect();
         for round in 0..3u64 {
