@@ -16,7 +16,8 @@
 # <= 64 MB.
 #
 # Usage: bench/parse-throughput.sh [WORK_DIR]
-#   FTRACE_MB=200 HIST_MB=100 RUNS=5 override the sizes and repetitions.
+#   FTRACE_MB=200 HIST_MB=100 RUNS=5 override the sizes and repetitions;
+#   BIN=path measures another reclaimlab binary (an older build, to compare).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,7 +31,7 @@ mkdir -p "$WORK"
 echo "== building reclaimlab and the generator (release)"
 (cd "$ROOT" && nice -n 10 cargo build --release -q --bin reclaimlab &&
     nice -n 10 cargo build --release -q -p reclaimlab-formats --example gen_signal_inputs)
-BIN="$TARGET/release/reclaimlab"
+BIN="${BIN:-$TARGET/release/reclaimlab}"
 GEN="$TARGET/release/examples/gen_signal_inputs"
 
 WAKEUP_FILE="$WORK/wakeup_rt-${FTRACE_MB}M.trace"

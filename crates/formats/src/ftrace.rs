@@ -126,11 +126,12 @@ impl Report {
             && self.p.events_seen > 0
             && let Some((time, text_at)) = fast_event_time(bytes, &mut self.time_col)
         {
-            let func = bytes.get(text_at..).and_then(function_of);
+            let func = bytes.get(text_at..).and_then(function_span);
             self.p.prev_event_len = Some(trim_end_len(bytes));
             self.p.saw_body = true;
             self.p.in_stack = false;
-            self.p.count_event(no, time, bytes, func, None);
+            self.p
+                .count_event(no, time, bytes, func.map(Name::Unchecked), None);
             return Ok(true);
         }
         let raw = String::from_utf8_lossy(bytes);
@@ -153,38 +154,100 @@ fn trim_end_len(b: &[u8]) -> usize {
 /// The function of a function-trace event text (`func+0x0/0x50
 /// <-caller+0x20/0x40`), offsets stripped; the byte form of
 /// [`split_function`], for the fast path.
+///
+/// This runs on every event of a function trace: the end of the name (the
+/// first `+` or whitespace) is found eight bytes at a time, then the name's
+/// bytes are checked against a table.
 #[inline]
 fn function_of(text: &[u8]) -> Option<&[u8]> {
-    // One pass: this runs on every event of a function trace.
+    function_span(text).filter(|n| is_ident(n))
+}
+
+/// [`function_of`] but for the check of the name's own bytes
+/// ([`is_ident`]), which the fast path leaves to [`FunctionTable::count`]
+/// (a name found there was checked when it was added).
+#[inline]
+fn function_span(text: &[u8]) -> Option<&[u8]> {
     let n = text.len();
     let mut i = 0;
     while i < n && text[i].is_ascii_whitespace() {
         i += 1;
     }
     let start = i;
-    let first = *text.get(i)?;
-    if !(first.is_ascii_alphabetic() || first == b'_') {
+    let end = start + name_end(text.get(start..)?);
+    let name = &text[start..end];
+    if name.is_empty() {
         return None;
     }
-    while i < n && (text[i].is_ascii_alphanumeric() || text[i] == b'_' || text[i] == b'.') {
-        i += 1;
-    }
-    let name = &text[start..i];
+    let mut i = end;
     if i < n && text[i] == b'+' {
         // `+0x0/0x50`: the offset; anything else makes the word no name.
         if !text[i..].starts_with(b"+0x") {
             return None;
         }
+        i += 3;
         while i < n && !text[i].is_ascii_whitespace() {
             i += 1;
         }
-    } else if i < n && !text[i].is_ascii_whitespace() {
-        return None;
     }
+    // Here `i` is at whitespace or the end.
     while i < n && text[i].is_ascii_whitespace() {
         i += 1;
     }
     (i == n || text[i..].starts_with(b"<-")).then_some(name)
+}
+
+/// Bytes of a function name: ASCII letters, digits, `_` and `.`.
+const IDENT: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_' || b == b'.';
+        c += 1;
+    }
+    t
+};
+
+/// A non-empty name of [`IDENT`] bytes that starts with a letter or `_`.
+#[inline]
+fn is_ident(name: &[u8]) -> bool {
+    let Some(&first) = name.first() else {
+        return false;
+    };
+    // No early exit: names are short and the loop stays branch-free.
+    let all = name.iter().fold(true, |ok, &b| ok & IDENT[b as usize]);
+    all && (first.is_ascii_alphabetic() || first == b'_')
+}
+
+/// Position of the first `+` or ASCII whitespace in `b` (its length when
+/// none): where a function name can end. A byte below `!` that is not
+/// whitespace also stops the search; [`is_ident`] then rejects the name.
+#[inline]
+fn name_end(b: &[u8]) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const PLUS: u64 = LO * b'+' as u64;
+    let mut i = 0;
+    while let Some(c) = b.get(i..i + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        // Lowest byte below 0x21, lowest byte equal to `+` (each exact for
+        // its lowest flagged byte, which is all that is used).
+        let ctl = x.wrapping_sub(LO * 0x21) & !x & HI;
+        let p = x ^ PLUS;
+        let plus = p.wrapping_sub(LO) & !p & HI;
+        let m = ctl | plus;
+        if m != 0 {
+            return i + (m.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + b[i..]
+        .iter()
+        .position(|&c| c == b'+' || c <= b' ')
+        .unwrap_or(b.len() - i)
 }
 
 /// The time of a plain event line (`  comm-pid  5d..1. 77765us : text`)
@@ -251,40 +314,52 @@ fn event_time_col(b: &[u8]) -> Option<usize> {
 /// where the text begins.
 #[inline]
 fn time_field(b: &[u8], col: usize) -> Option<(f64, usize)> {
-    let rest = b.get(col..)?;
-    let sp = rest.iter().take_while(|&&c| c == b' ').count();
-    let rest = &rest[sp..];
-    let nd = rest.iter().take_while(|c| c.is_ascii_digit()).count();
-    if nd == 0 {
+    let n = b.len();
+    let mut i = col;
+    while i < n && b[i] == b' ' {
+        i += 1;
+    }
+    let ds = i;
+    // Plain multiply-adds (no overflow below 20 digits); a longer number
+    // is read again with saturation.
+    let mut int: u64 = 0;
+    while i < n && b[i].is_ascii_digit() {
+        int = int.wrapping_mul(10).wrapping_add(u64::from(b[i] - b'0'));
+        i += 1;
+    }
+    if i == ds {
         return None;
     }
-    let int = rest[..nd].iter().fold(0u64, |v, &c| {
-        v.saturating_mul(10).saturating_add(u64::from(c - b'0'))
-    });
-    let mut time = int as f64;
-    let mut rest = &rest[nd..];
-    if let Some(frac) = rest.strip_prefix(b".") {
-        let nf = frac.iter().take_while(|c| c.is_ascii_digit()).count();
-        let mut scale = 0.1;
-        for &c in &frac[..nf] {
-            time += f64::from(c - b'0') * scale;
-            scale /= 10.0;
-        }
-        rest = &frac[nf..];
+    if i - ds > 19 {
+        int = b[ds..i].iter().fold(0u64, |v, &c| {
+            v.saturating_mul(10).saturating_add(u64::from(c - b'0'))
+        });
     }
-    match rest {
+    let mut time = int as f64;
+    if i < n && b[i] == b'.' {
+        i += 1;
+        let mut scale = 0.1;
+        while i < n && b[i].is_ascii_digit() {
+            time += f64::from(b[i] - b'0') * scale;
+            scale /= 10.0;
+            i += 1;
+        }
+    }
+    match b.get(i..i + 4)? {
         [
             b'u',
             b's',
             b' ' | b'+' | b'!' | b'#' | b'*' | b'@' | b'$',
             b':',
-            text @ ..,
-        ] => {
-            let first = text.iter().find(|&&c| c != b' ');
-            (first != Some(&b'<')).then_some((time, b.len() - text.len()))
-        }
-        _ => None,
+        ] => {}
+        _ => return None,
     }
+    let text = i + 4;
+    let mut j = text;
+    while j < n && b[j] == b' ' {
+        j += 1;
+    }
+    (b.get(j) != Some(&b'<')).then_some((time, text))
 }
 
 /// Replace non-ASCII whitespace (the no-break spaces a quoted-printable
@@ -418,7 +493,11 @@ impl Ring {
             slot.0 = no;
             slot.1.clear();
             slot.1.extend_from_slice(raw);
-            self.next = (self.next + 1) % self.cap;
+            // Not `%`: a division per event.
+            self.next += 1;
+            if self.next == self.cap {
+                self.next = 0;
+            }
         }
     }
 
@@ -468,40 +547,145 @@ struct GapWindow {
 
 /// Per-function event counts and self time, keyed by the raw name.
 struct FunctionTable {
-    index: std::collections::HashMap<Box<[u8]>, u32, FastHash>,
+    /// Open addressing over `rows`, a power of two in size, at most half
+    /// full.
+    slots: Vec<Slot>,
     rows: Vec<(Box<[u8]>, u64, f64)>,
     /// Events of functions beyond [`MAX_TRACKED_FUNCTIONS`]: count, time.
     untracked: (u64, f64),
 }
 
+/// A [`FunctionTable`] slot: the name's hash, length and three words of
+/// it ([`NameKey`]) beside its row, so that a lookup reads the row's name
+/// only for names longer than 24 bytes.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    hash: u32,
+    /// `row + 1`; `0` for an empty slot.
+    row: u32,
+    len: usize,
+    words: [u64; 3],
+}
+
+/// A function name for [`FunctionTable::count`], its bytes checked with
+/// [`is_ident`] or not yet.
+#[derive(Clone, Copy)]
+enum Name<'a> {
+    Checked(&'a [u8]),
+    Unchecked(&'a [u8]),
+}
+
 /// Marks the untracked row in [`FunctionTable`] indices.
 const UNTRACKED: u32 = u32::MAX;
+
+/// What a lookup compares before the bytes: see [`Slot`].
+struct NameKey {
+    hash: u32,
+    /// Bytes 0-7, 8-15 and the last eight (overlapping for names shorter
+    /// than 24 bytes, so a name of 8-24 bytes is all in them; a shorter
+    /// one is [`short_word`] thrice): fixed loads without branches on the
+    /// length, which varies from event to event.
+    words: [u64; 3],
+}
+
+impl NameKey {
+    #[inline]
+    fn of(b: &[u8]) -> Self {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let n = b.len();
+        let words = if n >= 8 {
+            [word_at(b, 0), word_at(b, 8.min(n - 8)), word_at(b, n - 8)]
+        } else {
+            let w = short_word(b);
+            [w, w, w]
+        };
+        // A multiplicative hash: the default SipHash was a third of the
+        // time of a function trace, and these keys are not chosen by an
+        // adversary that gains anything (the table is bounded).
+        let mut h = ((n as u64).rotate_left(5) ^ words[0]).wrapping_mul(K);
+        h = (h.rotate_left(5) ^ words[1]).wrapping_mul(K);
+        let mut i = 16;
+        while i + 8 < n {
+            h = (h.rotate_left(5) ^ word_at(b, i)).wrapping_mul(K);
+            i += 8;
+        }
+        h = (h.rotate_left(5) ^ words[2]).wrapping_mul(K);
+        NameKey {
+            hash: (h >> 32) as u32,
+            words,
+        }
+    }
+}
 
 impl FunctionTable {
     fn new() -> Self {
         FunctionTable {
-            index: std::collections::HashMap::with_hasher(FastHash),
+            slots: vec![Slot::default(); 256],
             rows: Vec::new(),
             untracked: (0, 0.0),
         }
     }
 
+    /// Count an event of `name`: its row, or [`UNTRACKED`]; `None` when
+    /// an unchecked name is not one ([`is_ident`]).
     #[inline]
-    fn count(&mut self, name: &[u8]) -> u32 {
-        if let Some(&i) = self.index.get(name) {
-            if let Some(r) = self.rows.get_mut(i as usize) {
-                r.1 += 1;
+    fn count(&mut self, name: Name<'_>) -> Option<u32> {
+        let (name, checked) = match name {
+            Name::Checked(n) => (n, true),
+            Name::Unchecked(n) => (n, false),
+        };
+        let key = NameKey::of(name);
+        let n = name.len();
+        let mask = self.slots.len() - 1;
+        let mut k = (key.hash as usize) & mask;
+        loop {
+            let sl = self.slots[k];
+            if sl.row == 0 {
+                break;
             }
-            return i;
+            if sl.hash == key.hash
+                && sl.len == n
+                && sl.words == key.words
+                && let Some(row) = self.rows.get_mut(sl.row as usize - 1)
+                && (n <= 24 || same_bytes(&row.0, name))
+            {
+                row.1 += 1;
+                return Some(sl.row - 1);
+            }
+            k = (k + 1) & mask;
+        }
+        if !checked && !is_ident(name) {
+            return None;
         }
         if self.rows.len() >= MAX_TRACKED_FUNCTIONS {
             self.untracked.0 += 1;
-            return UNTRACKED;
+            return Some(UNTRACKED);
         }
         let i = self.rows.len() as u32;
         self.rows.push((name.into(), 1, 0.0));
-        self.index.insert(name.into(), i);
-        i
+        self.slots[k] = Slot {
+            hash: key.hash,
+            row: i + 1,
+            len: n,
+            words: key.words,
+        };
+        if self.rows.len() * 2 > self.slots.len() {
+            self.grow();
+        }
+        Some(i)
+    }
+
+    fn grow(&mut self) {
+        let mut slots = vec![Slot::default(); self.slots.len() * 2];
+        let mask = slots.len() - 1;
+        for sl in self.slots.iter().filter(|s| s.row != 0) {
+            let mut k = (sl.hash as usize) & mask;
+            while slots[k].row != 0 {
+                k = (k + 1) & mask;
+            }
+            slots[k] = *sl;
+        }
+        self.slots = slots;
     }
 
     #[inline]
@@ -543,41 +727,50 @@ fn round_us(v: f64) -> f64 {
     (v * 1000.0).round() / 1000.0
 }
 
-/// A multiplicative hash for short function names: the default SipHash is
-/// a third of the time of a function trace, and these keys are not chosen
-/// by an adversary that gains anything (the table is bounded).
-#[derive(Clone, Copy, Default)]
-struct FastHash;
+/// The eight bytes of `b` at `i` (which must have them) as a word: fixed
+/// size loads, so no call to `memcpy` per event.
+#[inline]
+fn word_at(b: &[u8], i: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&b[i..i + 8]);
+    u64::from_le_bytes(w)
+}
 
-impl std::hash::BuildHasher for FastHash {
-    type Hasher = FastHasher;
-    fn build_hasher(&self) -> FastHasher {
-        FastHasher(0)
+/// A slice of fewer than eight bytes as a word (first and last four, or
+/// byte by byte below four): equal slices of one length give equal words
+/// and different ones different words.
+#[inline]
+fn short_word(b: &[u8]) -> u64 {
+    let n = b.len();
+    if n >= 4 {
+        let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]);
+        u64::from(lo) | (u64::from(hi) << 32)
+    } else {
+        b.iter()
+            .enumerate()
+            .fold(0u64, |w, (k, &c)| w | (u64::from(c) << (8 * k)))
     }
 }
 
-struct FastHasher(u64);
-
-impl std::hash::Hasher for FastHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut h = self.0;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            h = (h.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            h = (h.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-        self.0 = h;
+/// `a == b` for short names, eight bytes at a time and inlined (a call
+/// to `memcmp` per event cost more than the compare).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
     }
-
-    fn finish(&self) -> u64 {
-        self.0
+    if n < 8 {
+        return short_word(a) == short_word(b);
     }
+    let mut diff = word_at(a, n - 8) ^ word_at(b, n - 8);
+    let mut i = 0;
+    while i + 8 < n {
+        diff |= word_at(a, i) ^ word_at(b, i);
+        i += 8;
+    }
+    diff == 0
 }
 
 /// The line-at-a-time machine shared by every reader of a report: what it
@@ -876,7 +1069,13 @@ impl Parser {
             self.new_stack();
         }
         let func = function_of(ev.text.as_bytes());
-        self.count_event(no, ev.time_us, raw.as_bytes(), func, Some(ev));
+        self.count_event(
+            no,
+            ev.time_us,
+            raw.as_bytes(),
+            func.map(Name::Checked),
+            Some(ev),
+        );
     }
 
     /// Count one event: the gap since the previous one (its function's self
@@ -889,7 +1088,7 @@ impl Parser {
         no: u64,
         time_us: f64,
         raw: &[u8],
-        func: Option<&[u8]>,
+        func: Option<Name<'_>>,
         parsed: Option<EventRef<'_>>,
     ) {
         self.events_seen += 1;
@@ -922,7 +1121,7 @@ impl Parser {
         self.recent.push(no, raw);
         self.prev_valid = true;
         self.prev_time = time_us;
-        self.prev_func = func.map(|f| self.functions.count(f));
+        self.prev_func = func.and_then(|f| self.functions.count(f));
         if self.out.events.len() < HEAD_EVENTS {
             let text = String::from_utf8_lossy(raw);
             if let Some(ev) = parsed.or_else(|| parse_event(&text)) {
@@ -1314,6 +1513,83 @@ mod tests {
             let want = split_function(t.trim()).0.map(str::as_bytes);
             assert_eq!(function_of(t.as_bytes()), want, "{t:?}");
         }
+    }
+
+    /// The byte-at-a-time scan [`function_of`] replaced.
+    fn function_of_bytewise(text: &[u8]) -> Option<&[u8]> {
+        let n = text.len();
+        let mut i = 0;
+        while i < n && text[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let start = i;
+        let first = *text.get(i)?;
+        if !(first.is_ascii_alphabetic() || first == b'_') {
+            return None;
+        }
+        while i < n && (text[i].is_ascii_alphanumeric() || text[i] == b'_' || text[i] == b'.') {
+            i += 1;
+        }
+        let name = &text[start..i];
+        if i < n && text[i] == b'+' {
+            if !text[i..].starts_with(b"+0x") {
+                return None;
+            }
+            while i < n && !text[i].is_ascii_whitespace() {
+                i += 1;
+            }
+        } else if i < n && !text[i].is_ascii_whitespace() {
+            return None;
+        }
+        while i < n && text[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        (i == n || text[i..].starts_with(b"<-")).then_some(name)
+    }
+
+    #[test]
+    fn function_of_agrees_with_the_bytewise_scan() {
+        // Names of every length around the eight-byte steps, each byte
+        // position replaced by every byte value.
+        let base = b" isolate_lru_folios.part.0+0x160/0x3e0 <-shrink_list+0x1/0x2";
+        for cut in 1..base.len() {
+            let t = &base[..cut];
+            assert_eq!(function_of(t), function_of_bytewise(t), "{t:?}");
+        }
+        for pos in 0..base.len() {
+            for v in 0..=255u8 {
+                let mut t = base.to_vec();
+                t[pos] = v;
+                assert_eq!(function_of(&t), function_of_bytewise(&t), "{t:?}");
+                t.truncate(pos + 1);
+                assert_eq!(function_of(&t), function_of_bytewise(&t), "{t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn function_table_counts_each_name_once() {
+        let mut t = FunctionTable::new();
+        // Short names, and long ones that share length and first, second
+        // and last eight bytes.
+        let names: Vec<String> = (0..3000)
+            .map(|k| format!("f{k}"))
+            .chain((0..3000).map(|k| format!("aaaaaaaa_{k:05}_bbbbbbbb")))
+            .chain((0..3000).map(|k| format!("aaaaaaaabbbbbbbb_{k:05}_cccccccc")))
+            .chain((0..30).map(|k| "_".repeat(k + 1)))
+            .collect();
+        for round in 0..3u64 {
+            for (k, n) in names.iter().enumerate() {
+                assert_eq!(t.count(Name::Unchecked(n.as_bytes())), Some(k as u32));
+            }
+            assert_eq!(t.count(Name::Unchecked(b"9lives")), None);
+            assert_eq!(t.count(Name::Unchecked(b"a-b")), None);
+            assert_eq!(t.rows.len(), names.len());
+            assert!(t.rows.iter().all(|r| r.1 == round + 1));
+        }
+        assert!(same_bytes(b"abcdefghij", b"abcdefghij"));
+        assert!(!same_bytes(b"abcdefghij", b"abcdefghiJ"));
+        assert!(!same_bytes(b"abc", b"abc\0"));
     }
 
     #[test]

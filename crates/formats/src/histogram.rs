@@ -267,21 +267,27 @@ impl HistogramBuilder {
         let Some(index) = six_digits(&b[..6]) else {
             return false;
         };
+        // Nearly every row of a long histogram is all zero cells: one pass
+        // checks the layout and whether any cell is not `000000`.
+        let mut any = false;
         for j in 0..cols {
             let off = 7 + 7 * j;
             let sep_ok = j + 1 == cols || b[off + 6] == b'\t';
-            let cell = &b[off..off + 6];
-            if !sep_ok || (cell != b"000000" && six_digits(cell).is_none()) {
+            let w = cell_word(&b[off..off + 6]);
+            if !sep_ok || !digits6(w) {
                 return false;
             }
+            any |= w != ZERO_CELL;
         }
-        for j in 0..cols {
-            let off = 7 + 7 * j;
-            let cell = &b[off..off + 6];
-            if cell != b"000000"
-                && let Some(v) = six_digits(cell)
-            {
-                self.push(j, index, v);
+        if any {
+            for j in 0..cols {
+                let off = 7 + 7 * j;
+                let cell = &b[off..off + 6];
+                if cell_word(cell) != ZERO_CELL
+                    && let Some(v) = six_digits(cell)
+                {
+                    self.push(j, index, v);
+                }
             }
         }
         true
@@ -403,6 +409,27 @@ fn merge(c: &mut Vec<(u64, u64)>) {
     *c = out;
 }
 
+/// A six-byte cell as the low bytes of a word.
+#[inline]
+fn cell_word(c: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w[..6].copy_from_slice(&c[..6]);
+    u64::from_le_bytes(w)
+}
+
+/// `000000` as a [`cell_word`].
+const ZERO_CELL: u64 = 0x0000_3030_3030_3030;
+
+/// Whether the six bytes of a [`cell_word`] are all ASCII digits: each
+/// byte is `0x3N` and stays so when 6 is added (no byte carries into the
+/// next unless it already failed the first test).
+#[inline]
+fn digits6(w: u64) -> bool {
+    const F0: u64 = 0x0000_f0f0_f0f0_f0f0;
+    const SIX: u64 = 0x0000_0606_0606_0606;
+    w & F0 == ZERO_CELL && (w + SIX) & F0 == ZERO_CELL
+}
+
 fn six_digits(b: &[u8]) -> Option<u64> {
     let mut v = 0u64;
     for &c in b {
@@ -463,6 +490,21 @@ fn numbers(no: u64, line: &str, rest: &str, what: &str) -> Result<Vec<u64>, Pars
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cell_checks_agree_with_the_byte_loop() {
+        // Every byte value at every position of a cell.
+        for pos in 0..6 {
+            for v in 0..=255u8 {
+                let mut cell = *b"012345";
+                cell[pos] = v;
+                let w = cell_word(&cell);
+                assert_eq!(digits6(w), six_digits(&cell).is_some(), "{cell:?}");
+                assert_eq!(w == ZERO_CELL, &cell == b"000000", "{cell:?}");
+            }
+        }
+        assert!(digits6(ZERO_CELL) && digits6(cell_word(b"999999")));
+    }
 
     #[test]
     fn rows_and_footer() {
