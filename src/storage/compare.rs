@@ -387,50 +387,71 @@ pub async fn culprits(
     q.build_query_as().fetch_all(pool).await
 }
 
+/// One UTC day x kernel of a board's history (a row of `history_cells`).
 #[derive(Debug, Clone, FromRow)]
 pub struct HistoryPoint {
-    pub run_id: i64,
+    pub day: chrono::NaiveDate,
     pub kernel: String,
-    pub variant: String,
-    pub value: f64,
-    pub created_at: chrono::DateTime<chrono::Utc>,
+    /// Listed runs of that day and kernel.
+    pub runs: i64,
+    /// Mean over those runs of their value.
+    pub mean: f64,
+    /// The highest value of the day, with its run and that run's variant.
+    pub max_value: f64,
+    pub max_run: i64,
+    pub max_variant: String,
 }
 
+/// The most days a history shows (the newest ones).
+pub const HISTORY_DAYS: i64 = 730;
+
 /// A metric (or, for `metric = None`, the worst latency of one `kind`:
-/// cyclictest or a tracer, never mixed) over time on a board.
+/// cyclictest or a tracer, never mixed) on a board, per UTC day and kernel,
+/// oldest first, read from the per-day aggregates. Only the newest
+/// [`HISTORY_DAYS`] days are returned; the flag says whether older days
+/// were left out.
 pub async fn history(
     pool: &PgPool,
     board: &str,
     metric: Option<&str>,
     kind: &str,
-) -> sqlx::Result<Vec<HistoryPoint>> {
-    match metric {
-        None => sqlx::query_as(
-            "SELECT r.id AS run_id, k.version AS kernel, v.name AS variant, r.worst_us AS value,
-                    r.created_at
-             FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
-             JOIN variants v ON v.id = r.variant_id
-             WHERE b.name = $1 AND r.deleted_at IS NULL AND NOT r.unlisted AND r.worst_us IS NOT NULL
-               AND r.worst_kind = $2
-             ORDER BY r.created_at, r.id LIMIT 5000",
-        )
-        .bind(board)
-        .bind(kind)
-        .fetch_all(pool)
-        .await,
-        Some(m) => sqlx::query_as(
-            "SELECT r.id AS run_id, k.version AS kernel, v.name AS variant, avg(x.value) AS value,
-                    r.created_at
-             FROM metrics x JOIN runs r ON r.id = x.run_id JOIN boards b ON b.id = r.board_id
-             JOIN kernels k ON k.id = r.kernel_id JOIN variants v ON v.id = r.variant_id
-             WHERE b.name = $1 AND x.name = $2 AND r.deleted_at IS NULL AND NOT r.unlisted
-             GROUP BY r.id, k.version, v.name ORDER BY r.created_at, r.id LIMIT 5000",
-        )
-        .bind(board)
-        .bind(m)
-        .fetch_all(pool)
-        .await,
-    }
+) -> sqlx::Result<(Vec<HistoryPoint>, bool)> {
+    let (metric, kind) = match metric {
+        None => ("", kind),
+        Some(m) => (m, ""),
+    };
+    let mut days: Vec<chrono::NaiveDate> = sqlx::query_scalar(
+        "SELECT DISTINCT c.day FROM history_cells c JOIN boards b ON b.id = c.board_id
+         WHERE b.name = $1 AND c.metric = $2 AND c.kind = $3
+         ORDER BY c.day DESC LIMIT $4",
+    )
+    .bind(board)
+    .bind(metric)
+    .bind(kind)
+    .bind(HISTORY_DAYS + 1)
+    .fetch_all(pool)
+    .await?;
+    let cut = days.len() as i64 > HISTORY_DAYS;
+    days.truncate(HISTORY_DAYS as usize);
+    let Some(first) = days.last().copied() else {
+        return Ok((Vec::new(), false));
+    };
+    let points = sqlx::query_as(
+        "SELECT c.day, k.version AS kernel, c.runs, c.total / c.runs AS mean, c.max_value,
+                c.max_run, v.name AS max_variant
+         FROM history_cells c JOIN boards b ON b.id = c.board_id
+         JOIN kernels k ON k.id = c.kernel_id
+         JOIN variants v ON v.id = c.max_variant_id
+         WHERE b.name = $1 AND c.metric = $2 AND c.kind = $3 AND c.day >= $4
+         ORDER BY c.day, k.version",
+    )
+    .bind(board)
+    .bind(metric)
+    .bind(kind)
+    .bind(first)
+    .fetch_all(pool)
+    .await?;
+    Ok((points, cut))
 }
 
 /// The board of all listed runs of a variant, when there is exactly one.
