@@ -173,23 +173,48 @@ pub fn direction_of(
     m: &crate::storage::runs::MetricValue,
     tool: Option<&str>,
 ) -> (reclaimlab_report::compare::Better, DirectionSource) {
-    if let Some(b) = m
-        .direction
-        .as_deref()
-        .and_then(crate::ingest::better_from_str)
-    {
-        let src = match m.direction_source.as_deref() {
+    direction_from(
+        m.direction.as_deref(),
+        m.direction_source.as_deref(),
+        MetricFacts {
+            name: &m.name,
+            unit: m.unit.as_deref().unwrap_or(""),
+            stat: m.stat.as_deref(),
+            tool,
+        },
+    )
+}
+
+/// [`direction_of`] for a metric identity of a loaded column.
+fn direction_of_ident(
+    m: &crate::storage::compare::MetricIdent,
+    tool: Option<&str>,
+) -> (reclaimlab_report::compare::Better, DirectionSource) {
+    direction_from(
+        m.direction.as_deref(),
+        m.direction_source.as_deref(),
+        MetricFacts {
+            name: &m.name,
+            unit: m.unit.as_deref().unwrap_or(""),
+            stat: m.stat.as_deref(),
+            tool,
+        },
+    )
+}
+
+fn direction_from(
+    direction: Option<&str>,
+    direction_source: Option<&str>,
+    facts: MetricFacts<'_>,
+) -> (reclaimlab_report::compare::Better, DirectionSource) {
+    if let Some(b) = direction.and_then(crate::ingest::better_from_str) {
+        let src = match direction_source {
             Some("printed") => DirectionSource::Printed,
             _ => DirectionSource::Upload,
         };
         return (b, src);
     }
-    direction::lookup(MetricFacts {
-        name: &m.name,
-        unit: m.unit.as_deref().unwrap_or(""),
-        stat: m.stat.as_deref(),
-        tool,
-    })
+    direction::lookup(facts)
 }
 
 /// Build the report input from the runs of each column.
@@ -229,37 +254,48 @@ fn build_column(
     first_col_of: &BTreeMap<(i64, i32), usize>,
 ) -> ColumnInput {
     let mut metrics: Vec<MetricSamples> = Vec::new();
-    // Metric identity: scope, printed statistic, name, unit.
-    type Key = (String, Option<String>, String, String);
-    let mut index: BTreeMap<Key, usize> = BTreeMap::new();
+    // Metric identity: scope, printed statistic, name, unit. Several
+    // stored identities (rows that differ in section or direction) may be
+    // one metric: each maps to the metric of the first row seen.
+    type Key<'a> = (&'a str, Option<&'a str>, &'a str, &'a str);
+    let mut index: BTreeMap<Key<'_>, usize> = BTreeMap::new();
+    let mut of_ident: Vec<Option<usize>> = vec![None; col.metric_idents.len()];
     let runs = &col.runs;
     for r in runs {
         for m in &r.metrics {
-            let unit = m.unit.clone().unwrap_or_default();
-            let key = (
-                m.scope.clone(),
-                m.stat.clone(),
-                m.name.clone(),
-                unit.clone(),
-            );
-            let pos = *index.entry(key).or_insert_with(|| {
-                // A printed statistic (Min, Stddev, ...) is part of the
-                // identity and shown in its own column, not in the name.
-                let name = m.name.clone();
-                let (better, direction_source) = direction_of(m, Some(r.tool.as_str()));
-                metrics.push(MetricSamples {
-                    scope: m.scope.clone(),
-                    section: m.section.clone().unwrap_or_default(),
-                    better,
-                    direction_source,
-                    name,
-                    unit,
-                    ..MetricSamples::default()
-                });
-                metrics.len() - 1
-            });
+            let ident = &col.metric_idents[m.ident as usize];
+            let pos = match of_ident[m.ident as usize] {
+                Some(pos) => pos,
+                None => {
+                    let key = (
+                        ident.scope.as_str(),
+                        ident.stat.as_deref(),
+                        ident.name.as_str(),
+                        ident.unit.as_deref().unwrap_or(""),
+                    );
+                    let pos = *index.entry(key).or_insert_with(|| {
+                        // A printed statistic (Min, Stddev, ...) is part of
+                        // the identity and shown in its own column, not in
+                        // the name.
+                        let (better, direction_source) =
+                            direction_of_ident(ident, Some(r.tool.as_str()));
+                        metrics.push(MetricSamples {
+                            scope: ident.scope.clone(),
+                            section: ident.section.clone().unwrap_or_default(),
+                            better,
+                            direction_source,
+                            name: ident.name.clone(),
+                            unit: ident.unit.clone().unwrap_or_default(),
+                            ..MetricSamples::default()
+                        });
+                        metrics.len() - 1
+                    });
+                    of_ident[m.ident as usize] = Some(pos);
+                    pos
+                }
+            };
             let ms = &mut metrics[pos];
-            match &m.stat {
+            match &ident.stat {
                 Some(stat) => {
                     // A printed summary: keep the first one seen (the same
                     // table seen twice, e.g. quoted).
@@ -278,7 +314,7 @@ fn build_column(
                             } else {
                                 None
                             },
-                            printed_convention: match m.delta_convention.as_deref() {
+                            printed_convention: match ident.delta_convention.as_deref() {
                                 Some("gain") => DeltaConvention::Gain,
                                 _ => DeltaConvention::Change,
                             },
@@ -298,7 +334,7 @@ fn build_column(
                             stat: String::new(),
                             value: m.value,
                             printed_delta_pct: Some(d),
-                            printed_convention: match m.delta_convention.as_deref() {
+                            printed_convention: match ident.delta_convention.as_deref() {
                                 Some("gain") => DeltaConvention::Gain,
                                 _ => DeltaConvention::Change,
                             },

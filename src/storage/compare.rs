@@ -6,9 +6,7 @@ use std::collections::HashMap;
 use sqlx::{FromRow, PgPool};
 
 use crate::compare::{ColumnSpec, MAX_RUNS_PER_COLUMN};
-use crate::storage::runs::{
-    BucketRow, HistThreadRow, METRIC_COLUMNS, MetricValue, ThreadRow, TraceRow,
-};
+use crate::storage::runs::{BucketRow, HistThreadRow, ThreadRow, TraceRow};
 
 /// One run with its typed results.
 #[derive(Debug, Clone)]
@@ -32,7 +30,35 @@ pub struct RunData {
     /// Histogram footers per thread (overflows, printed maximum).
     pub hist_threads: Vec<HistThreadRow>,
     pub trace: Option<TraceRow>,
-    pub metrics: Vec<MetricValue>,
+    /// The run's metric rows in stored order; their strings are in the
+    /// column's [`ColumnRuns::metric_idents`].
+    pub metrics: Vec<MetricSample>,
+}
+
+/// The strings of a metric row, stored once per column for all the rows
+/// that share them (a chain comparison has about 10 000 metric rows and a
+/// few hundred distinct identities).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MetricIdent {
+    pub name: String,
+    pub stat: Option<String>,
+    pub unit: Option<String>,
+    /// The table or test the value belongs to (its identity scope).
+    pub scope: String,
+    pub section: Option<String>,
+    pub direction: Option<String>,
+    pub direction_source: Option<String>,
+    pub delta_convention: Option<String>,
+}
+
+/// One metric row of a run: its numbers and the index of its strings in
+/// [`ColumnRuns::metric_idents`].
+#[derive(Debug, Clone, Copy)]
+pub struct MetricSample {
+    pub ident: u32,
+    pub value: f64,
+    pub printed_delta_pct: Option<f64>,
+    pub spread_pct: Option<f64>,
 }
 
 /// The runs of one column and their cyclictest histograms, summed per
@@ -46,6 +72,8 @@ pub struct ColumnRuns {
     pub more: bool,
     /// Ordered by thread, then bucket.
     pub cyclictest_buckets: Vec<BucketRow>,
+    /// The distinct strings of the runs' metric rows.
+    pub metric_idents: Vec<MetricIdent>,
 }
 
 const HEAD_SELECT: &str =
@@ -116,8 +144,19 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     #[derive(FromRow)]
     struct M {
         run_id: i64,
-        #[sqlx(flatten)]
-        row: MetricValue,
+        ident: i64,
+        value: f64,
+        printed_delta_pct: Option<f64>,
+        spread_pct: Option<f64>,
+        // The strings come only on the first row of each identity.
+        name: Option<String>,
+        stat: Option<String>,
+        unit: Option<String>,
+        scope: Option<String>,
+        section: Option<String>,
+        direction: Option<String>,
+        direction_source: Option<String>,
+        delta_convention: Option<String>,
     }
     #[derive(FromRow)]
     struct Tr {
@@ -136,10 +175,27 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     .bind(&ids)
     .fetch_all(pool)
     .await?;
-    let metrics: Vec<M> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT run_id, {METRIC_COLUMNS}
-         FROM unnest($1::bigint[]) AS q(run) JOIN metrics ON run_id = q.run ORDER BY run_id, id"
-    )))
+    // Each distinct set of strings is sent (and decoded) once: rows carry
+    // the number of their identity, and only its first row the strings.
+    let metric_rows: Vec<M> = sqlx::query_as(
+        "WITH m AS MATERIALIZED (
+             SELECT run_id, id, value, printed_delta_pct, spread_pct, name, stat, unit, scope,
+                    section, direction, direction_source, delta_convention,
+                    dense_rank() OVER (ORDER BY name, stat, unit, scope, section, direction,
+                                                direction_source, delta_convention) - 1 AS ident,
+                    row_number() OVER (PARTITION BY name, stat, unit, scope, section, direction,
+                                                    direction_source, delta_convention
+                                       ORDER BY run_id, id) AS nth
+             FROM unnest($1::bigint[]) AS q(run) JOIN metrics ON run_id = q.run)
+         SELECT run_id, ident, value, printed_delta_pct, spread_pct,
+                CASE WHEN nth = 1 THEN name END AS name, CASE WHEN nth = 1 THEN stat END AS stat,
+                CASE WHEN nth = 1 THEN unit END AS unit, CASE WHEN nth = 1 THEN scope END AS scope,
+                CASE WHEN nth = 1 THEN section END AS section,
+                CASE WHEN nth = 1 THEN direction END AS direction,
+                CASE WHEN nth = 1 THEN direction_source END AS direction_source,
+                CASE WHEN nth = 1 THEN delta_convention END AS delta_convention
+         FROM m ORDER BY run_id, id",
+    )
     .bind(&ids)
     .fetch_all(pool)
     .await?;
@@ -192,7 +248,26 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     }
     let mut threads = group(threads, |t| t.run_id);
     let mut traces = group(traces, |t| t.run_id);
-    let mut metrics = group(metrics, |m| m.run_id);
+    let mut metric_idents: Vec<MetricIdent> = Vec::new();
+    for m in &metric_rows {
+        if let Some(name) = &m.name {
+            let i = m.ident as usize;
+            if metric_idents.len() <= i {
+                metric_idents.resize(i + 1, MetricIdent::default());
+            }
+            metric_idents[i] = MetricIdent {
+                name: name.clone(),
+                stat: m.stat.clone(),
+                unit: m.unit.clone(),
+                scope: m.scope.clone().unwrap_or_default(),
+                section: m.section.clone(),
+                direction: m.direction.clone(),
+                direction_source: m.direction_source.clone(),
+                delta_convention: m.delta_convention.clone(),
+            };
+        }
+    }
+    let mut metrics = group(metric_rows, |m| m.run_id);
     let mut hist_threads = group(hist_threads, |h| h.run_id);
     let runs = heads
         .into_iter()
@@ -217,7 +292,12 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
                 .remove(&h.id)
                 .unwrap_or_default()
                 .into_iter()
-                .map(|m| m.row)
+                .map(|m| MetricSample {
+                    ident: m.ident as u32,
+                    value: m.value,
+                    printed_delta_pct: m.printed_delta_pct,
+                    spread_pct: m.spread_pct,
+                })
                 .collect(),
             id: h.id,
             upload_id: h.upload_id,
@@ -236,6 +316,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
         runs,
         more,
         cyclictest_buckets,
+        metric_idents,
     })
 }
 
