@@ -26,6 +26,7 @@ command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; ex
 SIZES="${SIZES:-1000 10000 100000}"
 DURATION="${DURATION:-5s}"
 UPLOADS="${UPLOADS:-200}"
+# SIM_REQUEST: the JSON of the one simulation submitted (a scenario).
 
 started=""; server=""; static_dir="$(mktemp -d)"
 cleanup() {
@@ -63,7 +64,7 @@ fi
 if [ -z "$MEASURE_ONLY" ] || [ -z "$(psql "$DATABASE_URL" -Atc "SELECT 1 FROM simulations WHERE state = 'done' LIMIT 1")" ]; then
     echo ">> one simulation through the job queue"
     sim=$(curl -sf -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
-        -d '{"scenario": "v1-madvise-pte-walk", "replications": 1}' "$base/api/v1/simulations" |
+        -d "${SIM_REQUEST:-{\"scenario\": \"v1-madvise-pte-walk\", \"replications\": 1}}" "$base/api/v1/simulations" |
         python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])') || sim=""
     for _ in $(seq 600); do
         [ -z "$sim" ] && break

@@ -12,7 +12,8 @@ function setup(thread)
 end
 
 function init(args)
-    n = 0
+    -- Cycle counts unique across rounds: identical bytes would be replays.
+    n = (os.time() % 1000000) * 1000
     local kernel = "6.13.0-rigbench"
     if os.getenv("KERNELS") == "distinct" then
         kernel = kernel .. "-" .. rig
@@ -31,8 +32,8 @@ function request()
     local body = ""
     for t = 0, 3 do
         body = body .. string.format(
-            "T: %d ( %d) P:99 I:1000 C: 100000 Min:      1 Act:    3 Avg:    4 Max:   %d\n",
-            t, 4000 + t, 100 + (rig * 7919 + n * 31 + t) % 900)
+            "T: %d ( %d) P:99 I:1000 C: %d Min:      1 Act:    3 Avg:    4 Max:   %d\n",
+            t, 4000 + t, n, 100 + (rig * 7919 + n * 31 + t) % 900)
     end
     return wrk.format("POST", path, headers, body)
 end

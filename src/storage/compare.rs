@@ -120,7 +120,11 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
         q.push(" AND k.version = ").push_bind(k);
     }
     if let Some(v) = &spec.variant {
-        q.push(" AND v.name = ").push_bind(v);
+        // The variant's id as a constant, so the newest runs come in order
+        // from `runs_variant_newest_idx` instead of being sorted.
+        q.push(" AND r.variant_id = (SELECT id FROM variants WHERE name = ")
+            .push_bind(v)
+            .push(")");
     }
     if let Some(kind) = &spec.kind {
         q.push(" AND r.kind = ").push_bind(kind);
@@ -142,23 +146,6 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
         row: ThreadRow,
     }
     #[derive(FromRow)]
-    struct M {
-        run_id: i64,
-        ident: i64,
-        value: f64,
-        printed_delta_pct: Option<f64>,
-        spread_pct: Option<f64>,
-        // The strings come only on the first row of each identity.
-        name: Option<String>,
-        stat: Option<String>,
-        unit: Option<String>,
-        scope: Option<String>,
-        section: Option<String>,
-        direction: Option<String>,
-        direction_source: Option<String>,
-        delta_convention: Option<String>,
-    }
-    #[derive(FromRow)]
     struct Tr {
         run_id: i64,
         #[sqlx(flatten)]
@@ -175,30 +162,18 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     .bind(&ids)
     .fetch_all(pool)
     .await?;
-    // Each distinct set of strings is sent (and decoded) once: rows carry
-    // the number of their identity, and only its first row the strings.
-    let metric_rows: Vec<M> = sqlx::query_as(
-        "WITH m AS MATERIALIZED (
-             SELECT run_id, id, value, printed_delta_pct, spread_pct, name, stat, unit, scope,
-                    section, direction, direction_source, delta_convention,
-                    dense_rank() OVER (ORDER BY name, stat, unit, scope, section, direction,
-                                                direction_source, delta_convention) - 1 AS ident,
-                    row_number() OVER (PARTITION BY name, stat, unit, scope, section, direction,
-                                                    direction_source, delta_convention
-                                       ORDER BY run_id, id) AS nth
-             FROM unnest($1::bigint[]) AS q(run) JOIN metrics ON run_id = q.run)
-         SELECT run_id, ident, value, printed_delta_pct, spread_pct,
-                CASE WHEN nth = 1 THEN name END AS name, CASE WHEN nth = 1 THEN stat END AS stat,
-                CASE WHEN nth = 1 THEN unit END AS unit, CASE WHEN nth = 1 THEN scope END AS scope,
-                CASE WHEN nth = 1 THEN section END AS section,
-                CASE WHEN nth = 1 THEN direction END AS direction,
-                CASE WHEN nth = 1 THEN direction_source END AS direction_source,
-                CASE WHEN nth = 1 THEN delta_convention END AS delta_convention
-         FROM m ORDER BY run_id, id",
+    // The rows' strings are read in place from the rows as received and
+    // interned: only each distinct identity is copied into a String.
+    let metric_rows: Vec<sqlx::postgres::PgRow> = sqlx::query(
+        "SELECT run_id, value, printed_delta_pct, spread_pct, name, stat, unit, scope, section,
+                direction, direction_source, delta_convention
+         FROM unnest($1::bigint[]) AS q(run) JOIN metrics ON run_id = q.run ORDER BY run_id, id",
     )
     .bind(&ids)
     .fetch_all(pool)
     .await?;
+    let (metric_idents, metric_samples) = intern_metrics(&metric_rows)?;
+    drop(metric_rows);
     #[derive(FromRow)]
     struct H {
         run_id: i64,
@@ -248,26 +223,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     }
     let mut threads = group(threads, |t| t.run_id);
     let mut traces = group(traces, |t| t.run_id);
-    let mut metric_idents: Vec<MetricIdent> = Vec::new();
-    for m in &metric_rows {
-        if let Some(name) = &m.name {
-            let i = m.ident as usize;
-            if metric_idents.len() <= i {
-                metric_idents.resize(i + 1, MetricIdent::default());
-            }
-            metric_idents[i] = MetricIdent {
-                name: name.clone(),
-                stat: m.stat.clone(),
-                unit: m.unit.clone(),
-                scope: m.scope.clone().unwrap_or_default(),
-                section: m.section.clone(),
-                direction: m.direction.clone(),
-                direction_source: m.direction_source.clone(),
-                delta_convention: m.delta_convention.clone(),
-            };
-        }
-    }
-    let mut metrics = group(metric_rows, |m| m.run_id);
+    let mut metrics = group(metric_samples, |m| m.0);
     let mut hist_threads = group(hist_threads, |h| h.run_id);
     let runs = heads
         .into_iter()
@@ -292,12 +248,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
                 .remove(&h.id)
                 .unwrap_or_default()
                 .into_iter()
-                .map(|m| MetricSample {
-                    ident: m.ident as u32,
-                    value: m.value,
-                    printed_delta_pct: m.printed_delta_pct,
-                    spread_pct: m.spread_pct,
-                })
+                .map(|m| m.1)
                 .collect(),
             id: h.id,
             upload_id: h.upload_id,
@@ -318,6 +269,64 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
         cyclictest_buckets,
         metric_idents,
     })
+}
+
+type IdentKey<'r> = (
+    &'r str,
+    Option<&'r str>,
+    Option<&'r str>,
+    &'r str,
+    Option<&'r str>,
+    Option<&'r str>,
+    Option<&'r str>,
+    Option<&'r str>,
+);
+
+/// The distinct identities of metric rows and each row as (run, sample),
+/// in the rows' order.
+#[allow(clippy::type_complexity)]
+fn intern_metrics(
+    rows: &[sqlx::postgres::PgRow],
+) -> sqlx::Result<(Vec<MetricIdent>, Vec<(i64, MetricSample)>)> {
+    use sqlx::Row;
+    let mut idents: Vec<MetricIdent> = Vec::new();
+    let mut index: HashMap<IdentKey<'_>, u32> = HashMap::new();
+    let mut samples = Vec::with_capacity(rows.len());
+    for row in rows {
+        let key: IdentKey<'_> = (
+            row.try_get("name")?,
+            row.try_get("stat")?,
+            row.try_get("unit")?,
+            row.try_get("scope")?,
+            row.try_get("section")?,
+            row.try_get("direction")?,
+            row.try_get("direction_source")?,
+            row.try_get("delta_convention")?,
+        );
+        let ident = *index.entry(key).or_insert_with(|| {
+            idents.push(MetricIdent {
+                name: key.0.to_string(),
+                stat: key.1.map(str::to_string),
+                unit: key.2.map(str::to_string),
+                scope: key.3.to_string(),
+                section: key.4.map(str::to_string),
+                direction: key.5.map(str::to_string),
+                direction_source: key.6.map(str::to_string),
+                delta_convention: key.7.map(str::to_string),
+            });
+            (idents.len() - 1) as u32
+        });
+        samples.push((
+            row.try_get("run_id")?,
+            MetricSample {
+                ident,
+                value: row.try_get("value")?,
+                printed_delta_pct: row.try_get("printed_delta_pct")?,
+                spread_pct: row.try_get("spread_pct")?,
+            },
+        ));
+    }
+    Ok((idents, samples))
 }
 
 /// The chain of a variant: root ancestor first, the variant last.
