@@ -16,26 +16,20 @@ SELECT r.id, r.upload_id, r.block_index, r.column_index, b.name AS board, k.vers
        v.name AS variant, r.kind, r.title, r.tool, r.block_kind
 FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
 JOIN variants v ON v.id = r.variant_id
-WHERE r.deleted_at IS NULL AND NOT r.unlisted AND v.name = 'rig03-v5'
+WHERE r.deleted_at IS NULL AND NOT r.unlisted
+  AND r.variant_id = (SELECT id FROM variants WHERE name = 'rig03-v5')
 ORDER BY r.created_at DESC, r.id DESC LIMIT 201;
 
-\echo '== compare: the metric rows of that column, strings once per identity'
+\echo '== compare: the metric rows of that column'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
-WITH ids AS (
-    SELECT array_agg(id) AS ids FROM (
-        SELECT r.id FROM runs r JOIN variants v ON v.id = r.variant_id
-        WHERE r.deleted_at IS NULL AND NOT r.unlisted AND v.name = 'rig03-v5'
-        ORDER BY r.created_at DESC, r.id DESC LIMIT 200) s),
-m AS MATERIALIZED (
-    SELECT run_id, id, value, printed_delta_pct, spread_pct, name, stat, unit, scope,
-           section, direction, direction_source, delta_convention,
-           dense_rank() OVER (ORDER BY name, stat, unit, scope, section, direction,
-                                       direction_source, delta_convention) - 1 AS ident,
-           row_number() OVER (PARTITION BY name, stat, unit, scope, section, direction,
-                                           direction_source, delta_convention
-                              ORDER BY run_id, id) AS nth
-    FROM unnest((SELECT ids FROM ids)) AS q(run) JOIN metrics ON run_id = q.run)
-SELECT run_id, ident, value, CASE WHEN nth = 1 THEN name END FROM m ORDER BY run_id, id;
+SELECT run_id, value, printed_delta_pct, spread_pct, name, stat, unit, scope, section,
+       direction, direction_source, delta_convention
+FROM unnest(ARRAY(
+    SELECT r.id FROM runs r
+    WHERE r.deleted_at IS NULL AND NOT r.unlisted
+      AND r.variant_id = (SELECT id FROM variants WHERE name = 'rig03-v5')
+    ORDER BY r.created_at DESC, r.id DESC LIMIT 200)) AS q(run)
+JOIN metrics ON run_id = q.run ORDER BY run_id, id;
 
 \echo '== compare: summed cyclictest buckets of a board x kernel column'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
