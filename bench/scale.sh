@@ -16,7 +16,8 @@
 # (docs/PERFORMANCE.md keeps the last one).
 #
 # Uses DATABASE_URL when set (give it a scratch database: it is filled),
-# else a throwaway cluster like scripts/test.sh.
+# else a throwaway cluster like scripts/test.sh. MEASURE_ONLY=1 measures a
+# database filled before (by this script) as it is, without adding runs.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -25,6 +26,7 @@ command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; ex
 SIZES="${SIZES:-1000 10000 100000}"
 DURATION="${DURATION:-5s}"
 UPLOADS="${UPLOADS:-200}"
+# SIM_REQUEST: the JSON of the one simulation submitted (a scenario).
 
 started=""; server=""; static_dir="$(mktemp -d)"
 cleanup() {
@@ -41,7 +43,8 @@ if [ -z "${DATABASE_URL:-}" ]; then
     pg_start "$started" "$(free_port)" fast
 fi
 cargo build --release --quiet
-bin="$root/target/release/reclaimlab"
+bin="${CARGO_TARGET_DIR:-$root/target}/release/reclaimlab"
+MEASURE_ONLY="${MEASURE_ONLY:-}"
 "$bin" migrate
 token=$("$bin" token create --name bench --scope upload 2>/dev/null)
 cp -r static/. "$static_dir/"
@@ -54,32 +57,43 @@ base="http://127.0.0.1:$port"
 for _ in $(seq 100); do curl -sf "$base/healthz" >/dev/null && break; sleep 0.1; done
 curl -sf "$base/healthz" >/dev/null || { cat "$log"; exit 1; }
 
-echo ">> uploading $UPLOADS rig results through the API (4 clients)"
-python3 bench/scale/gen.py "$base" "$token" "$UPLOADS" 4
-echo ">> one simulation through the job queue"
-sim=$(curl -sf -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
-    -d '{"scenario": "v1-madvise-pte-walk", "replications": 1}' "$base/api/v1/simulations" |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])') || sim=""
-for _ in $(seq 600); do
-    [ -z "$sim" ] && break
-    state=$(curl -sf "$base/api/v1/simulations/$sim" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')
-    case "$state" in done|failed|cancelled) echo "   simulation $sim: $state"; break ;; esac
-    sleep 1
-done
-slug=$(curl -sf -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
-  -d '{"columns": [{"variant": "rig00-v1"}, {"variant": "rig00-v2"}, {"variant": "rig00-v3"}]}' \
-  "$base/api/v1/comparisons" | python3 -c 'import json,sys; print(json.load(sys.stdin)["slug"])')
+if [ -z "$MEASURE_ONLY" ]; then
+    echo ">> uploading $UPLOADS rig results through the API (4 clients)"
+    python3 bench/scale/gen.py "$base" "$token" "$UPLOADS" 4
+fi
+if [ -z "$MEASURE_ONLY" ] || [ -z "$(psql "$DATABASE_URL" -Atc "SELECT 1 FROM simulations WHERE state = 'done' LIMIT 1")" ]; then
+    echo ">> one simulation through the job queue"
+    sim=$(curl -sf -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+        -d "${SIM_REQUEST:-{\"scenario\": \"v1-madvise-pte-walk\", \"replications\": 1}}" "$base/api/v1/simulations" |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])') || sim=""
+    for _ in $(seq 600); do
+        [ -z "$sim" ] && break
+        state=$(curl -sf "$base/api/v1/simulations/$sim" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')
+        case "$state" in done|failed|cancelled) echo "   simulation $sim: $state"; break ;; esac
+        sleep 1
+    done
+fi
+slug=$(psql "$DATABASE_URL" -Atc "SELECT slug FROM snapshots WHERE removed_at IS NULL ORDER BY id LIMIT 1")
+if [ -z "$MEASURE_ONLY" ] || [ -z "$slug" ]; then
+    slug=$(curl -sf -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+      -d '{"columns": [{"variant": "rig00-v1"}, {"variant": "rig00-v2"}, {"variant": "rig00-v3"}]}' \
+      "$base/api/v1/comparisons" | python3 -c 'import json,sys; print(json.load(sys.stdin)["slug"])')
+fi
 curl -sf "$base/c/$slug" -o "$static_dir/same-size.html"
+if [ -n "$MEASURE_ONLY" ]; then SIZES="current"; fi
 
 run_id() { psql "$DATABASE_URL" -Atc "SELECT min(id) FROM runs WHERE block_kind = '$1'"; }
+sim_id() { psql "$DATABASE_URL" -Atc "SELECT min(id) FROM simulations WHERE state = 'done'"; }
 urls() {
-    local hist trace
-    hist=$(run_id cyclictest); trace=$(run_id ftrace_latency)
+    local hist trace table sim
+    hist=$(run_id cyclictest); trace=$(run_id ftrace_latency); table=$(run_id table)
+    sim=$(sim_id)
     cat <<EOF
 home /
 home_board /?board=rpi-5
 run_histogram /runs/$hist
 run_trace /runs/$trace
+run_table /runs/$table
 boards /boards
 kernels /kernels
 variants /variants
@@ -89,12 +103,20 @@ compare_boards /compare?c=board%3Arpi-5%3Bkernel%3A6.10.14&c=board%3Aarm64-amper
 heatmap /heatmap
 culprits /culprits
 history /history?board=rpi-5
+history_svg /history.svg?board=rpi-5
+heatmap_svg /heatmap.svg
 simulations /simulations
+simulation /simulations/$sim
 permalink /c/$slug
 permalink_txt /c/$slug.txt
+permalink_json /c/$slug.json
 static_same_size /static/same-size.html
 api_runs /api/v1/runs
+api_runs_board /api/v1/runs?board=rpi-5
 api_run /api/v1/runs/$hist
+api_run_trace /api/v1/runs/$trace
+api_simulation /api/v1/simulations/$sim
+api_openapi /api/openapi.json
 EOF
 }
 measure() {
@@ -108,10 +130,12 @@ measure() {
 }
 table="$(mktemp)"
 for size in $SIZES; do
-    echo ">> growing to $size runs"
-    psql "$DATABASE_URL" -q -v target="$size" -f bench/scale/replicate.sql | tail -n 1
-    "$bin" rebuild-overview
-    psql "$DATABASE_URL" -qc 'VACUUM ANALYZE'
+    if [ -z "$MEASURE_ONLY" ]; then
+        echo ">> growing to $size runs"
+        psql "$DATABASE_URL" -q -v target="$size" -f bench/scale/replicate.sql | tail -n 1
+        "$bin" rebuild-overview
+        psql "$DATABASE_URL" -qc 'VACUUM ANALYZE'
+    fi
     n=$(psql "$DATABASE_URL" -Atc 'SELECT count(*) FROM runs')
     echo "| runs = $n | p50 / p99, 1 client | p50 / p99, 16 clients |" >>"$table"
     echo "|---|---|---|" >>"$table"

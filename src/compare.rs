@@ -174,11 +174,7 @@ pub fn direction_of(
     tool: Option<&str>,
 ) -> (reclaimlab_report::compare::Better, DirectionSource) {
     if let Some(b) = m.direction {
-        let src = match m.direction_source.as_deref() {
-            Some("printed") => DirectionSource::Printed,
-            _ => DirectionSource::Upload,
-        };
-        return (b, src);
+        return (b, source_of(m.direction_source.as_deref()));
     }
     direction::lookup(MetricFacts {
         name: &m.name,
@@ -186,6 +182,35 @@ pub fn direction_of(
         stat: m.stat.as_deref(),
         tool,
     })
+}
+
+/// [`direction_of`] for a metric identity of a loaded column (its words as
+/// stored).
+fn direction_of_ident(
+    m: &crate::storage::compare::MetricIdent,
+    tool: Option<&str>,
+) -> (reclaimlab_report::compare::Better, DirectionSource) {
+    if let Some(b) = m
+        .direction
+        .as_deref()
+        .and_then(crate::ingest::better_from_str)
+    {
+        return (b, source_of(m.direction_source.as_deref()));
+    }
+    direction::lookup(MetricFacts {
+        name: &m.name,
+        unit: m.unit.as_deref().unwrap_or(""),
+        stat: m.stat.as_deref(),
+        tool,
+    })
+}
+
+/// Whose word a stored direction is: the printed table's or the uploader's.
+fn source_of(stored: Option<&str>) -> DirectionSource {
+    match stored {
+        Some("printed") => DirectionSource::Printed,
+        _ => DirectionSource::Upload,
+    }
 }
 
 /// Build the report input from the runs of each column.
@@ -225,37 +250,48 @@ fn build_column(
     first_col_of: &BTreeMap<(i64, i32), usize>,
 ) -> ColumnInput {
     let mut metrics: Vec<MetricSamples> = Vec::new();
-    // Metric identity: scope, printed statistic, name, unit.
-    type Key = (String, Option<String>, String, String);
-    let mut index: BTreeMap<Key, usize> = BTreeMap::new();
+    // Metric identity: scope, printed statistic, name, unit. Several
+    // stored identities (rows that differ in section or direction) may be
+    // one metric: each maps to the metric of the first row seen.
+    type Key<'a> = (&'a str, Option<&'a str>, &'a str, &'a str);
+    let mut index: BTreeMap<Key<'_>, usize> = BTreeMap::new();
+    let mut of_ident: Vec<Option<usize>> = vec![None; col.metric_idents.len()];
     let runs = &col.runs;
     for r in runs {
         for m in &r.metrics {
-            let unit = m.unit.clone().unwrap_or_default();
-            let key = (
-                m.scope.clone(),
-                m.stat.clone(),
-                m.name.clone(),
-                unit.clone(),
-            );
-            let pos = *index.entry(key).or_insert_with(|| {
-                // A printed statistic (Min, Stddev, ...) is part of the
-                // identity and shown in its own column, not in the name.
-                let name = m.name.clone();
-                let (better, direction_source) = direction_of(m, Some(r.tool.as_str()));
-                metrics.push(MetricSamples {
-                    scope: m.scope.clone(),
-                    section: m.section.clone().unwrap_or_default(),
-                    better,
-                    direction_source,
-                    name,
-                    unit,
-                    ..MetricSamples::default()
-                });
-                metrics.len() - 1
-            });
+            let ident = &col.metric_idents[m.ident as usize];
+            let pos = match of_ident[m.ident as usize] {
+                Some(pos) => pos,
+                None => {
+                    let key = (
+                        ident.scope.as_str(),
+                        ident.stat.as_deref(),
+                        ident.name.as_str(),
+                        ident.unit.as_deref().unwrap_or(""),
+                    );
+                    let pos = *index.entry(key).or_insert_with(|| {
+                        // A printed statistic (Min, Stddev, ...) is part of
+                        // the identity and shown in its own column, not in
+                        // the name.
+                        let (better, direction_source) =
+                            direction_of_ident(ident, Some(r.tool.as_str()));
+                        metrics.push(MetricSamples {
+                            scope: ident.scope.clone(),
+                            section: ident.section.clone().unwrap_or_default(),
+                            better,
+                            direction_source,
+                            name: ident.name.clone(),
+                            unit: ident.unit.clone().unwrap_or_default(),
+                            ..MetricSamples::default()
+                        });
+                        metrics.len() - 1
+                    });
+                    of_ident[m.ident as usize] = Some(pos);
+                    pos
+                }
+            };
             let ms = &mut metrics[pos];
-            match &m.stat {
+            match &ident.stat {
                 Some(stat) => {
                     // A printed summary: keep the first one seen (the same
                     // table seen twice, e.g. quoted).
@@ -274,9 +310,10 @@ fn build_column(
                             } else {
                                 None
                             },
-                            printed_convention: m
-                                .delta_convention
-                                .unwrap_or(DeltaConvention::Change),
+                            printed_convention: match ident.delta_convention.as_deref() {
+                                Some("gain") => DeltaConvention::Gain,
+                                _ => DeltaConvention::Change,
+                            },
                             relative_to,
                         });
                     }
@@ -293,9 +330,10 @@ fn build_column(
                             stat: String::new(),
                             value: m.value,
                             printed_delta_pct: Some(d),
-                            printed_convention: m
-                                .delta_convention
-                                .unwrap_or(DeltaConvention::Change),
+                            printed_convention: match ident.delta_convention.as_deref() {
+                                Some("gain") => DeltaConvention::Gain,
+                                _ => DeltaConvention::Change,
+                            },
                             relative_to: first_col_of.get(&(u, r.block_index)).copied(),
                         });
                     }

@@ -561,9 +561,20 @@ async fn aggregates_kept_at_ingest_equal_a_rebuild(pool: PgPool) {
             "culprit_cells",
             "metric_cells",
             "run_cells",
+            "history_cells",
         ] {
+            // A sum of floats depends on its order: history totals are
+            // compared to 6 decimals.
+            let row = match t {
+                "history_cells" => {
+                    "json_build_array(c.board_id, c.metric, c.kind, c.day, \
+                                    c.kernel_id, c.runs, round(c.total::numeric, 6), \
+                                    c.max_value, c.max_run, c.max_variant_id)"
+                }
+                _ => "row_to_json(c)",
+            };
             let rows: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-                "SELECT row_to_json(c)::text FROM {t} c ORDER BY 1"
+                "SELECT {row}::text FROM {t} c ORDER BY 1"
             )))
             .fetch_all(pool)
             .await
@@ -595,4 +606,52 @@ async fn aggregates_kept_at_ingest_equal_a_rebuild(pool: PgPool) {
         .map(|b| (b.name, b.runs))
         .collect();
     assert_eq!(shown, counted);
+}
+
+/// /history reads one row per day x kernel: the day's worst latency with
+/// its run, the mean and the count, and a deleted run leaves the day.
+#[sqlx::test]
+async fn history_is_per_day_and_follows_deletions(pool: PgPool) {
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let mut uploads = Vec::new();
+    for max in [300, 900, 600] {
+        let body = format!("T: 0 ( 1) P:99 I:1000 C: 10 Min: 1 Act: 2 Avg: 3 Max: {max}\n");
+        let up = upload(
+            &app,
+            Some(&tok),
+            "board=hist-b&kernel=6.12&variant=vanilla",
+            body,
+        )
+        .await;
+        assert_eq!(up.status, 201, "{}", up.text());
+        uploads.push(up.json());
+    }
+    let worst_run = uploads[1]["runs"][0]["id"].as_i64().unwrap();
+    let page = get(&app, "/history?board=hist-b").await.text();
+    assert!(page.contains("900 (worst of 3 runs; mean 600)"), "{page}");
+    assert!(
+        page.contains(&format!("href=\"/runs/{worst_run}\"")),
+        "{page}"
+    );
+    let svg = get(&app, "/history.svg?board=hist-b").await.text();
+    assert!(svg.contains("days since "), "{svg}");
+    let del = send(
+        &app,
+        Request::delete(format!(
+            "/api/v1/uploads/{}",
+            uploads[1]["upload_id"].as_i64().unwrap()
+        ))
+        .header("authorization", format!("Bearer {tok}"))
+        .body(Body::empty())
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(del.status, 200);
+    let page = get(&app, "/history?board=hist-b").await.text();
+    assert!(page.contains("600 (worst of 2 runs; mean 450)"), "{page}");
+    assert!(!page.contains(&format!("href=\"/runs/{worst_run}\"")));
+    // A metric's history is the mean of the day's runs.
+    let metric = get(&app, "/history?board=hist-b&metric=max_us").await;
+    assert_eq!(metric.status, 200);
 }

@@ -6,9 +6,7 @@ use std::collections::HashMap;
 use sqlx::{FromRow, PgPool};
 
 use crate::compare::{ColumnSpec, MAX_RUNS_PER_COLUMN};
-use crate::storage::runs::{
-    BucketRow, HistThreadRow, METRIC_COLUMNS, MetricValue, ThreadRow, TraceRow,
-};
+use crate::storage::runs::{BucketRow, HistThreadRow, ThreadRow, TraceRow};
 
 /// One run with its typed results.
 #[derive(Debug, Clone)]
@@ -32,7 +30,35 @@ pub struct RunData {
     /// Histogram footers per thread (overflows, printed maximum).
     pub hist_threads: Vec<HistThreadRow>,
     pub trace: Option<TraceRow>,
-    pub metrics: Vec<MetricValue>,
+    /// The run's metric rows in stored order; their strings are in the
+    /// column's [`ColumnRuns::metric_idents`].
+    pub metrics: Vec<MetricSample>,
+}
+
+/// The strings of a metric row, stored once per column for all the rows
+/// that share them (a chain comparison has about 10 000 metric rows and a
+/// few hundred distinct identities).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MetricIdent {
+    pub name: String,
+    pub stat: Option<String>,
+    pub unit: Option<String>,
+    /// The table or test the value belongs to (its identity scope).
+    pub scope: String,
+    pub section: Option<String>,
+    pub direction: Option<String>,
+    pub direction_source: Option<String>,
+    pub delta_convention: Option<String>,
+}
+
+/// One metric row of a run: its numbers and the index of its strings in
+/// [`ColumnRuns::metric_idents`].
+#[derive(Debug, Clone, Copy)]
+pub struct MetricSample {
+    pub ident: u32,
+    pub value: f64,
+    pub printed_delta_pct: Option<f64>,
+    pub spread_pct: Option<f64>,
 }
 
 /// The runs of one column and their cyclictest histograms, summed per
@@ -46,6 +72,8 @@ pub struct ColumnRuns {
     pub more: bool,
     /// Ordered by thread, then bucket.
     pub cyclictest_buckets: Vec<BucketRow>,
+    /// The distinct strings of the runs' metric rows.
+    pub metric_idents: Vec<MetricIdent>,
 }
 
 const HEAD_SELECT: &str =
@@ -92,7 +120,11 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
         q.push(" AND k.version = ").push_bind(k);
     }
     if let Some(v) = &spec.variant {
-        q.push(" AND v.name = ").push_bind(v);
+        // The variant's id as a constant, so the newest runs come in order
+        // from `runs_variant_newest_idx` instead of being sorted.
+        q.push(" AND r.variant_id = (SELECT id FROM variants WHERE name = ")
+            .push_bind(v)
+            .push(")");
     }
     if let Some(kind) = &spec.kind {
         q.push(" AND r.kind = ").push_bind(kind);
@@ -114,12 +146,6 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
         row: ThreadRow,
     }
     #[derive(FromRow)]
-    struct M {
-        run_id: i64,
-        #[sqlx(flatten)]
-        row: MetricValue,
-    }
-    #[derive(FromRow)]
     struct Tr {
         run_id: i64,
         #[sqlx(flatten)]
@@ -136,13 +162,18 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     .bind(&ids)
     .fetch_all(pool)
     .await?;
-    let metrics: Vec<M> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "SELECT run_id, {METRIC_COLUMNS}
-         FROM unnest($1::bigint[]) AS q(run) JOIN metrics ON run_id = q.run ORDER BY run_id, id"
-    )))
+    // The rows' strings are read in place from the rows as received and
+    // interned: only each distinct identity is copied into a String.
+    let metric_rows: Vec<sqlx::postgres::PgRow> = sqlx::query(
+        "SELECT run_id, value, printed_delta_pct, spread_pct, name, stat, unit, scope, section,
+                direction, direction_source, delta_convention
+         FROM unnest($1::bigint[]) AS q(run) JOIN metrics ON run_id = q.run ORDER BY run_id, id",
+    )
     .bind(&ids)
     .fetch_all(pool)
     .await?;
+    let (metric_idents, metric_samples) = intern_metrics(&metric_rows)?;
+    drop(metric_rows);
     #[derive(FromRow)]
     struct H {
         run_id: i64,
@@ -192,7 +223,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     }
     let mut threads = group(threads, |t| t.run_id);
     let mut traces = group(traces, |t| t.run_id);
-    let mut metrics = group(metrics, |m| m.run_id);
+    let mut metrics = group(metric_samples, |m| m.0);
     let mut hist_threads = group(hist_threads, |h| h.run_id);
     let runs = heads
         .into_iter()
@@ -217,7 +248,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
                 .remove(&h.id)
                 .unwrap_or_default()
                 .into_iter()
-                .map(|m| m.row)
+                .map(|m| m.1)
                 .collect(),
             id: h.id,
             upload_id: h.upload_id,
@@ -236,7 +267,66 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
         runs,
         more,
         cyclictest_buckets,
+        metric_idents,
     })
+}
+
+type IdentKey<'r> = (
+    &'r str,
+    Option<&'r str>,
+    Option<&'r str>,
+    &'r str,
+    Option<&'r str>,
+    Option<&'r str>,
+    Option<&'r str>,
+    Option<&'r str>,
+);
+
+/// The distinct identities of metric rows and each row as (run, sample),
+/// in the rows' order.
+#[allow(clippy::type_complexity)]
+fn intern_metrics(
+    rows: &[sqlx::postgres::PgRow],
+) -> sqlx::Result<(Vec<MetricIdent>, Vec<(i64, MetricSample)>)> {
+    use sqlx::Row;
+    let mut idents: Vec<MetricIdent> = Vec::new();
+    let mut index: HashMap<IdentKey<'_>, u32> = HashMap::new();
+    let mut samples = Vec::with_capacity(rows.len());
+    for row in rows {
+        let key: IdentKey<'_> = (
+            row.try_get("name")?,
+            row.try_get("stat")?,
+            row.try_get("unit")?,
+            row.try_get("scope")?,
+            row.try_get("section")?,
+            row.try_get("direction")?,
+            row.try_get("direction_source")?,
+            row.try_get("delta_convention")?,
+        );
+        let ident = *index.entry(key).or_insert_with(|| {
+            idents.push(MetricIdent {
+                name: key.0.to_string(),
+                stat: key.1.map(str::to_string),
+                unit: key.2.map(str::to_string),
+                scope: key.3.to_string(),
+                section: key.4.map(str::to_string),
+                direction: key.5.map(str::to_string),
+                direction_source: key.6.map(str::to_string),
+                delta_convention: key.7.map(str::to_string),
+            });
+            (idents.len() - 1) as u32
+        });
+        samples.push((
+            row.try_get("run_id")?,
+            MetricSample {
+                ident,
+                value: row.try_get("value")?,
+                printed_delta_pct: row.try_get("printed_delta_pct")?,
+                spread_pct: row.try_get("spread_pct")?,
+            },
+        ));
+    }
+    Ok((idents, samples))
 }
 
 /// The chain of a variant: root ancestor first, the variant last.
@@ -387,50 +477,71 @@ pub async fn culprits(
     q.build_query_as().fetch_all(pool).await
 }
 
+/// One UTC day x kernel of a board's history (a row of `history_cells`).
 #[derive(Debug, Clone, FromRow)]
 pub struct HistoryPoint {
-    pub run_id: i64,
+    pub day: chrono::NaiveDate,
     pub kernel: String,
-    pub variant: String,
-    pub value: f64,
-    pub created_at: chrono::DateTime<chrono::Utc>,
+    /// Listed runs of that day and kernel.
+    pub runs: i64,
+    /// Mean over those runs of their value.
+    pub mean: f64,
+    /// The highest value of the day, with its run and that run's variant.
+    pub max_value: f64,
+    pub max_run: i64,
+    pub max_variant: String,
 }
 
+/// The most days a history shows (the newest ones).
+pub const HISTORY_DAYS: i64 = 730;
+
 /// A metric (or, for `metric = None`, the worst latency of one `kind`:
-/// cyclictest or a tracer, never mixed) over time on a board.
+/// cyclictest or a tracer, never mixed) on a board, per UTC day and kernel,
+/// oldest first, read from the per-day aggregates. Only the newest
+/// [`HISTORY_DAYS`] days are returned; the flag says whether older days
+/// were left out.
 pub async fn history(
     pool: &PgPool,
     board: &str,
     metric: Option<&str>,
     kind: &str,
-) -> sqlx::Result<Vec<HistoryPoint>> {
-    match metric {
-        None => sqlx::query_as(
-            "SELECT r.id AS run_id, k.version AS kernel, v.name AS variant, r.worst_us AS value,
-                    r.created_at
-             FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
-             JOIN variants v ON v.id = r.variant_id
-             WHERE b.name = $1 AND r.deleted_at IS NULL AND NOT r.unlisted AND r.worst_us IS NOT NULL
-               AND r.worst_kind = $2
-             ORDER BY r.created_at, r.id LIMIT 5000",
-        )
-        .bind(board)
-        .bind(kind)
-        .fetch_all(pool)
-        .await,
-        Some(m) => sqlx::query_as(
-            "SELECT r.id AS run_id, k.version AS kernel, v.name AS variant, avg(x.value) AS value,
-                    r.created_at
-             FROM metrics x JOIN runs r ON r.id = x.run_id JOIN boards b ON b.id = r.board_id
-             JOIN kernels k ON k.id = r.kernel_id JOIN variants v ON v.id = r.variant_id
-             WHERE b.name = $1 AND x.name = $2 AND r.deleted_at IS NULL AND NOT r.unlisted
-             GROUP BY r.id, k.version, v.name ORDER BY r.created_at, r.id LIMIT 5000",
-        )
-        .bind(board)
-        .bind(m)
-        .fetch_all(pool)
-        .await,
-    }
+) -> sqlx::Result<(Vec<HistoryPoint>, bool)> {
+    let (metric, kind) = match metric {
+        None => ("", kind),
+        Some(m) => (m, ""),
+    };
+    let mut days: Vec<chrono::NaiveDate> = sqlx::query_scalar(
+        "SELECT DISTINCT c.day FROM history_cells c JOIN boards b ON b.id = c.board_id
+         WHERE b.name = $1 AND c.metric = $2 AND c.kind = $3
+         ORDER BY c.day DESC LIMIT $4",
+    )
+    .bind(board)
+    .bind(metric)
+    .bind(kind)
+    .bind(HISTORY_DAYS + 1)
+    .fetch_all(pool)
+    .await?;
+    let cut = days.len() as i64 > HISTORY_DAYS;
+    days.truncate(HISTORY_DAYS as usize);
+    let Some(first) = days.last().copied() else {
+        return Ok((Vec::new(), false));
+    };
+    let points = sqlx::query_as(
+        "SELECT c.day, k.version AS kernel, c.runs, c.total / c.runs AS mean, c.max_value,
+                c.max_run, v.name AS max_variant
+         FROM history_cells c JOIN boards b ON b.id = c.board_id
+         JOIN kernels k ON k.id = c.kernel_id
+         JOIN variants v ON v.id = c.max_variant_id
+         WHERE b.name = $1 AND c.metric = $2 AND c.kind = $3 AND c.day >= $4
+         ORDER BY c.day, k.version",
+    )
+    .bind(board)
+    .bind(metric)
+    .bind(kind)
+    .bind(first)
+    .fetch_all(pool)
+    .await?;
+    Ok((points, cut))
 }
 
 /// The board of all listed runs of a variant, when there is exactly one.

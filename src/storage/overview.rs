@@ -1,7 +1,9 @@
 //! The aggregates behind the overview pages (`heatmap_cells`,
-//! `culprit_cells`, `metric_cells`, and `run_cells` for the catalogue): updated in the transaction that stores
+//! `culprit_cells`, `metric_cells`, `run_cells` for the catalogue and
+//! `history_cells` for /history): updated in the transaction that stores
 //! runs, rebuilt for the affected boards x kernels when runs are deleted.
-//! Only listed, measured, not deleted runs count.
+//! Only listed, not deleted runs count; the heatmap, culprit and metric
+//! cells count measured runs only.
 
 use sqlx::PgConnection;
 
@@ -21,6 +23,7 @@ pub async fn rebuild_for_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx:
         "culprit_cells",
         "metric_cells",
         "run_cells",
+        "history_cells",
     ] {
         sqlx::query(sqlx::AssertSqlSafe(format!(
             "DELETE FROM {table} c USING ({pairs}) p
@@ -40,12 +43,24 @@ pub async fn rebuild_for_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx:
 
 /// Recompute every aggregate from the stored runs (one transaction).
 pub async fn rebuild_all(conn: &mut PgConnection) -> sqlx::Result<()> {
-    sqlx::query("TRUNCATE heatmap_cells, culprit_cells, metric_cells, run_cells")
+    sqlx::query("TRUNCATE heatmap_cells, culprit_cells, metric_cells, run_cells, history_cells")
         .execute(&mut *conn)
         .await?;
     // `$1` is bound but unused: every run counts.
     upsert_cells(conn, "cardinality($1::bigint[]) = 0", &[]).await
 }
+
+/// Folding new runs into a history cell: counts and sums add, the run with
+/// the highest value is kept (the older one on a tie, as a rebuild keeps
+/// the lowest id).
+const HISTORY_UPSERT: &str = "ON CONFLICT (board_id, metric, kind, day, kernel_id) DO UPDATE SET
+         runs = history_cells.runs + EXCLUDED.runs,
+         total = history_cells.total + EXCLUDED.total,
+         max_run = CASE WHEN EXCLUDED.max_value > history_cells.max_value
+                        THEN EXCLUDED.max_run ELSE history_cells.max_run END,
+         max_variant_id = CASE WHEN EXCLUDED.max_value > history_cells.max_value
+                               THEN EXCLUDED.max_variant_id ELSE history_cells.max_variant_id END,
+         max_value = GREATEST(history_cells.max_value, EXCLUDED.max_value)";
 
 /// Fold the listed runs matching `filter` (which binds `$1`) into the cells.
 async fn upsert_cells(conn: &mut PgConnection, filter: &str, run_ids: &[i64]) -> sqlx::Result<()> {
@@ -96,6 +111,37 @@ async fn upsert_cells(conn: &mut PgConnection, filter: &str, run_ids: &[i64]) ->
              ON CONFLICT (name, unit, board_id, kernel_id, variant_id) DO UPDATE SET
                  total = metric_cells.total + EXCLUDED.total, n = metric_cells.n + EXCLUDED.n,
                  last_run = GREATEST(metric_cells.last_run, EXCLUDED.last_run)"
+        ),
+        // Per UTC day x kernel of a board: the worst latency of each kind,
+        // and each metric (a run's value being the mean of its rows).
+        format!(
+            "INSERT INTO history_cells (board_id, metric, kind, day, kernel_id, runs, total,
+                                        max_value, max_run, max_variant_id)
+             SELECT r.board_id, '', r.worst_kind, (r.created_at AT TIME ZONE 'UTC')::date,
+                    r.kernel_id, count(*), sum(r.worst_us), max(r.worst_us),
+                    (array_agg(r.id ORDER BY r.worst_us DESC, r.id))[1],
+                    (array_agg(r.variant_id ORDER BY r.worst_us DESC, r.id))[1]
+             FROM runs r
+             WHERE {filter} AND r.deleted_at IS NULL AND NOT r.unlisted
+               AND r.worst_us IS NOT NULL AND r.worst_kind IS NOT NULL
+             GROUP BY 1, 2, 3, 4, 5
+             {HISTORY_UPSERT}"
+        ),
+        format!(
+            "INSERT INTO history_cells (board_id, metric, kind, day, kernel_id, runs, total,
+                                        max_value, max_run, max_variant_id)
+             SELECT p.board_id, p.name, '', p.day, p.kernel_id, count(*), sum(p.value),
+                    max(p.value), (array_agg(p.id ORDER BY p.value DESC, p.id))[1],
+                    (array_agg(p.variant_id ORDER BY p.value DESC, p.id))[1]
+             FROM (SELECT r.id, r.board_id, r.kernel_id, r.variant_id,
+                          (r.created_at AT TIME ZONE 'UTC')::date AS day, m.name,
+                          avg(m.value) AS value
+                   FROM metrics m JOIN runs r ON r.id = m.run_id
+                   WHERE {filter} AND r.deleted_at IS NULL AND NOT r.unlisted
+                     AND m.value = m.value
+                   GROUP BY r.id, m.name) p
+             GROUP BY 1, 2, 3, 4, 5
+             {HISTORY_UPSERT}"
         ),
     ];
     for sql in statements {

@@ -31,6 +31,7 @@ pub struct HistoryPage {
     pub boards: Vec<String>,
     pub svg_url: Option<String>,
     pub points: Vec<HistoryRow>,
+    pub note: Option<String>,
 }
 
 pub struct HistoryRow {
@@ -61,7 +62,7 @@ pub async fn show_history(
         let mut busiest: Vec<_> = rows.iter().filter(|b| b.runs > 0).collect();
         busiest.sort_by_key(|b| std::cmp::Reverse(b.runs));
         for b in busiest.into_iter().take(5) {
-            let pts =
+            let (pts, _) =
                 crate::storage::compare::history(&state.pool, &b.name, metric.as_deref(), &kind)
                     .await?;
             if !pts.is_empty() {
@@ -78,18 +79,37 @@ pub async fn show_history(
         boards,
         svg_url: None,
         points: Vec::new(),
+        note: None,
     };
     if let Some(b) = &board {
-        let pts =
+        let (pts, cut) =
             crate::storage::compare::history(&state.pool, b, metric.as_deref(), &kind).await?;
+        if cut {
+            page.note = Some(format!(
+                "The newest {} days are shown; older ones are left out.",
+                crate::storage::compare::HISTORY_DAYS
+            ));
+        }
         page.points = pts
             .iter()
             .map(|p| HistoryRow {
-                run_id: p.run_id,
+                run_id: p.max_run,
                 kernel: p.kernel.clone(),
-                variant: p.variant.clone(),
-                value: fmt_us(p.value),
-                uploaded: p.created_at.format("%Y-%m-%d %H:%M").to_string(),
+                variant: p.max_variant.clone(),
+                value: match (p.runs, metric.is_some()) {
+                    (1, _) => fmt_us(p.max_value),
+                    (n, false) => format!(
+                        "{} (worst of {n} runs; mean {})",
+                        fmt_us(p.max_value),
+                        fmt_us(p.mean)
+                    ),
+                    (n, true) => format!(
+                        "{} (mean of {n} runs; highest {})",
+                        fmt_us(p.mean),
+                        fmt_us(p.max_value)
+                    ),
+                },
+                uploaded: p.day.format("%Y-%m-%d").to_string(),
             })
             .collect();
         if !pts.is_empty() {
@@ -122,29 +142,34 @@ pub async fn show_history_svg(
         .clone()
         .filter(|k| !k.is_empty())
         .unwrap_or_else(|| "cyclictest".into());
-    let pts =
+    let (pts, _) =
         crate::storage::compare::history(&state.pool, &board, metric.as_deref(), &kind).await?;
-    // One line per kernel, x = when the run was stored (days since the
-    // first point), so a gap between test nights shows as a gap.
-    let t0 = pts.first().map(|p| p.created_at);
+    // One line per kernel, x = the UTC day the runs were stored (days since
+    // the first day shown), so a gap between test nights shows as a gap;
+    // y = the day's worst latency, or the day's mean of a metric.
+    let t0 = pts.first().map(|p| p.day);
     let day = |p: &crate::storage::compare::HistoryPoint| {
-        t0.map_or(0.0, |t| (p.created_at - t).num_seconds() as f64 / 86_400.0)
+        t0.map_or(0.0, |t| (p.day - t).num_days() as f64)
+    };
+    let value = |p: &crate::storage::compare::HistoryPoint| {
+        if metric.is_some() {
+            p.mean
+        } else {
+            p.max_value
+        }
     };
     let mut series: Vec<reclaimlab_report::svg::Series> = Vec::new();
     for p in &pts {
         match series.iter_mut().find(|s| s.label == p.kernel) {
-            Some(s) => s.points.push((day(p), p.value)),
+            Some(s) => s.points.push((day(p), value(p))),
             None => series.push(reclaimlab_report::svg::Series {
                 label: p.kernel.clone(),
-                points: vec![(day(p), p.value)],
+                points: vec![(day(p), value(p))],
             }),
         }
     }
     let x_label = match t0 {
-        Some(t) => format!(
-            "days since {} (upload date)",
-            t.format("%Y-%m-%d %H:%M UTC")
-        ),
+        Some(t) => format!("days since {} (upload date, UTC)", t.format("%Y-%m-%d")),
         None => "days (upload date)".to_string(),
     };
     let y = metric
