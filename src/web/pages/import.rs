@@ -34,6 +34,7 @@ pub struct ImportPage {
     pub mail: String,
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn show_import() -> ImportPage {
     ImportPage {
         error: None,
@@ -303,6 +304,7 @@ fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> Previe
     }
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn preview_import(Form(form): Form) -> Result<Response, PageError> {
     if form.raw.len() > MAX_MAIL_BYTES * 3 {
         return Err(
@@ -332,6 +334,7 @@ pub async fn preview_import(Form(form): Form) -> Result<Response, PageError> {
     }
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn commit_import(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
