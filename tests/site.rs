@@ -635,6 +635,7 @@ async fn a_crawl_of_the_demo_site_reaches_every_page_type(pool: PgPool) {
         "import",
         "boards",
         "kernels",
+        "variants",
     ];
     let missing: Vec<_> = want.iter().filter(|t| !reached.contains_key(*t)).collect();
     assert!(

@@ -16,6 +16,7 @@ use crate::web::extract::api::{self, Path};
 /// Body: `{"columns": [{"label": "...", "runs": [1, 2]}, ...], "baseline": 0}`;
 /// a column may also filter by `board`, `kernel`, `variant`, `kind`.
 /// Needs an upload token (the snapshot records who made it).
+#[tracing::instrument(skip_all)]
 pub async fn create_comparison(
     State(state): State<AppState>,
     caller: Caller,
@@ -39,6 +40,7 @@ pub async fn create_comparison(
 }
 
 /// Only the token that made a snapshot, or an admin token, may remove it.
+#[tracing::instrument(skip_all, fields(comparison.slug = %slug))]
 pub async fn delete_comparison(
     State(state): State<AppState>,
     caller: Caller,
@@ -66,6 +68,7 @@ pub async fn delete_comparison(
 /// Soft-delete an upload and its runs. Permalinks that used them keep their
 /// frozen copy (a permalink never changes); the runs vanish from listings,
 /// comparisons and run pages (404).
+#[tracing::instrument(skip_all, fields(upload.id = id))]
 pub async fn delete_upload(
     State(state): State<AppState>,
     caller: Caller,

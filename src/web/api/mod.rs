@@ -44,6 +44,7 @@ pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     )
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn openapi() -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "application/json")],
@@ -52,6 +53,7 @@ pub async fn openapi() -> impl IntoResponse {
 }
 
 /// The parse document's schema, which `openapi.json` refers to.
+#[tracing::instrument(skip_all)]
 pub async fn formats_schema() -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "application/schema+json")],

@@ -21,6 +21,7 @@ pub struct ListRunsParams {
     pub limit: Option<i64>,
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn list_runs(
     State(state): State<AppState>,
     Query(p): Query<ListRunsParams>,
@@ -38,6 +39,7 @@ pub async fn list_runs(
     Ok(Json(rows))
 }
 
+#[tracing::instrument(skip_all, fields(run.id = id))]
 pub async fn get_run(
     State(state): State<AppState>,
     Path(id): Path<i64>,

@@ -14,6 +14,7 @@ use crate::storage::simulations as jobs;
 use crate::web::AppState;
 use crate::web::extract::api::{self, Path};
 
+#[tracing::instrument(skip_all)]
 pub async fn create_simulation(
     State(state): State<AppState>,
     caller: Caller,
@@ -85,6 +86,7 @@ pub async fn status_json(state: &AppState, id: i64) -> AppResult<serde_json::Val
     }))
 }
 
+#[tracing::instrument(skip_all, fields(simulation.id = id))]
 pub async fn get_simulation(
     State(state): State<AppState>,
     Path(id): Path<i64>,
@@ -92,6 +94,7 @@ pub async fn get_simulation(
     Ok(Json(status_json(&state, id).await?))
 }
 
+#[tracing::instrument(skip_all, fields(simulation.id = id))]
 pub async fn cancel_simulation(
     State(state): State<AppState>,
     caller: Caller,
@@ -106,6 +109,7 @@ pub async fn cancel_simulation(
 
 /// Run the same inputs again (bypassing the result cache), e.g. to check
 /// that the same seed gives the same numbers.
+#[tracing::instrument(skip_all, fields(simulation.id = id))]
 pub async fn rerun_simulation(
     State(state): State<AppState>,
     caller: Caller,
@@ -130,6 +134,7 @@ pub struct CostsParams {
 
 /// `PUT /api/v1/boards/{name}/costs?board_class=x86-desktop` with a TOML
 /// table of `cost_name = nanoseconds` as the body.
+#[tracing::instrument(skip_all, fields(board = %board))]
 pub async fn put_board_costs(
     State(state): State<AppState>,
     caller: Caller,

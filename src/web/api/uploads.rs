@@ -64,6 +64,7 @@ impl UploadParams {
     }
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn create_upload(
     State(state): State<AppState>,
     caller: Caller,
@@ -146,6 +147,7 @@ pub async fn create_upload(
 /// ([`ParseGate::anonymous_max_bytes`], as sent and decoded) and rate
 /// ([`ParseGate::anonymous_per_minute`] per client address); with a valid
 /// token of any scope the upload limits apply.
+#[tracing::instrument(skip_all)]
 pub async fn parse_upload(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,

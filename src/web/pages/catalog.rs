@@ -19,6 +19,7 @@ pub struct BoardsPage {
     pub boards: Vec<BoardRow>,
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn show_boards(State(state): State<AppState>) -> PageResult<BoardsPage> {
     Ok(BoardsPage {
         boards: catalog::boards(&state.pool).await?,
@@ -31,6 +32,7 @@ pub struct KernelsPage {
     pub kernels: Vec<KernelRow>,
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn show_kernels(State(state): State<AppState>) -> PageResult<KernelsPage> {
     Ok(KernelsPage {
         kernels: catalog::kernels(&state.pool).await?,
@@ -43,6 +45,7 @@ pub struct VariantsPage {
     pub variants: Vec<VariantRow>,
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn show_variants(State(state): State<AppState>) -> PageResult<VariantsPage> {
     Ok(VariantsPage {
         variants: catalog::variants(&state.pool).await?,
@@ -68,6 +71,7 @@ pub struct ScopeParams {
     pub before: Option<i64>,
 }
 
+#[tracing::instrument(skip_all, fields(board = %name))]
 pub async fn show_board(
     State(state): State<AppState>,
     Path(name): Path<String>,
@@ -111,6 +115,7 @@ pub async fn show_board(
     })
 }
 
+#[tracing::instrument(skip_all, fields(kernel = %version))]
 pub async fn show_kernel(
     State(state): State<AppState>,
     Path(version): Path<String>,

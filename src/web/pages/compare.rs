@@ -131,6 +131,7 @@ pub struct ComparePage {
     pub permalinks: Vec<crate::storage::overview::PermalinkRow>,
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn show_compare(
     State(state): State<AppState>,
     uri: axum::http::Uri,
@@ -196,6 +197,7 @@ pub async fn show_compare(
     Ok(page)
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn show_compare_chart(
     State(state): State<AppState>,
     uri: axum::http::Uri,
@@ -212,6 +214,7 @@ pub async fn show_compare_chart(
 
 /// A permalink is permanent and costs storage, so making one takes an
 /// upload token (the form's `token` field), which it records as its owner.
+#[tracing::instrument(skip_all)]
 pub async fn share_compare(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,

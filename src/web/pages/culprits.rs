@@ -26,6 +26,7 @@ pub struct CulpritsPage {
 
 impl Numbers for CulpritsPage {}
 
+#[tracing::instrument(skip_all)]
 pub async fn show_culprits(
     State(state): State<AppState>,
     Query(p): Query<CulpritParams>,

@@ -163,6 +163,7 @@ fn heatmap_qs(q: &HeatmapQuery) -> String {
     format!("?{}", parts.join("&"))
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn show_heatmap(
     State(state): State<AppState>,
     Query(p): Query<HeatmapParams>,
@@ -199,6 +200,7 @@ pub async fn show_heatmap(
     })
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn show_heatmap_svg(
     State(state): State<AppState>,
     Query(p): Query<HeatmapParams>,

@@ -42,6 +42,7 @@ pub struct HistoryRow {
     pub uploaded: String,
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn show_history(
     State(state): State<AppState>,
     Query(p): Query<HistoryParams>,
@@ -124,6 +125,7 @@ pub async fn show_history(
     Ok(page)
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn show_history_svg(
     State(state): State<AppState>,
     Query(p): Query<HistoryParams>,

@@ -129,6 +129,7 @@ pub struct HomePage {
 
 /// The filter choices are the boards, kernels and variants with listed
 /// runs: an unlisted upload's names appear nowhere.
+#[tracing::instrument(skip_all)]
 pub async fn show_home(
     State(state): State<AppState>,
     Query(p): Query<HomeParams>,

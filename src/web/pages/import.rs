@@ -34,6 +34,7 @@ pub struct ImportPage {
     pub mail: String,
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn show_import() -> ImportPage {
     ImportPage {
         error: None,
@@ -303,6 +304,7 @@ fn preview(doc: &Document, mail: String, f: &BTreeMap<String, String>) -> Previe
     }
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn preview_import(
     State(state): State<AppState>,
     Form(form): Form,
@@ -335,6 +337,7 @@ pub async fn preview_import(
     }
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn commit_import(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,

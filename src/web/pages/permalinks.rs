@@ -11,6 +11,7 @@ use crate::web::extract::page::Path;
 
 /// `/c/{slug}`, `/c/{slug}.txt`, `.json`, `.svg`: the stored bytes, as they
 /// were first served, with a strong ETag and `immutable` caching.
+#[tracing::instrument(skip_all, fields(permalink = %name))]
 pub async fn show_snapshot(
     State(state): State<AppState>,
     Path(name): Path<String>,

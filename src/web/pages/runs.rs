@@ -89,6 +89,7 @@ impl RunPage {
     }
 }
 
+#[tracing::instrument(skip_all, fields(run.id = id))]
 pub async fn show_run(
     State(state): State<AppState>,
     Path(id): Path<i64>,
@@ -127,6 +128,7 @@ pub async fn show_run(
 }
 
 /// Raw text, as an attachment with a sandbox CSP: it is untrusted data.
+#[tracing::instrument(skip_all, fields(run.id = id))]
 pub async fn show_raw(
     State(state): State<AppState>,
     Path(id): Path<i64>,
@@ -151,6 +153,7 @@ pub async fn show_raw(
 }
 
 /// `/runs/{id}/histogram.svg`: one line per thread, log counts.
+#[tracing::instrument(skip_all, fields(run.id = id))]
 pub async fn show_histogram(
     State(state): State<AppState>,
     Path(id): Path<i64>,

@@ -144,6 +144,7 @@ const PREFILL: [&str; 10] = [
     "sweep_output",
 ];
 
+#[tracing::instrument(skip_all)]
 pub async fn show_simulations(
     State(state): State<AppState>,
     Query(q): Query<BTreeMap<String, String>>,
@@ -280,6 +281,7 @@ fn request_from_form(f: &BTreeMap<String, String>) -> Result<SimulationRequest, 
     })
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn submit_simulation(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
@@ -315,6 +317,7 @@ pub async fn submit_simulation(
     }
 }
 
+#[tracing::instrument(skip_all)]
 pub async fn submit_costs(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
@@ -351,6 +354,7 @@ pub struct SimulationPage {
     pub replications: String,
 }
 
+#[tracing::instrument(skip_all, fields(simulation.id = id))]
 pub async fn show_simulation(
     State(state): State<AppState>,
     Path(id): Path<i64>,
@@ -409,6 +413,7 @@ pub async fn show_simulation(
     })
 }
 
+#[tracing::instrument(skip_all, fields(simulation.id = id))]
 pub async fn cancel_from_page(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
@@ -423,6 +428,7 @@ pub async fn cancel_from_page(
     Ok(Redirect::to(&format!("/simulations/{id}")).into_response())
 }
 
+#[tracing::instrument(skip_all, fields(simulation.id = id))]
 pub async fn rerun_from_page(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
@@ -473,6 +479,7 @@ async fn sweep_points(
     Ok((sweep, list, points))
 }
 
+#[tracing::instrument(skip_all, fields(sweep.id = id))]
 pub async fn show_sweep(
     State(state): State<AppState>,
     Path(id): Path<i64>,
@@ -501,6 +508,7 @@ pub async fn show_sweep(
     })
 }
 
+#[tracing::instrument(skip_all, fields(sweep.id = id))]
 pub async fn show_sweep_svg(
     State(state): State<AppState>,
     Path(id): Path<i64>,

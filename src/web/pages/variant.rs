@@ -20,6 +20,7 @@ pub struct VariantPage {
     pub message_id: Option<String>,
 }
 
+#[tracing::instrument(skip_all, fields(variant = %name))]
 pub async fn show_variant(
     State(state): State<AppState>,
     Path(name): Path<String>,
