@@ -521,6 +521,7 @@ pub fn parse(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
 
     let mut blocks: Vec<Scanned> = Vec::new();
     let mut warnings = Vec::new();
+    let mut first_failure: Option<ParseError> = None;
     for (k, &(from, to)) in ranges.iter().enumerate() {
         let slice = lines.get(from..to).unwrap_or(&[]);
         let scan = detect::scan(slice)?;
@@ -536,17 +537,30 @@ pub fn parse(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
             s.block.quote_level = Some(lines.get(s.first).map(|l| l.quote).unwrap_or(0));
             blocks.push(s);
         }
+        if first_failure.is_none() {
+            first_failure = scan.failures.first().cloned();
+        }
         let mut found: Vec<Warning> = scan.failures.iter().map(Warning::from_error).collect();
         found.extend(scan.unread);
         found.sort_by_key(|w| w.line);
         warnings.extend(found);
     }
     hints::annotate(&mut blocks, &lines, &ranges);
+    // A mail without a result block is refused as any other text is: with
+    // the first block that failed to read, else with what was looked for.
     if blocks.is_empty() {
-        warnings.push(Warning {
-            line: None,
-            message: "no result blocks found in the mail".into(),
-        });
+        if let Some(e) = first_failure {
+            return Err(e);
+        }
+        let first = ranges
+            .iter()
+            .flat_map(|&(from, to)| lines.get(from..to).unwrap_or(&[]))
+            .find(|l| !l.text.trim().is_empty());
+        return Err(ParseError::unrecognized(
+            detect::looked_for(),
+            first.map_or(0, |l| l.no),
+            first.map_or("", |l| l.text),
+        ));
     }
 
     let first = messages.first().cloned().unwrap_or_default();
