@@ -173,15 +173,16 @@ pub fn direction_of(
     m: &crate::ingest::MetricRow,
     tool: Option<&str>,
 ) -> (reclaimlab_report::compare::Better, DirectionSource) {
-    if let Some(b) = m.direction {
-        return (b, source_of(m.direction_source.as_deref()));
-    }
-    direction::lookup(MetricFacts {
-        name: &m.name,
-        unit: m.unit.as_deref().unwrap_or(""),
-        stat: m.stat.as_deref(),
-        tool,
-    })
+    direction_from(
+        m.direction,
+        m.direction_source.as_deref(),
+        MetricFacts {
+            name: &m.name,
+            unit: m.unit.as_deref().unwrap_or(""),
+            stat: m.stat.as_deref(),
+            tool,
+        },
+    )
 }
 
 /// [`direction_of`] for a metric identity of a loaded column (its words as
@@ -190,19 +191,30 @@ fn direction_of_ident(
     m: &crate::storage::compare::MetricIdent,
     tool: Option<&str>,
 ) -> (reclaimlab_report::compare::Better, DirectionSource) {
-    if let Some(b) = m
-        .direction
-        .as_deref()
-        .and_then(crate::ingest::better_from_str)
-    {
-        return (b, source_of(m.direction_source.as_deref()));
+    direction_from(
+        m.direction
+            .as_deref()
+            .and_then(crate::ingest::better_from_str),
+        m.direction_source.as_deref(),
+        MetricFacts {
+            name: &m.name,
+            unit: m.unit.as_deref().unwrap_or(""),
+            stat: m.stat.as_deref(),
+            tool,
+        },
+    )
+}
+
+/// The stored direction with whose word it is, else the direction table's.
+fn direction_from(
+    stored: Option<reclaimlab_report::compare::Better>,
+    source: Option<&str>,
+    facts: MetricFacts<'_>,
+) -> (reclaimlab_report::compare::Better, DirectionSource) {
+    match stored {
+        Some(b) => (b, source_of(source)),
+        None => direction::lookup(facts),
     }
-    direction::lookup(MetricFacts {
-        name: &m.name,
-        unit: m.unit.as_deref().unwrap_or(""),
-        stat: m.stat.as_deref(),
-        tool,
-    })
 }
 
 /// Whose word a stored direction is: the printed table's or the uploader's.

@@ -247,16 +247,11 @@ async fn api_case(
         ));
     }
     for (i, (s, c)) in stored.iter().zip(&cli_blocks).enumerate() {
-        for k in [
-            "kind",
-            "lines",
-            "label",
-            "board",
-            "kernel",
-            "duplicate_of",
-            "message",
-            "quote_level",
-        ] {
+        // The outline's own fields but the index, which `parse` does not print.
+        for k in reclaimlab::storage::ingest::OUTLINE_BLOCK_FIELDS
+            .into_iter()
+            .filter(|k| *k != "index")
+        {
             if let Some(d) = diff(&s[k], &c[k], &format!("block {i}.{k}")) {
                 return Err(d);
             }

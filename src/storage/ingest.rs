@@ -198,6 +198,19 @@ pub const SHARED_BLOCK_KEY: &str = "block_of_run";
 /// listings read without loading the block.
 const REFERENCE_KEYS: [&str; 6] = ["kind", "lines", "title", "tool", "style", "source"];
 
+/// The fields of each block that `uploads.document` keeps.
+pub const OUTLINE_BLOCK_FIELDS: [&str; 9] = [
+    "index",
+    "kind",
+    "lines",
+    "label",
+    "board",
+    "kernel",
+    "duplicate_of",
+    "message",
+    "quote_level",
+];
+
 /// What `uploads.document` keeps of a document: source, context,
 /// warnings, and a reference per block (kind, lines, label, hints). Block
 /// bodies are in `runs.block`. Taking the outline of an outline changes
@@ -209,17 +222,7 @@ pub fn outline(doc: &serde_json::Value) -> serde_json::Value {
             out.insert(k.into(), v.clone());
         }
     }
-    let keep = [
-        "index",
-        "kind",
-        "lines",
-        "label",
-        "board",
-        "kernel",
-        "duplicate_of",
-        "message",
-        "quote_level",
-    ];
+    let keep = OUTLINE_BLOCK_FIELDS;
     let blocks: Vec<serde_json::Value> = doc
         .get("blocks")
         .and_then(|b| b.as_array())

@@ -22,6 +22,23 @@ pub struct HistoryParams {
     pub kind: Option<String>,
 }
 
+impl HistoryParams {
+    /// The metric asked for; none for the worst latency.
+    fn metric(&self) -> Option<String> {
+        self.metric
+            .clone()
+            .filter(|m| !m.is_empty() && m != "worst_latency")
+    }
+
+    /// The latency kind asked for, cyclictest by default.
+    fn kind(&self) -> String {
+        self.kind
+            .clone()
+            .filter(|k| !k.is_empty())
+            .unwrap_or_else(|| "cyclictest".into())
+    }
+}
+
 #[derive(Template, WebTemplate)]
 #[template(path = "pages/history.html")]
 pub struct HistoryPage {
@@ -48,15 +65,8 @@ pub async fn show_history(
     Query(p): Query<HistoryParams>,
 ) -> PageResult<HistoryPage> {
     let rows = crate::storage::catalog::boards(&state.pool).await?;
-    let metric = p
-        .metric
-        .clone()
-        .filter(|m| !m.is_empty() && m != "worst_latency");
-    let kind = p
-        .kind
-        .clone()
-        .filter(|k| !k.is_empty())
-        .unwrap_or_else(|| "cyclictest".into());
+    let metric = p.metric();
+    let kind = p.kind();
     let mut board = p.board.clone().filter(|b| !b.is_empty());
     if board.is_none() {
         // Open on a board that has this history: the busiest few are tried.
@@ -135,15 +145,8 @@ pub async fn show_history_svg(
         .clone()
         .filter(|b| !b.is_empty())
         .ok_or_else(|| AppError::BadRequest("board is required".into()))?;
-    let metric = p
-        .metric
-        .clone()
-        .filter(|m| !m.is_empty() && m != "worst_latency");
-    let kind = p
-        .kind
-        .clone()
-        .filter(|k| !k.is_empty())
-        .unwrap_or_else(|| "cyclictest".into());
+    let metric = p.metric();
+    let kind = p.kind();
     let (pts, _) =
         crate::storage::compare::history(&state.pool, &board, metric.as_deref(), &kind).await?;
     // One line per kernel, x = the UTC day the runs were stored (days since
