@@ -87,7 +87,7 @@ pub fn compact(v: f64) -> String {
     trim_zeros(&format!("{v:.d$}"))
 }
 
-fn unit_is_time(unit: &str) -> bool {
+pub(crate) fn unit_is_time(unit: &str) -> bool {
     matches!(
         unit,
         "us" | "ns" | "ms" | "s" | "usec" | "usecs" | "msec" | "sec" | "secs" | "seconds"

@@ -716,7 +716,12 @@ pub fn bar_chart(title: &str, unit: &str, bars: &[Bar]) -> String {
             cx,
             label_y - 6.0,
             "middle",
-            &crate::fmt::value(v),
+            // Times as the text says them (`4449`, not `4449.00`).
+            &if crate::fmt::unit_is_time(unit) {
+                crate::fmt::us(v)
+            } else {
+                crate::fmt::value(v)
+            },
         );
     }
     out.push_str("</g></svg>");
