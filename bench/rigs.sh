@@ -12,25 +12,13 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-. scripts/pg.sh
+. bench/lib.sh
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
 DURATION="${DURATION:-15s}"
 RIGS="${RIGS:-8}"
 ROUNDS="${ROUNDS:-2}"
 
-started=""; server=""
-cleanup() {
-    [ -n "$server" ] && kill "$server" 2>/dev/null || true
-    if [ -n "$started" ]; then pg_stop "$started"; rm -rf "$(readlink -f "$started")" "$started"; fi
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-if [ -z "${DATABASE_URL:-}" ]; then
-    pg_install
-    dir="$(mktemp -d /tmp/reclaimlab-bench-pg.XXXXXX)"; chmod 755 "$dir"
-    started="$dir/data"
-    pg_start "$started" "$(free_port)" fast
-fi
+bench_database
 target="${CARGO_TARGET_DIR:-$root/target}"
 cargo build --release --quiet
 bin="$target/release/reclaimlab"
@@ -41,8 +29,7 @@ log="$(mktemp)"
 RUST_LOG=warn "$bin" serve --bind "127.0.0.1:$port" >"$log" 2>&1 &
 server=$!
 base="http://127.0.0.1:$port"
-for _ in $(seq 100); do curl -sf "$base/healthz" >/dev/null && break; sleep 0.1; done
-curl -sf "$base/healthz" >/dev/null || { cat "$log"; exit 1; }
+wait_healthy "$base" "$log"
 
 echo "| rigs | kernels | round | uploads/s | p50 | p99 | max | not 201 |"
 echo "|---|---|---|---|---|---|---|---|"

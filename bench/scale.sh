@@ -21,27 +21,16 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-. scripts/pg.sh
+. bench/lib.sh
 command -v wrk >/dev/null || { echo "wrk is needed: apt-get install wrk" >&2; exit 1; }
 SIZES="${SIZES:-1000 10000 100000}"
 DURATION="${DURATION:-5s}"
 UPLOADS="${UPLOADS:-200}"
 # SIM_REQUEST: the JSON of the one simulation submitted (a scenario).
 
-started=""; server=""; static_dir="$(mktemp -d)"
-cleanup() {
-    [ -n "$server" ] && kill "$server" 2>/dev/null || true
-    if [ -n "$started" ]; then pg_stop "$started"; rm -rf "$(readlink -f "$started")" "$started"; fi
-    rm -rf "$static_dir"
-}
-trap cleanup EXIT
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-if [ -z "${DATABASE_URL:-}" ]; then
-    pg_install
-    dir="$(mktemp -d /tmp/reclaimlab-bench-pg.XXXXXX)"; chmod 755 "$dir"
-    started="$dir/data"
-    pg_start "$started" "$(free_port)" fast
-fi
+static_dir="$(mktemp -d)"
+bench_cleanup_more() { rm -rf "$static_dir"; }
+bench_database
 cargo build --release --quiet
 bin="${CARGO_TARGET_DIR:-$root/target}/release/reclaimlab"
 MEASURE_ONLY="${MEASURE_ONLY:-}"
@@ -54,8 +43,7 @@ RECLAIMLAB_STATIC_DIR="$static_dir" RUST_LOG=warn "$bin" serve --bind "127.0.0.1
     --db-max-connections 16 >"$log" 2>&1 &
 server=$!
 base="http://127.0.0.1:$port"
-for _ in $(seq 100); do curl -sf "$base/healthz" >/dev/null && break; sleep 0.1; done
-curl -sf "$base/healthz" >/dev/null || { cat "$log"; exit 1; }
+wait_healthy "$base" "$log"
 
 if [ -z "$MEASURE_ONLY" ]; then
     echo ">> uploading $UPLOADS rig results through the API (4 clients)"

@@ -176,12 +176,7 @@ pub fn direction_of(
     direction_from(
         m.direction,
         m.direction_source.as_deref(),
-        MetricFacts {
-            name: &m.name,
-            unit: m.unit.as_deref().unwrap_or(""),
-            stat: m.stat.as_deref(),
-            tool,
-        },
+        facts(&m.name, m.unit.as_deref(), m.stat.as_deref(), tool),
     )
 }
 
@@ -196,13 +191,23 @@ fn direction_of_ident(
             .as_deref()
             .and_then(crate::ingest::better_from_str),
         m.direction_source.as_deref(),
-        MetricFacts {
-            name: &m.name,
-            unit: m.unit.as_deref().unwrap_or(""),
-            stat: m.stat.as_deref(),
-            tool,
-        },
+        facts(&m.name, m.unit.as_deref(), m.stat.as_deref(), tool),
     )
+}
+
+/// What the direction table looks at for a stored metric.
+fn facts<'a>(
+    name: &'a str,
+    unit: Option<&'a str>,
+    stat: Option<&'a str>,
+    tool: Option<&'a str>,
+) -> MetricFacts<'a> {
+    MetricFacts {
+        name,
+        unit: unit.unwrap_or(""),
+        stat,
+        tool,
+    }
 }
 
 /// The stored direction with whose word it is, else the direction table's.

@@ -1,0 +1,37 @@
+# Shared by the service benchmarks (bench/scale.sh, bench/rigs.sh): a
+# database, a free port, a server that answers, and cleaning up after.
+# Source it after `set -euo pipefail` from the repository root.
+# shellcheck shell=bash
+
+. scripts/pg.sh
+
+started=""; server=""
+
+# Stop the server and the throwaway cluster, if this script started them;
+# then run `bench_cleanup_more` when the script defines it.
+bench_cleanup() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null || true
+    if [ -n "$started" ]; then pg_stop "$started"; rm -rf "$(readlink -f "$started")" "$started"; fi
+    if declare -F bench_cleanup_more >/dev/null; then bench_cleanup_more; fi
+}
+trap bench_cleanup EXIT
+
+# A port the OS says is free.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# DATABASE_URL when set, else a throwaway cluster like scripts/test.sh's.
+bench_database() {
+    if [ -z "${DATABASE_URL:-}" ]; then
+        pg_install
+        local dir
+        dir="$(mktemp -d /tmp/reclaimlab-bench-pg.XXXXXX)"; chmod 755 "$dir"
+        started="$dir/data"
+        pg_start "$started" "$(free_port)" fast
+    fi
+}
+
+# Wait until the server at $1 answers /healthz; else print its log $2.
+wait_healthy() {
+    for _ in $(seq 100); do curl -sf "$1/healthz" >/dev/null && return 0; sleep 0.1; done
+    curl -sf "$1/healthz" >/dev/null || { cat "$2"; exit 1; }
+}
