@@ -9,6 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use common::pages;
 use common::*;
 use reclaimlab::auth::Scope;
 use sqlx::PgPool;
@@ -250,7 +251,11 @@ async fn key_pages_render_in_chromium(pool: PgPool) {
             .fetch_one(&pool)
             .await
             .unwrap();
-    let pages: Vec<(&str, String, Vec<&str>)> = vec![
+    // Every page route the crawl reaches is rendered; the list below adds
+    // the numbers each key page must show, and more than one address for
+    // some routes (filters, tracers).
+    let crawl = pages::crawl(&app, &base).await;
+    let named: Vec<(&str, String, Vec<&str>)> = vec![
         (
             "home",
             "/".into(),
@@ -335,6 +340,19 @@ async fn key_pages_render_in_chromium(pool: PgPool) {
             vec!["Examples", "value=\"isolate_time_cap_us\"", "4 jobs queued or running"],
         ),
     ];
+    let mut pages: Vec<(String, String, Vec<&str>)> = named
+        .into_iter()
+        .map(|(n, p, v)| (n.to_string(), p, v))
+        .collect();
+    for (route, url) in &crawl.reached {
+        if !pages.iter().any(|(_, p, _)| pages::fits(route, p)) {
+            let name = route
+                .trim_matches('/')
+                .replace(['{', '}'], "")
+                .replace('/', "-");
+            pages.push((name, url.clone(), vec!["</h1>"]));
+        }
+    }
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
     std::fs::create_dir_all(&dir).unwrap();
     for ((name, path, needles), width) in pages

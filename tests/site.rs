@@ -505,47 +505,9 @@ async fn the_simulate_page_examples_run_as_given(pool: PgPool) {
     assert_eq!(status["replications"], 1, "{status}");
 }
 
-/// What kind of page a same-site path is, for the crawl.
-fn page_type(path: &str) -> Option<&'static str> {
-    let p = path.split(['?', '#']).next().unwrap_or(path);
-    let segs: Vec<&str> = p.trim_start_matches('/').split('/').collect();
-    Some(match segs.as_slice() {
-        [""] => "home",
-        ["runs", id] if id.parse::<i64>().is_ok() => "run",
-        ["boards"] => "boards",
-        ["boards", _] => "board",
-        ["kernels"] => "kernels",
-        ["kernels", _] => "kernel",
-        ["variants"] => "variants",
-        ["variants", _] => "variant",
-        ["compare"] => "compare",
-        ["c", slug] if !slug.contains('.') => "permalink",
-        ["history"] => "history",
-        ["heatmap"] => "heatmap",
-        ["culprits"] => "culprits",
-        ["simulations"] => "simulations",
-        ["simulations", id] if id.parse::<i64>().is_ok() => "simulation",
-        ["import"] => "import",
-        _ => return None,
-    })
-}
-
-/// The same-site targets of a page's links (`href`), HTML-unescaped,
-/// fragments dropped; absolute links to the site's own address included.
-fn site_links(html: &str, public: &str) -> Vec<String> {
-    html.split("href=\"")
-        .skip(1)
-        .filter_map(|s| s.split('"').next())
-        .map(|h| h.replace("&amp;", "&").replace("&#38;", "&"))
-        .map(|h| h.strip_prefix(public).map(str::to_string).unwrap_or(h))
-        .filter(|h| h.starts_with('/') && !h.starts_with("//"))
-        .map(|h| h.split('#').next().unwrap_or("").to_string())
-        .filter(|h| !h.is_empty())
-        .collect()
-}
-
-/// From `/`, every same-site link of the demo data set: each page type is
-/// reached, nothing answers 4xx/5xx, and every HTML page links back in.
+/// From `/`, every same-site link of the demo data set: every page route
+/// of the router is reached, nothing answers 4xx/5xx, and every HTML page
+/// links back in (`common::pages`).
 #[sqlx::test]
 async fn a_crawl_of_the_demo_site_reaches_every_page_type(pool: PgPool) {
     let loaded = reclaimlab::cli::demo::load(&pool).await.unwrap();
@@ -577,70 +539,16 @@ async fn a_crawl_of_the_demo_site_reaches_every_page_type(pool: PgPool) {
     let h = common::get(&app, "/history").await.text();
     assert!(h.contains("/history.svg?board="), "{h}");
 
-    let public = "http://reclaimlab.test";
-    let mut seen = std::collections::BTreeSet::new();
-    let mut queue = std::collections::VecDeque::from(["/".to_string()]);
-    let mut reached: std::collections::BTreeMap<&str, String> = Default::default();
-    let mut fetched = 0;
-    while let Some(url) = queue.pop_front() {
-        if !seen.insert(url.clone()) {
-            continue;
-        }
-        assert!(fetched < 3000, "crawl did not end: {} pages", seen.len());
-        fetched += 1;
-        let r = common::get(&app, &url).await;
-        assert!(r.status < 400, "GET {url}: {} {}", r.status, r.text());
-        if (300..400).contains(&r.status) {
-            if let Some(loc) = r.headers.get("location").and_then(|v| v.to_str().ok()) {
-                queue.push_back(loc.to_string());
-            }
-            continue;
-        }
-        let ctype = r
-            .headers
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
-        if !ctype.starts_with("text/html") {
-            continue;
-        }
-        let html = r.text();
-        let links = site_links(&html, public);
-        assert!(
-            links.iter().any(|l| page_type(l).is_some()),
-            "{url}: a dead end, no link to a page of the site"
-        );
-        if let Some(t) = page_type(&url) {
-            reached.entry(t).or_insert_with(|| url.clone());
-        }
-        for l in links {
-            if !seen.contains(&l) {
-                queue.push_back(l);
-            }
-        }
-    }
-    let want = [
-        "home",
-        "run",
-        "board",
-        "kernel",
-        "variant",
-        "compare",
-        "permalink",
-        "history",
-        "heatmap",
-        "culprits",
-        "simulations",
-        "simulation",
-        "import",
-        "boards",
-        "kernels",
-        "variants",
-    ];
-    let missing: Vec<_> = want.iter().filter(|t| !reached.contains_key(*t)).collect();
+    let c = common::pages::crawl(&app, "http://reclaimlab.test").await;
+    let missing = common::pages::unreached(&c);
     assert!(
         missing.is_empty(),
-        "not reached: {missing:?}; reached {reached:?}"
+        "{}\nreached {:?}",
+        missing.join("\n"),
+        c.reached
     );
-    eprintln!("crawl: {fetched} addresses fetched, page types {reached:?}");
+    eprintln!(
+        "crawl: {} addresses fetched, pages {:?}",
+        c.fetched, c.reached
+    );
 }
