@@ -85,17 +85,20 @@ fn parse_generated(
     }
     let mut out = Vec::new();
     child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let err = stderr_of(&mut child);
     let status = child.wait().unwrap();
     assert!(status.success(), "reclaimlab parse failed: {err}");
     let doc: serde_json::Value = serde_json::from_slice(&out).expect("JSON document");
     (doc, peak)
+}
+
+/// All a child wrote to its stderr (its stdout is closed or read).
+fn stderr_of(child: &mut std::process::Child) -> String {
+    let mut err = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        e.read_to_string(&mut err).unwrap();
+    }
+    err
 }
 
 fn check_trace(doc: &serde_json::Value, latency: u64, culprit: &str, bytes: u64) {
@@ -179,13 +182,7 @@ fn a_closed_pipe_is_not_an_error() {
         .read_exact(&mut first)
         .unwrap();
     drop(child.stdout.take());
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let err = stderr_of(&mut child);
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}: {err}");
     assert!(err.is_empty(), "{err}");

@@ -226,22 +226,10 @@ async fn key_pages_render_in_chromium(pool: PgPool) {
     .await
     .unwrap();
     let sim_id = sim.ids[0];
-    let start = std::time::Instant::now();
-    loop {
-        let s: String = sqlx::query_scalar("SELECT state FROM simulations WHERE id = $1")
-            .bind(sim_id)
-            .fetch_one(&pool)
-            .await
-            .unwrap();
-        if s == "done" {
-            break;
-        }
-        assert!(
-            s != "failed" && start.elapsed().as_secs() < 120,
-            "simulation {s}"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    assert_eq!(
+        wait_state(&pool, sim_id, &["done", "failed"], 120).await,
+        "done"
+    );
     let _ = stop_tx.send(true);
     for w in workers {
         w.await.unwrap();

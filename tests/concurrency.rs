@@ -12,19 +12,6 @@ use reclaimlab::auth::Scope;
 use reclaimlab::ingest::ParseGate;
 use sqlx::PgPool;
 
-/// A cyclictest summary with numbers of its own (rigs send different text).
-fn cyclictest(rig: usize) -> String {
-    (0..4)
-        .map(|t| {
-            format!(
-                "T: {t} ( {tid}) P:99 I:1000 C: 100000 Min:      1 Act:    3 Avg:    4 Max:   {max}\n",
-                tid = 4000 + t,
-                max = 100 + rig * 10 + t
-            )
-        })
-        .collect()
-}
-
 async fn count(pool: &PgPool, sql: &'static str) -> i64 {
     sqlx::query_scalar(sql).fetch_one(pool).await.unwrap()
 }
@@ -42,7 +29,7 @@ async fn eight_rigs_upload_for_one_new_kernel_at_once(pool: PgPool) {
                 rig % 2,
                 rig % 3
             );
-            upload(&app, Some(&tok), &query, cyclictest(rig)).await
+            upload(&app, Some(&tok), &query, cyclictest_rig(rig, 4, 4000, 100)).await
         }));
     }
     for t in tasks {
@@ -75,7 +62,7 @@ async fn an_open_upload_transaction_does_not_hold_the_kernel_for_others(pool: Pg
     let app = app(&pool);
     let tok = token(&pool, Scope::Upload).await;
     let meta = "board=rig-a&kernel=6.13.0&variant=base&parent=vanilla";
-    let r = upload(&app, Some(&tok), meta, cyclictest(0)).await;
+    let r = upload(&app, Some(&tok), meta, cyclictest_rig(0, 4, 4000, 100)).await;
     assert_eq!(r.status, 201, "{}", r.text());
     // An upload in the middle of its transaction, having taken the same
     // board, kernel and variant rows an upload takes.
@@ -93,7 +80,7 @@ async fn an_open_upload_transaction_does_not_hold_the_kernel_for_others(pool: Pg
     let t = Instant::now();
     let other = tokio::time::timeout(
         Duration::from_secs(10),
-        upload(&app, Some(&tok), meta, cyclictest(1)),
+        upload(&app, Some(&tok), meta, cyclictest_rig(1, 4, 4000, 100)),
     )
     .await
     .expect("the second upload waited for the open transaction");
@@ -121,14 +108,14 @@ async fn parses_beyond_the_gate_wait_then_get_503_with_retry_after(pool: PgPool)
     let held = gate.acquire(0).await.unwrap();
     assert_eq!(gate.running(), 1);
     let t = Instant::now();
-    let r = send(&app, parse_request(cyclictest(0))).await;
+    let r = send(&app, parse_request(cyclictest_rig(0, 4, 4000, 100))).await;
     assert_eq!(r.status, 503, "{}", r.text());
     assert!(t.elapsed() >= Duration::from_millis(200), "it waited first");
     assert_eq!(r.json()["error"]["code"], "busy");
     assert!(r.headers.get("retry-after").is_some());
     // Once the permit is back, the same request parses.
     drop(held);
-    let r = send(&app, parse_request(cyclictest(0))).await;
+    let r = send(&app, parse_request(cyclictest_rig(0, 4, 4000, 100))).await;
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(gate.running(), 0);
 }
@@ -144,7 +131,7 @@ async fn anonymous_parses_are_limited_in_size_and_rate(pool: PgPool) {
     let tok = token(&pool, Scope::Read).await;
     let mut big = String::new();
     while big.len() <= 4096 {
-        big.push_str(&cyclictest(big.len()));
+        big.push_str(&cyclictest_rig(big.len(), 4, 4000, 100));
     }
     // One byte past the anonymous limit: 413; with a token, parsed.
     let r = send(&app, parse_request(big.clone())).await;
@@ -162,14 +149,14 @@ async fn anonymous_parses_are_limited_in_size_and_rate(pool: PgPool) {
     assert_eq!(r.status, 200, "{}", r.text());
     // The rate: the 413 above counted; two more pass, then 429.
     for _ in 0..2 {
-        let r = send(&app, parse_request(cyclictest(1))).await;
+        let r = send(&app, parse_request(cyclictest_rig(1, 4, 4000, 100))).await;
         assert_eq!(r.status, 200, "{}", r.text());
     }
-    let r = send(&app, parse_request(cyclictest(1))).await;
+    let r = send(&app, parse_request(cyclictest_rig(1, 4, 4000, 100))).await;
     assert_eq!(r.status, 429, "{}", r.text());
     assert!(r.headers.get("retry-after").is_some());
     // A bad token is refused, not taken for anonymous.
-    let mut req = parse_request(cyclictest(1));
+    let mut req = parse_request(cyclictest_rig(1, 4, 4000, 100));
     req.headers_mut()
         .insert("authorization", "Bearer rl_read_nope".parse().unwrap());
     assert_eq!(send(&app, req).await.status, 401);
@@ -179,7 +166,7 @@ async fn anonymous_parses_are_limited_in_size_and_rate(pool: PgPool) {
 async fn a_timed_out_upload_stops_decoding_and_frees_its_parse_slot(pool: PgPool) {
     use std::io::Write;
     // Text that takes a while to gunzip: decoding all of it is timed first.
-    let text = cyclictest(0).repeat(400_000);
+    let text = cyclictest_rig(0, 4, 4000, 100).repeat(400_000);
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     enc.write_all(text.as_bytes()).unwrap();
     let gz = enc.finish().unwrap();

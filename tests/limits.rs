@@ -871,25 +871,6 @@ fn simulator_nice() -> Option<i64> {
     None
 }
 
-async fn wait_state(pool: &PgPool, id: i64, want: &[&str], secs: u64) -> String {
-    let start = Instant::now();
-    loop {
-        let s: String = sqlx::query_scalar("SELECT state FROM simulations WHERE id = $1")
-            .bind(id)
-            .fetch_one(pool)
-            .await
-            .unwrap();
-        if want.contains(&s.as_str()) {
-            return s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(secs),
-            "job {id} still {s} after {secs} s"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
 #[sqlx::test]
 async fn simulations_run_at_low_priority_and_fail_with_the_limit_s_name(pool: PgPool) {
     // Two CPU seconds: long enough for the child to be seen running on a

@@ -5,7 +5,7 @@
 mod common;
 
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::Request;
@@ -43,25 +43,6 @@ async fn submit(app: &axum::Router, tok: &str, body: serde_json::Value) -> TestR
             .unwrap(),
     )
     .await
-}
-
-async fn wait_state(pool: &PgPool, id: i64, want: &[&str], secs: u64) -> String {
-    let start = Instant::now();
-    loop {
-        let s: String = sqlx::query_scalar("SELECT state FROM simulations WHERE id = $1")
-            .bind(id)
-            .fetch_one(pool)
-            .await
-            .unwrap();
-        if want.contains(&s.as_str()) {
-            return s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(secs),
-            "job {id} still {s} after {secs} s"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 #[sqlx::test]

@@ -106,18 +106,6 @@ fn post_json(
         .body(body.to_string())
 }
 
-fn cyclictest(rig: usize) -> String {
-    (0..2)
-        .map(|t| {
-            format!(
-                "T: {t} ( {tid}) P:99 I:1000 C: 100000 Min:      1 Act:    3 Avg:    4 Max:   {max}\n",
-                tid = 5000 + t,
-                max = 200 + rig * 10 + t
-            )
-        })
-        .collect()
-}
-
 #[sqlx::test]
 async fn two_processes_on_one_database_agree(pool: PgPool) {
     let db = database_url(&pool).await;
@@ -143,7 +131,7 @@ async fn two_processes_on_one_database_agree(pool: PgPool) {
     let r = post_upload(
         &a.base,
         "board=two-proc&kernel=6.14.0&variant=base",
-        cyclictest(0),
+        common::cyclictest_rig(0, 2, 5000, 200),
         Some("two-proc-1"),
     )
     .await
@@ -160,7 +148,7 @@ async fn two_processes_on_one_database_agree(pool: PgPool) {
     let r = post_upload(
         &b.base,
         "board=two-proc&kernel=6.14.0&variant=base",
-        cyclictest(0),
+        common::cyclictest_rig(0, 2, 5000, 200),
         Some("two-proc-1"),
     )
     .await
@@ -180,7 +168,7 @@ async fn two_processes_on_one_database_agree(pool: PgPool) {
                 rig % 4,
                 rig % 2
             ),
-            cyclictest(rig + 1),
+            common::cyclictest_rig(rig + 1, 2, 5000, 200),
             None,
         ));
     }

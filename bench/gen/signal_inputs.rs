@@ -46,27 +46,38 @@ const FUNCS: [(&str, &str); 8] = [
     ("list_move+0x0/0x40", "isolate_lru_folios+0x2a0/0x3e0"),
 ];
 
-pub fn irqsoff<W: Write + ?Sized>(out: &mut W, bytes: u64) -> std::io::Result<()> {
-    let header = format!(
-        "# tracer: irqsoff\n#\n# irqsoff latency trace v1.1.5 on 6.12.0-bench\n# --------------------------------------------------------------------\n# latency: {IRQSOFF_LATENCY_US} us, #1/1, CPU#5 | (M:unknown VP:0, KP:0, SP:0 HP:0 #P:8)\n#    -----------------\n#    | task: kswapd0-90 (uid:0 nice:0 policy:0 rt_prio:0)\n#    -----------------\n#  => started at: _raw_spin_lock_irq+0x16/0x40\n#  => ended at:   _raw_spin_unlock_irq+0x10/0x30\n#\n#\n#                    _------=> CPU#\n#                   / _-----=> irqs-off/BH-disabled\n#                  | / _----=> need-resched\n#                  || / _---=> hardirq/softirq\n#                  ||| / _--=> preempt-depth\n#                  |||| / _-=> migrate-disable\n#                  ||||| /     delay\n#  cmd     pid     |||||| time  |   caller\n#     \\   /        ||||||  \\    |    /\n"
-    );
-    out.write_all(header.as_bytes())?;
-    let mut written = header.len() as u64;
-    // One long stall in the middle of the trace (2.1 M events in 200 MB).
-    let stall_at = (bytes / 95 / 2).max(1);
+/// A function trace body: events cycling through `funcs`, one planted
+/// stall of [`STALL_US`] half way, the clock advancing 1 us every `every`
+/// events.
+struct Events<'a> {
+    /// comm-pid, CPU and flags, up to the time column.
+    prefix: &'a str,
+    funcs: &'a [(&'a str, &'a str)],
+    /// The stall's delay marker and its `function <-caller`.
+    stall: (char, &'a str),
+    /// About how long a line is, to place the stall half way.
+    line_bytes: u64,
+    every: u64,
+    t0: u64,
+}
+
+/// Writes events until `written` reaches `bytes`; the time after them.
+fn events<W: Write + ?Sized>(
+    out: &mut W,
+    mut written: u64,
+    bytes: u64,
+    e: &Events<'_>,
+) -> std::io::Result<u64> {
+    let stall_at = (bytes / e.line_bytes / 2).max(1);
     let mut i: u64 = 0;
-    let mut t: u64 = 0;
+    let mut t = e.t0;
     while written < bytes {
-        let (f, c) = FUNCS[(i % FUNCS.len() as u64) as usize];
-        // One long stall in the middle, the shape of a real irqsoff hit.
+        let (f, c) = e.funcs[(i % e.funcs.len() as u64) as usize];
         let big = i == stall_at;
-        let marker = if big { '*' } else { ' ' };
         let line = if big {
-            format!(
-                " kswapd0-90        5d..1. {t:>5}us{marker}: isolate_lru_folios+0x0/0x3e0 <-shrink_inactive_list+0x10f/0x440\n"
-            )
+            format!("{}{t:>5}us{}: {}\n", e.prefix, e.stall.0, e.stall.1)
         } else {
-            format!(" kswapd0-90        5d..1. {t:>5}us{marker}: {f} <-{c}\n")
+            format!("{}{t:>5}us : {f} <-{c}\n", e.prefix)
         };
         out.write_all(line.as_bytes())?;
         written += line.len() as u64;
@@ -74,9 +85,36 @@ pub fn irqsoff<W: Write + ?Sized>(out: &mut W, bytes: u64) -> std::io::Result<()
         t += if big {
             STALL_US
         } else {
-            u64::from(i.is_multiple_of(3))
+            u64::from(i.is_multiple_of(e.every))
         };
     }
+    Ok(t)
+}
+
+pub fn irqsoff<W: Write + ?Sized>(out: &mut W, bytes: u64) -> std::io::Result<()> {
+    let header = format!(
+        "# tracer: irqsoff\n#\n# irqsoff latency trace v1.1.5 on 6.12.0-bench\n# --------------------------------------------------------------------\n# latency: {IRQSOFF_LATENCY_US} us, #1/1, CPU#5 | (M:unknown VP:0, KP:0, SP:0 HP:0 #P:8)\n#    -----------------\n#    | task: kswapd0-90 (uid:0 nice:0 policy:0 rt_prio:0)\n#    -----------------\n#  => started at: _raw_spin_lock_irq+0x16/0x40\n#  => ended at:   _raw_spin_unlock_irq+0x10/0x30\n#\n#\n#                    _------=> CPU#\n#                   / _-----=> irqs-off/BH-disabled\n#                  | / _----=> need-resched\n#                  || / _---=> hardirq/softirq\n#                  ||| / _--=> preempt-depth\n#                  |||| / _-=> migrate-disable\n#                  ||||| /     delay\n#  cmd     pid     |||||| time  |   caller\n#     \\   /        ||||||  \\    |    /\n"
+    );
+    out.write_all(header.as_bytes())?;
+    let written = header.len() as u64;
+    // One long stall in the middle of the trace (2.1 M events in 200 MB),
+    // the shape of a real irqsoff hit.
+    let t = events(
+        out,
+        written,
+        bytes,
+        &Events {
+            prefix: " kswapd0-90        5d..1. ",
+            funcs: &FUNCS,
+            stall: (
+                '*',
+                "isolate_lru_folios+0x0/0x3e0 <-shrink_inactive_list+0x10f/0x440",
+            ),
+            line_bytes: 95,
+            every: 3,
+            t0: 0,
+        },
+    )?;
     let tail = format!(
         " kswapd0-90        5d..1. {t:>5}us : <stack trace>\n => shrink_inactive_list+0x16a/0x440\n => shrink_lruvec+0x2fc/0x470\n => shrink_node+0x1d6/0x4a0\n => balance_pgdat+0x280/0x5c0\n => kswapd+0x10f/0x350\n => kthread+0xfa/0x130\n => ret_from_fork+0x2d/0x50\n"
     );
@@ -158,29 +196,23 @@ pub fn wakeup_rt<W: Write + ?Sized>(out: &mut W, bytes: u64) -> std::io::Result<
         "# tracer: wakeup_rt\n#\n# wakeup_rt latency trace v1.1.5 on 6.5.0-rt6-bench\n# --------------------------------------------------------------------\n# latency: {WAKEUP_RT_LATENCY_US} us, #1/1, CPU#2 | (M:preempt_rt VP:0, KP:0, SP:0 HP:0 #P:4)\n#    -----------------\n#    | task: cyclictest-250 (uid:0 nice:0 policy:1 rt_prio:99)\n#    -----------------\n#\n#                    _--------=> CPU#\n#                   / _-------=> irqs-off/BH-disabled\n#                  | / _------=> need-resched\n#                  || / _-----=> need-resched-lazy\n#                  ||| / _----=> hardirq/softirq\n#                  |||| / _---=> preempt-depth\n#                  ||||| / _--=> preempt-lazy-depth\n#                  |||||| / _-=> migrate-disable\n#                  ||||||| /     delay\n#  cmd     pid     |||||||| time  |   caller\n#     \\   /        ||||||||  \\    |    /\n   stress-n-264       2dn.h5..    0us :      264:120:R   + [002]     250:  0:R cyclictest\n"
     );
     out.write_all(header.as_bytes())?;
-    let mut written = header.len() as u64;
-    let stall_at = (bytes / 110 / 2).max(1);
-    let mut i: u64 = 0;
-    let mut t: u64 = 1;
-    while written < bytes {
-        let (f, c) = WAKE_FUNCS[(i % WAKE_FUNCS.len() as u64) as usize];
-        let big = i == stall_at;
-        let line = if big {
-            format!(
-                "   stress-n-264       2d..1... {t:>5}us!: vm_normal_folio+0x0/0x80 <-madvise_cold_or_pageout_pte_range+0x2c9/0xaa0\n"
-            )
-        } else {
-            format!("   stress-n-264       2d..1... {t:>5}us : {f} <-{c}\n")
-        };
-        out.write_all(line.as_bytes())?;
-        written += line.len() as u64;
-        i += 1;
-        t += if big {
-            STALL_US
-        } else {
-            u64::from(i.is_multiple_of(4))
-        };
-    }
+    let written = header.len() as u64;
+    let t = events(
+        out,
+        written,
+        bytes,
+        &Events {
+            prefix: "   stress-n-264       2d..1... ",
+            funcs: &WAKE_FUNCS,
+            stall: (
+                '!',
+                "vm_normal_folio+0x0/0x80 <-madvise_cold_or_pageout_pte_range+0x2c9/0xaa0",
+            ),
+            line_bytes: 110,
+            every: 4,
+            t0: 1,
+        },
+    )?;
     let tail = format!(
         "   stress-n-264       2d...3.. {t:>5}us : __schedule+0x7e4/0x1180\n   stress-n-264       2d...3.. {t:>5}us : 264:120:R ==> [002]     250:  0:R cyclictest\n   stress-n-264       2d...3.. {t:>5}us : <stack trace>\n => __ftrace_trace_stack+0x116/0x180\n => __trace_stack+0x4a/0x60\n => probe_wakeup_sched_switch+0x2a8/0x2e0\n => __schedule+0x7e4/0x1180\n => preempt_schedule+0x37/0x60\n => migrate_enable+0xbb/0xe0\n => rt_spin_unlock+0x48/0x60\n => madvise_cold_or_pageout_pte_range+0x6b4/0xaa0\n => walk_pgd_range+0x4e7/0xa40\n => __walk_page_range+0x17e/0x1a0\n => walk_page_range+0xdb/0x190\n => madvise_pageout+0xda/0x130\n => do_madvise+0x5e7/0x770\n => __x64_sys_madvise+0x27/0x30\n => do_syscall_64+0x3a/0x90\n => entry_SYSCALL_64_after_hwframe+0x6e/0xd8\n"
     );

@@ -124,3 +124,39 @@ pub async fn post_comparison(app: &Router, token: &str, body: serde_json::Value)
     )
     .await
 }
+
+/// Polls a simulation job until its state is one of `want`; fails the
+/// test after `secs` seconds.
+pub async fn wait_state(pool: &PgPool, id: i64, want: &[&str], secs: u64) -> String {
+    let start = std::time::Instant::now();
+    loop {
+        let s: String = sqlx::query_scalar("SELECT state FROM simulations WHERE id = $1")
+            .bind(id)
+            .fetch_one(pool)
+            .await
+            .unwrap();
+        if want.contains(&s.as_str()) {
+            return s;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(secs),
+            "job {id} still {s} after {secs} s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+/// A cyclictest summary of `threads` threads with numbers of its own for
+/// each rig (rigs send different text): thread ids from `tid0`, maxima
+/// from `max0 + rig * 10`.
+pub fn cyclictest_rig(rig: usize, threads: usize, tid0: usize, max0: usize) -> String {
+    (0..threads)
+        .map(|t| {
+            format!(
+                "T: {t} ( {tid}) P:99 I:1000 C: 100000 Min:      1 Act:    3 Avg:    4 Max:   {max}\n",
+                tid = tid0 + t,
+                max = max0 + rig * 10 + t
+            )
+        })
+        .collect()
+}
