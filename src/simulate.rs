@@ -358,7 +358,7 @@ pub async fn cancel(
     pool: &PgPool,
     caller: &crate::auth::Caller,
     id: i64,
-) -> Result<String, AppError> {
+) -> Result<jobs::JobState, AppError> {
     let job = jobs::get(pool, id)
         .await?
         .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;

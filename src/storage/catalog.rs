@@ -313,9 +313,16 @@ pub async fn variants(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<VariantRow>> 
     .await
 }
 
+/// The newest variant of a patch chain and how many variants the chain
+/// has, counting itself.
+pub struct ChainHead {
+    pub head: String,
+    pub variants: usize,
+}
+
 /// Variants that end a chain (have a parent, no children), with the chain
 /// length: the default comparisons offered on the compare page.
-pub async fn chain_heads(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<(String, usize)>> {
+pub async fn chain_heads(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<ChainHead>> {
     let rows: Vec<(String, i32)> = sqlx::query_as(
         "WITH RECURSIVE up(start, id, parent_id, depth) AS (
              SELECT v.name, v.id, v.parent_id, 1 FROM variants v
@@ -329,7 +336,10 @@ pub async fn chain_heads(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<(String, u
     .await?;
     Ok(rows
         .into_iter()
-        .map(|(n, d)| (n, d.max(0) as usize))
+        .map(|(head, d)| ChainHead {
+            head,
+            variants: d.max(0) as usize,
+        })
         .collect())
 }
 

@@ -5,6 +5,48 @@ use chrono::{DateTime, Utc};
 use sqlx::{FromRow, PgConnection, PgExecutor};
 use uuid::Uuid;
 
+/// Where a simulation job is in its life (`simulations.state`, a `TEXT`
+/// column with a `CHECK` on these five words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::Type, serde::Serialize, serde::Deserialize)]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+#[serde(rename_all = "lowercase")]
+pub enum JobState {
+    /// Waiting for a worker (or for its retry time).
+    Queued,
+    /// Leased by a worker.
+    Running,
+    /// Finished; its result is stored.
+    Done,
+    /// Gave up: the error says why.
+    Failed,
+    /// Cancelled by its submitter or an admin.
+    Cancelled,
+}
+
+impl JobState {
+    /// The word stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobState::Queued => "queued",
+            JobState::Running => "running",
+            JobState::Done => "done",
+            JobState::Failed => "failed",
+            JobState::Cancelled => "cancelled",
+        }
+    }
+
+    /// Queued or running: the job may still change.
+    pub fn is_active(self) -> bool {
+        matches!(self, JobState::Queued | JobState::Running)
+    }
+}
+
+impl std::fmt::Display for JobState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
 pub struct Job {
     pub id: i64,
@@ -22,7 +64,7 @@ pub struct Job {
     pub sweep_value: Option<f64>,
     pub knobs: serde_json::Value,
     pub sim_version: String,
-    pub state: String,
+    pub state: JobState,
     pub cancel_requested: bool,
     pub attempts: i32,
     pub max_attempts: i32,
@@ -308,7 +350,7 @@ pub async fn release(db: impl PgExecutor<'_>, id: i64, lease: Uuid) -> sqlx::Res
 
 /// Request cancellation. Queued jobs are cancelled at once; running ones
 /// when their worker next heartbeats. Returns the new state.
-pub async fn request_cancel(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<String>> {
+pub async fn request_cancel(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<JobState>> {
     sqlx::query_scalar(
         "UPDATE simulations SET
             cancel_requested = state IN ('queued', 'running'),

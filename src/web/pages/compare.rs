@@ -127,7 +127,7 @@ pub struct ComparePage {
     pub view: Option<ComparisonView>,
     pub chart_url: Option<String>,
     pub error: Option<String>,
-    pub chains: Vec<(String, usize)>,
+    pub chains: Vec<crate::storage::catalog::ChainHead>,
     pub permalinks: Vec<crate::storage::overview::PermalinkRow>,
 }
 

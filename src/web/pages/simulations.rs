@@ -38,19 +38,34 @@ pub struct BoardCostsView {
     pub updated: String,
 }
 
+/// A built-in scenario, board class or kernel preset: its name and what
+/// it is.
+pub struct Choice {
+    pub name: String,
+    pub what: String,
+}
+
+/// How many of a built-in scenario's predictions are within 2x of the
+/// seed thread's measurements.
+pub struct Trust {
+    pub scenario: String,
+    pub within: usize,
+    pub of: usize,
+}
+
 #[derive(Template, WebTemplate)]
 #[template(path = "pages/simulations.html")]
 pub struct SimulationsPage {
-    pub scenarios: Vec<(String, String)>,
-    pub boards: Vec<(String, String)>,
-    pub presets: Vec<(String, String)>,
+    pub scenarios: Vec<Choice>,
+    pub boards: Vec<Choice>,
+    pub presets: Vec<Choice>,
     pub stored_boards: Vec<BoardCostsView>,
     pub jobs: Vec<Job>,
     pub error: Option<String>,
     pub form: BTreeMap<String, String>,
     pub examples: Vec<Example>,
     /// Per built-in scenario: predictions within 2x of the seed, of all.
-    pub trust: Vec<(String, usize, usize)>,
+    pub trust: Vec<Trust>,
     /// Simulations one token may have queued or running at once.
     pub per_token: i64,
     pub max_queue: i64,
@@ -76,15 +91,24 @@ async fn page(
     Ok(SimulationsPage {
         scenarios: reclaimlab_sim::builtin_scenarios()
             .into_iter()
-            .map(|(n, d)| (n.to_string(), d.to_string()))
+            .map(|(n, d)| Choice {
+                name: n.to_string(),
+                what: d.to_string(),
+            })
             .collect(),
         boards: reclaimlab_sim::builtin_boards()
             .into_iter()
-            .map(|b| (b.name, b.description))
+            .map(|b| Choice {
+                name: b.name,
+                what: b.description,
+            })
             .collect(),
         presets: reclaimlab_sim::builtin_presets()
             .into_iter()
-            .map(|p| (p.name, p.kernel))
+            .map(|p| Choice {
+                name: p.name,
+                what: p.kernel,
+            })
             .collect(),
         stored_boards: stored.iter().map(cost_view).collect(),
         jobs: jobs::recent(&state.pool, 30).await?,
@@ -94,8 +118,11 @@ async fn page(
         trust: reclaimlab_sim::builtin_scenarios()
             .into_iter()
             .filter_map(|(n, _)| {
-                super::validation::for_scenario(n)
-                    .map(|c| (n.to_string(), c.predictions_within(), c.predictions()))
+                super::validation::for_scenario(n).map(|c| Trust {
+                    scenario: n.to_string(),
+                    within: c.predictions_within(),
+                    of: c.predictions(),
+                })
             })
             .collect(),
         per_token: state.jobs.per_token_active,
@@ -388,7 +415,7 @@ pub async fn show_simulation(
             .collect();
         format!("/compare?{}", q.join("&"))
     });
-    let active = job.state == "queued" || job.state == "running";
+    let active = job.state.is_active();
     let progress = format!(
         "{} s simulated, {} events",
         fmt_us(job.progress_sim_ns as f64 / 1e9),
@@ -444,11 +471,20 @@ pub async fn rerun_from_page(
     Ok(Redirect::to(&format!("/simulations/{}", s.ids[0])).into_response())
 }
 
+/// One job of a sweep: the knob value it ran with and what it gave.
+pub struct SweepRow {
+    pub job: i64,
+    pub value: String,
+    /// The sweep's output, formatted, or `-` until the job is done.
+    pub output: String,
+    pub state: jobs::JobState,
+}
+
 #[derive(Template, WebTemplate)]
 #[template(path = "pages/sweep.html")]
 pub struct SweepPage {
     pub sweep: jobs::Sweep,
-    pub rows: Vec<(i64, String, String, String)>,
+    pub rows: Vec<SweepRow>,
     pub active: bool,
     pub has_points: bool,
 }
@@ -485,19 +521,15 @@ pub async fn show_sweep(
     Path(id): Path<i64>,
 ) -> PageResult<SweepPage> {
     let (sweep, list, points) = sweep_points(&state, id).await?;
-    let active = list
-        .iter()
-        .any(|j| j.state == "queued" || j.state == "running");
+    let active = list.iter().any(|j| j.state.is_active());
     let rows = list
         .iter()
         .zip(&points)
-        .map(|(j, (x, y))| {
-            (
-                j.id,
-                format!("{x}"),
-                y.map(fmt_us).unwrap_or_else(|| "-".into()),
-                j.state.clone(),
-            )
+        .map(|(j, (x, y))| SweepRow {
+            job: j.id,
+            value: format!("{x}"),
+            output: y.map(fmt_us).unwrap_or_else(|| "-".into()),
+            state: j.state,
         })
         .collect();
     Ok(SweepPage {
