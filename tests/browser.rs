@@ -234,6 +234,19 @@ async fn key_pages_render_in_chromium(pool: PgPool) {
     for w in workers {
         w.await.unwrap();
     }
+    // A sweep, queued after the worker stopped: its page lists its jobs.
+    reclaimlab::simulate::submit(
+        &st.pool,
+        &st.jobs,
+        serde_json::from_value(serde_json::json!({"scenario": "v4-isolate-irq-holdoff",
+            "duration": "1s", "variants": ["isolate-time-cap"],
+            "sweep": {"variant": "isolate-time-cap", "knob": "isolate_time_cap_us",
+                      "values": [10, 20]}}))
+        .unwrap(),
+        None,
+    )
+    .await
+    .unwrap();
     let cyclictest_run: i64 =
         sqlx::query_scalar("SELECT run_id FROM latency_threads WHERE max_us = 53381")
             .fetch_one(&pool)

@@ -535,6 +535,22 @@ async fn a_crawl_of_the_demo_site_reaches_every_page_type(pool: PgPool) {
     .await;
     assert_eq!(r.status, 202, "{}", r.text());
 
+    // A sweep, reached from its jobs' pages.
+    let r = send(
+        &app,
+        Request::post("/api/v1/simulations")
+            .header("authorization", format!("Bearer {tok}"))
+            .header("content-type", "application/json")
+            .body(Body::from(
+                r#"{"scenario": "v4-isolate-irq-holdoff", "duration": "1s",
+                    "variants": ["isolate-time-cap"], "sweep": {"variant": "isolate-time-cap",
+                    "knob": "isolate_time_cap_us", "values": [10, 20]}}"#,
+            ))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(r.status, 202, "{}", r.text());
+
     // The navigation's History opens on a board with data, not an empty page.
     let h = common::get(&app, "/history").await.text();
     assert!(h.contains("/history.svg?board="), "{h}");
