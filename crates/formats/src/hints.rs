@@ -341,6 +341,41 @@ pub fn prose_kernel(text: &str) -> Option<String> {
     (numeric_tail || suffixed).then_some(k)
 }
 
+/// A kernel release heading the block: the last non-blank line above it
+/// is a release, alone or with a word or two, as people head each of
+/// several results (`6.12.0-rc5`, then its cyclictest summary;
+/// `6.9.12-stable`, then the next; `6.10.14-stable +xx`, a build with
+/// patches on top). Only a full release string counts (as in
+/// [`prose_kernel`]), and only a line of the block's own quote level
+/// after the previous block.
+fn heading_kernel(lines: &[Line<'_>], first: usize, floor: usize, quote: u32) -> Option<Guess> {
+    let above = lines.get(floor..first)?;
+    let l = above.iter().rev().find(|l| !l.text.trim().is_empty())?;
+    if l.quote != quote {
+        return None;
+    }
+    let t = l.text.trim().trim_end_matches(':');
+    let mut words = t.split_whitespace();
+    let v = words.next()?;
+    let rest: Vec<&str> = words.collect();
+    let k = kernel_version(v.strip_prefix('v').unwrap_or(v), v.starts_with('v'))?;
+    let full = k.contains('-')
+        || k.split('-')
+            .next()
+            .is_some_and(|n| n.split('.').count() >= 3);
+    if !full || rest.len() > 2 || rest.iter().map(|w| w.len()).sum::<usize>() > 24 {
+        return None;
+    }
+    // `6.10.14-stable +xx` is a build of its own; `6.12.0-rc5 patched`
+    // names a side of the comparison (the label), on that kernel.
+    let rest = rest.join(" ");
+    if rest.is_empty() || label_of_line(&rest).is_some() {
+        Some((k, l.no))
+    } else {
+        Some((format!("{k} {rest}"), l.no))
+    }
+}
+
 /// Where a block sits in the lines handed to [`annotate_block`].
 #[derive(Debug, Clone, Copy)]
 pub struct Bounds {
@@ -449,6 +484,7 @@ pub fn annotate_block(
         Some(k) => Some((k, 0)),
         None if per_column => None,
         None => find(inside, false, &header_kernel)
+            .or_else(|| heading_kernel(lines, first, at.prev_end, quote))
             .or_else(|| find(above.clone(), true, &header_kernel))
             .or_else(|| find(above.clone(), true, &prose_kernel))
             .or_else(|| from_headers(|h| h.kernel.as_ref())),
@@ -642,6 +678,40 @@ mod tests {
         );
         assert_eq!(find_board("E5-2680 v4 here").as_deref(), Some("E5-2680 v4"));
         assert_eq!(find_board("nothing"), None);
+    }
+
+    #[test]
+    fn a_release_heading_each_result_is_that_result_s_kernel() {
+        // Blocks of seed 003's cyclictest runs, each under its kernel.
+        let t = |tid: u32, max: u32| {
+            format!(
+                "T: 0 ( {tid}) P:99 I:1000 C: 773124 Min:      1 Act:    6 Avg:    3 Max:   {max}\n"
+            )
+        };
+        let text = format!(
+            "The box is an i7-4790; first 6.6.58-stable was fine.\n\n6.12.0-rc5\n{}\n\
+             6.9.12-stable\n{}\n6.10.14-stable +xx\n{}\n6.11.5-stable patched\n{}\n\
+             and 2.43.0 alone:\n\n{}",
+            t(4541, 53381),
+            t(4928, 6327),
+            t(6009, 62539),
+            t(7001, 7001),
+            t(8001, 8001),
+        );
+        let doc = crate::parse_str(&text, None).unwrap();
+        let kernels: Vec<Option<&str>> = doc.blocks.iter().map(|b| b.kernel.as_deref()).collect();
+        assert_eq!(
+            kernels,
+            [
+                Some("6.12.0-rc5"),
+                Some("6.9.12-stable"),
+                Some("6.10.14-stable +xx"),
+                Some("6.11.5-stable"),
+                // `2.43.0` is no release: the nearest one above.
+                Some("6.11.5-stable"),
+            ]
+        );
+        assert_eq!(doc.blocks[3].label.as_deref(), Some("after"));
     }
 
     #[test]

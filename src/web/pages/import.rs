@@ -396,6 +396,21 @@ pub async fn commit_import(
     let runs = crate::storage::runs::summaries(&state.pool, &stored.run_ids).await?;
     let unnamed = |variant: &str| variant.rsplit('/').next() == Some(ingest::UNKNOWN);
     let any_named = runs.iter().any(|r| !unnamed(&r.variant));
+    // Runs of different kernels are never pooled: a variant that ran on
+    // several kernels gets a column per kernel (an unnamed one is called
+    // by its kernel alone).
+    let compared: Vec<&crate::storage::runs::RunSummary> = runs
+        .iter()
+        .filter(|r| !(any_named && unnamed(&r.variant)))
+        .collect();
+    let several_kernels = |variant: &str| {
+        let mut k = compared
+            .iter()
+            .filter(|r| r.variant == variant)
+            .map(|r| r.kernel.as_str());
+        let first = k.next();
+        k.any(|x| Some(x) != first)
+    };
     let mut columns: Vec<ColumnSpec> = Vec::new();
     let mut context: Vec<i64> = Vec::new();
     for r in &runs {
@@ -403,13 +418,18 @@ pub async fn commit_import(
             context.push(r.id);
             continue;
         }
+        let label = match (several_kernels(&r.variant), unnamed(&r.variant)) {
+            (false, _) => r.variant.clone(),
+            (true, true) => r.kernel.clone(),
+            (true, false) => format!("{} on {}", r.variant, r.kernel),
+        };
         match columns
             .iter_mut()
-            .find(|c| c.label.as_deref() == Some(r.variant.as_str()))
+            .find(|c| c.label.as_deref() == Some(label.as_str()))
         {
             Some(c) => c.runs.push(r.id),
             None => columns.push(ColumnSpec {
-                label: Some(r.variant.clone()),
+                label: Some(label),
                 runs: vec![r.id],
                 ..ColumnSpec::default()
             }),
