@@ -337,6 +337,13 @@ fn build_column(
                 }
                 None => {
                     ms.samples.push(m.value);
+                    // The printed spread describes the one value it was
+                    // printed beside; pooled values have their own.
+                    ms.printed_spread_pct = if ms.samples.len() == 1 {
+                        m.spread_pct
+                    } else {
+                        None
+                    };
                     // A hand-made or LKP table's own delta column, kept as
                     // printed beside the value.
                     if let (Some(d), Some(u)) = (m.printed_delta_pct, r.upload_id)

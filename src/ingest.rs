@@ -843,14 +843,26 @@ fn plan_table(
     // Column names aligned with `values`: plain tables may name the key
     // column too (e.g. "size pristine patched delta").
     let offset = t.columns.len().saturating_sub(ncols);
-    let names: Vec<String> = (0..ncols)
+    // A column without a name is called by its place; two columns of one
+    // name stay two (a run each), told apart by their place.
+    let mut names: Vec<String> = (0..ncols)
         .map(|c| {
             t.columns
                 .get(c + offset)
-                .cloned()
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
                 .unwrap_or_else(|| format!("column {}", c + 1))
         })
         .collect();
+    let repeated: Vec<bool> = names
+        .iter()
+        .map(|n| names.iter().filter(|m| *m == n).count() > 1)
+        .collect();
+    for (c, name) in names.iter_mut().enumerate() {
+        if repeated[c] {
+            *name = format!("{name} (column {})", c + 1);
+        }
+    }
     // will-it-scale's columns are its measurements (processes, threads,
     // their idle share, the linear ideal), not variants: one run, a metric
     // per column and tasks count.

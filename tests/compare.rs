@@ -96,7 +96,7 @@ async fn seed_000_culprit_diff(pool: PgPool) {
     assert_eq!(r.status, 200);
     let html = r.text().replace("&#62;", ">").replace("&gt;", ">");
     assert!(
-        html.contains("max 1969 us -> 879 us (-55%); culprit changed from madvise_cold_or_pageout_pte_range to free_unref_page_list"),
+        html.contains("max 1969 us -> 879 us (-55%, better); culprit changed from madvise_cold_or_pageout_pte_range to free_unref_page_list"),
         "{html}"
     );
 }
@@ -138,7 +138,7 @@ async fn seed_003_per_thread_max_with_n1_honesty(pool: PgPool) {
     let txt = get(&app, &format!("/c/{slug}.txt")).await.text();
     let words = txt.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        words.contains("capped vs vanilla: cyclictest max: max 67469 us -> 4449 us (-93%); n=1 each, not assessed"),
+        words.contains("capped vs vanilla: cyclictest max: max 67469 us -> 4449 us (-93%, better); n=1 each, not assessed"),
         "honest about a single run: {txt}"
     );
     assert!(txt.lines().all(|l| l.chars().count() <= 72));

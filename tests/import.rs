@@ -225,8 +225,9 @@ async fn defaults_keep_an_unlabelled_trace_beside_the_comparison(pool: PgPool) {
     // The thread's conclusion, in a reply of at most 40 lines.
     assert!(txt.lines().count() <= 40, "{txt}");
     assert!(txt.lines().all(|l| l.chars().count() <= 72), "{txt}");
+    let words = txt.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        txt.contains("- after vs before: cyclictest max: max 67469 us -> 4449 us (-93%)"),
+        words.contains("- after vs before: cyclictest max: max 67469 us -> 4449 us (-93%, better)"),
         "{txt}"
     );
     // The trace the mail shows for the unpatched kernel is evidence, not a
@@ -291,4 +292,73 @@ I will rerun it.
     let tok = token(&pool, Scope::Upload).await;
     let (_, txt) = import_with_defaults(&app, mail, &tok).await;
     assert!(txt.contains("49.63") && txt.contains("46.33"), "{txt}");
+}
+
+/// A real LKP table (Huang Ying's THP swap series, in the formats corpus):
+/// each side is the table's one printed value, so the reply prints the
+/// table's own `%change` (computed from unrounded means) and its `± N%`.
+#[sqlx::test]
+async fn a_table_s_own_change_and_spread_are_what_the_text_prints(pool: PgPool) {
+    let app = app(&pool);
+    let mail = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/crates/formats/tests/real/lkp/kvack-20161116031057-ying.huang-thp-swap-lkp-table.txt"
+    ))
+    .unwrap();
+    let tok = token(&pool, Scope::Upload).await;
+    let (loc, _) = import_with_defaults(&app, &mail, &tok).await;
+    let full = get(&app, &format!("{loc}.full.txt")).await.text();
+    let ipc: Vec<&str> = full
+        .lines()
+        .filter(|l| l.contains("perf-stat.ipc"))
+        .collect();
+    // 0.70 -> 0.77 printed as +8.7%: not the +10% of the rounded values.
+    assert!(ipc.iter().any(|l| l.contains("0.77   +8.70%")), "{full}");
+    assert!(!ipc.iter().any(|l| l.contains("+10.00%")), "{full}");
+    // `0.70 ± 3%` and `0.77 ± 5%`.
+    let cov: Vec<&str> = ipc
+        .iter()
+        .filter(|l| l.starts_with("CoeffVar"))
+        .filter_map(|l| l.split_whitespace().last())
+        .collect();
+    assert_eq!(cov, ["3", "5"], "{full}");
+}
+
+/// Result blocks of one mail (cyclictest runs of Mike Galbraith's
+/// isolate_lru_folios() report), each headed by the kernel it ran on: a
+/// column per kernel, never one pooled column.
+#[sqlx::test]
+async fn results_headed_by_their_kernels_are_a_column_each(pool: PgPool) {
+    let app = app(&pool);
+    let run = |tid: u32, maxes: [u32; 2]| {
+        format!(
+            "T: 0 ( {tid}) P:99 I:1000 C: 773124 Min:      1 Act:    6 Avg:    3 Max:   {}\n\
+             T: 1 ( {}) P:99 I:1500 C: 515381 Min:      1 Act:    7 Avg:    3 Max:   {}\n",
+            maxes[0],
+            tid + 1,
+            maxes[1]
+        )
+    };
+    let mail = format!(
+        "From: Tester <tester@example.org>\n\
+         Subject: isolate_lru_folios() holds IRQs off longer since v6.10\n\n\
+         Three kernels on the same i7-4790 box, same load:\n\n\
+         6.12.0-rc5\n{}\n6.10.14-stable\n{}\n6.9.12-stable\n{}\n\
+         Only the last one is fine.\n",
+        run(4541, [53381, 60119]),
+        run(5100, [64231, 52044]),
+        run(5300, [6327, 4213]),
+    );
+    let tok = token(&pool, Scope::Upload).await;
+    let (_, txt) = import_with_defaults(&app, &mail, &tok).await;
+    let words = txt.split_whitespace().collect::<Vec<_>>().join(" ");
+    for k in ["6.12.0-rc5", "6.10.14-stable", "6.9.12-stable"] {
+        assert!(words.contains(&format!("{k} (")), "no column {k}:\n{txt}");
+    }
+    // The regression the mail shows: 60119 us against 6327 us, worse.
+    assert!(
+        words.contains("max 60119 us -> 6327 us (-89%, better)"),
+        "{txt}"
+    );
+    assert!(!txt.contains("n=3"), "runs of three kernels pooled:\n{txt}");
 }

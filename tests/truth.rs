@@ -183,7 +183,7 @@ async fn seed_003_worst_latency_per_tool(pool: PgPool) {
         diffs[0]["sentence"]
             .as_str()
             .unwrap()
-            .starts_with("cyclictest max: max 67469 us -> 4449 us (-93%)"),
+            .starts_with("cyclictest max: max 67469 us -> 4449 us (-93%, better)"),
         "{diffs:?}"
     );
     for text in [&txt, &html] {

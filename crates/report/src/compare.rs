@@ -155,6 +155,11 @@ pub struct MetricSamples {
     /// A value taken from a printed table when no samples exist.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub printed: Option<PrintedSummary>,
+    /// The spread a table printed beside a single value (LKP's `± 29%`,
+    /// perf stat's `( +- 2.40% )`) as a coefficient of variation in %:
+    /// the cell's spread while it holds that one value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub printed_spread_pct: Option<f64>,
     /// Overrides the mean chosen from `better` (see [`mean_kind_for`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean: Option<MeanKind>,
@@ -496,7 +501,9 @@ pub struct Delta {
     /// `None` when undefined (zero or missing reference value).
     pub pct: Option<f64>,
     /// `pct` is the delta printed in the imported table (converted to a
-    /// raw change), because the values themselves were missing.
+    /// raw change): the values were missing, or each side is that table's
+    /// one printed value and their change disagrees with the table's own
+    /// beyond its rounding (the table's delta came from unrounded values).
     pub printed: bool,
     /// The delta the imported table printed for this very pair of columns,
     /// as printed, and how it is signed.
@@ -647,6 +654,14 @@ pub fn pct_change(reference: f64, value: f64) -> Option<f64> {
     }
     let raw = (value - reference) / reference.abs() * 100.0;
     raw.is_finite().then_some(raw)
+}
+
+/// Half a unit of the last decimal a printed number shows (`8.7` ->
+/// 0.05, `-57` -> 0.5): how far the exact value may be from it.
+fn rounding_of(printed: f64) -> f64 {
+    let s = format!("{}", printed.abs());
+    let decimals = s.split_once('.').map_or(0, |(_, f)| f.len()).min(9);
+    0.5 * 10f64.powi(-(decimals as i32))
 }
 
 /// A printed delta as a raw change: mmtests' gain is the raw change with
@@ -809,6 +824,10 @@ fn summarize<'a>(m: Option<&'a MetricSamples>, kind: MeanKind) -> Side<'a> {
             printed: Some(p),
         };
     }
+    // One value with the spread its table printed (the runs behind it).
+    let printed_spread = m
+        .printed_spread_pct
+        .filter(|c| c.is_finite() && *c >= 0.0 && samples.len() == 1);
     let constant = samples.windows(2).all(|w| w[0] == w[1]);
     let mean = match kind {
         _ if constant && !samples.is_empty() => Some(samples[0]),
@@ -818,7 +837,9 @@ fn summarize<'a>(m: Option<&'a MetricSamples>, kind: MeanKind) -> Side<'a> {
         MeanKind::Harmonic => stats::hmean(&samples).or_else(|| stats::amean(&samples)),
     };
     // Identical values have no spread at all, whatever rounding says.
-    let (stddev, cov_pct) = if constant && samples.len() >= 2 {
+    let (stddev, cov_pct) = if let Some(c) = printed_spread {
+        (Some(samples[0].abs() * c / 100.0), Some(c))
+    } else if constant && samples.len() >= 2 {
         (Some(0.0), Some(0.0))
     } else {
         (
@@ -933,11 +954,27 @@ fn delta(
         _ => None,
     };
     let from_print = printed.and_then(|(d, conv)| printed_as_change(d, conv, better));
-    let pct = computed.or(from_print);
+    // One printed value a side: when the change the values give disagrees
+    // with the table's own by more than the printed delta's rounding, the
+    // values were rounded and the table computed its delta from unrounded
+    // ones, so it is the figure (LKP prints `0.70 -> 0.77` as +8.7%, not
+    // the +10% the rounded values give). Otherwise the values' change is
+    // the same, more precisely (`-57%` printed for -57.14%). Pooled runs
+    // are compared from their values.
+    let one_value_each = new.cell.n <= 1 && old.cell.n <= 1;
+    let pct = match (computed, from_print, printed) {
+        (Some(c), Some(p), Some((raw, _)))
+            if one_value_each && (c - p).abs() > rounding_of(raw) + 1e-9 =>
+        {
+            Some(p)
+        }
+        (Some(c), _, _) => Some(c),
+        (None, p, _) => p,
+    };
     let mut d = Delta {
         against,
         pct,
-        printed: computed.is_none() && from_print.is_some(),
+        printed: from_print.is_some() && pct == from_print && pct != computed,
         printed_pct: printed.map(|p| p.0),
         printed_convention: printed.map(|p| p.1),
         judgement: Judgement::of(pct, better),
@@ -1504,7 +1541,14 @@ fn culprit_sentence_p(
         && a.value_us.is_finite()
     {
         let pct = pct_change(b.value_us, a.value_us);
-        s.push_str(&format!(" ({})", fmt::pct_whole(pct)));
+        // Latency: lower is better, as for every latency metric.
+        let word = match Judgement::of(pct, Better::Lower) {
+            _ if pct.is_none_or(|p| p.abs() < 0.5) => "",
+            Judgement::Better => ", better",
+            Judgement::Worse => ", worse",
+            _ => "",
+        };
+        s.push_str(&format!(" ({}{word})", fmt::pct_whole(pct)));
     }
     match (before, after) {
         (Some(b), Some(a)) if a == b => s.push_str(&format!("; culprit unchanged: {a}")),

@@ -259,18 +259,35 @@ fn verdict_lines(out: &mut Vec<String>, c: &Comparison) {
                 .filter(|x| x.significance == Significance::NoVariance)
                 .count();
             let tested = changes.iter().any(|x| x.tested);
+            // The headline change: of the judged rows that are not a
+            // spread (a Stddev going to 0 is no -100% of the metric), the
+            // largest; named with its printed statistic.
+            let headline = |x: &&RowChange<'_>| {
+                (
+                    !is_spread(x.metric),
+                    matches!(x.judgement, Judgement::Better | Judgement::Worse),
+                )
+            };
             let largest = changes
                 .iter()
                 .max_by(|a, b| {
-                    a.pct
-                        .unwrap_or(0.0)
-                        .abs()
-                        .total_cmp(&b.pct.unwrap_or(0.0).abs())
+                    headline(a).cmp(&headline(b)).then(
+                        a.pct
+                            .unwrap_or(0.0)
+                            .abs()
+                            .total_cmp(&b.pct.unwrap_or(0.0).abs()),
+                    )
                 })
                 .map(|x| {
                     let w = x.judgement.word();
+                    let stat = clean(&x.metric.stat);
                     format!(
-                        "{} {}{}",
+                        "{}{} {}{}",
+                        if stat.is_empty() {
+                            String::new()
+                        } else {
+                            format!("{stat} ")
+                        },
                         clean(&x.metric.name),
                         fmt::pct(x.pct),
                         if w.is_empty() || w == "no change" {
@@ -329,6 +346,17 @@ fn verdict_lines(out: &mut Vec<String>, c: &Comparison) {
 }
 
 /// One row's change in a verdict line.
+/// A row that measures the spread of runs, not the metric: a printed
+/// `Stddev` / `CoeffVar`, or a metric that is itself a deviation (LKP's
+/// `vm-scalability.stddev%`).
+fn is_spread(m: &MetricComparison) -> bool {
+    let stat = m.stat.to_ascii_lowercase();
+    let name = m.name.to_ascii_lowercase();
+    matches!(stat.as_str(), "stddev" | "coeffvar" | "cov" | "stdev")
+        || name.contains("stddev")
+        || name.contains("coeffvar")
+}
+
 struct RowChange<'a> {
     metric: &'a MetricComparison,
     pct: Option<f64>,
@@ -1005,6 +1033,20 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
                 };
                 rows.push((2, mi, label("Stddev"), plain(&|x: &MetricCell| x.stddev)));
                 rows.push((3, mi, label("CoeffVar"), plain(&|x: &MetricCell| x.cov_pct)));
+            } else if cols
+                .iter()
+                .any(|&j| m.cells[j].n == 1 && m.cells[j].cov_pct.is_some())
+            {
+                // The spread each table printed beside its value (LKP's
+                // `± N%`): the noise a reader weighs the change against.
+                let cov = cols
+                    .iter()
+                    .map(|&j| match m.cells[j].cov_pct {
+                        Some(v) => fmt::compact(v),
+                        None => "-".to_string(),
+                    })
+                    .collect();
+                rows.push((3, mi, label("CoeffVar"), cov));
             }
         }
         rows.sort_by_key(|r| (r.0, r.1));

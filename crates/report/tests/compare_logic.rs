@@ -44,12 +44,12 @@ fn culprit_diff_sentence_for_seed_000() {
     assert_eq!(lat.culprit_diffs[0].kind, "wakeup_rt");
     assert_eq!(
         lat.culprit_diffs[0].sentence,
-        "wakeup_rt trace: max 1969 us -> 879 us (-55%); culprit changed from \
+        "wakeup_rt trace: max 1969 us -> 879 us (-55%, better); culprit changed from \
          madvise_cold_or_pageout_pte_range to free_unref_page_list; n=1 each, not assessed"
     );
     assert_eq!(
         culprit_sentence(Some(100.0), Some(150.0), Some("f"), Some("f")),
-        "max 100 us -> 150 us (+50%); culprit unchanged: f"
+        "max 100 us -> 150 us (+50%, worse); culprit unchanged: f"
     );
     assert_eq!(
         culprit_sentence(Some(0.0), Some(2.5), None, Some("g")),
@@ -84,7 +84,7 @@ fn seed_003_per_thread_rows_and_honest_n() {
     );
     assert_eq!(
         lat.culprit_diffs[0].sentence,
-        "cyclictest max: max 67469 us -> 4449 us (-93%); n=1 each, not assessed"
+        "cyclictest max: max 67469 us -> 4449 us (-93%, better); n=1 each, not assessed"
     );
 }
 
@@ -106,8 +106,9 @@ fn seed_004_chain_compares_each_table_link_by_link() {
     for cell in &sys1.cells[..2] {
         assert!(cell.single_summary);
     }
-    // batch-v1 against vanilla: the raw change computed from the values,
-    // the printed gain kept beside it as printed.
+    // batch-v1 against vanilla: the raw change computed from the values
+    // (it agrees with the printed gain to the gain's rounding), the printed
+    // gain kept beside it as printed.
     let b = sys1.cells[1].vs_baseline.as_ref().unwrap();
     assert!(!b.printed);
     assert!((b.pct.unwrap() - (192.98 - 260.53) / 260.53 * 100.0).abs() < 1e-9);
@@ -396,7 +397,7 @@ fn per_thread_histograms_give_per_cpu_tails_and_a_merged_histogram() {
     );
     assert_eq!(
         lat.culprit_diffs[0].sentence,
-        "cyclictest max: max 1969 us -> 879 us (-55%); n=1 each, not assessed"
+        "cyclictest max: max 1969 us -> 879 us (-55%, better); n=1 each, not assessed"
     );
     let text = reclaimlab_report::text::render_text(
         &Comparison {
@@ -410,4 +411,40 @@ fn per_thread_histograms_give_per_cpu_tails_and_a_merged_histogram() {
         "{text}"
     );
     assert!(text.contains("T1  2/1969/1969  2/879/879"), "{text}");
+}
+
+/// A printed delta is the change only when the values printed beside it
+/// are too rounded to give it: LKP's `0.70 -> 0.77` is +8.7% (the
+/// table's), a hand-made `-57%` beside full values is the values' -57.14%.
+#[test]
+fn a_printed_delta_wins_only_over_values_too_rounded_to_give_it() {
+    let col = |label: &str, v: f64, d: Option<f64>| ColumnInput {
+        label: label.into(),
+        metrics: vec![MetricSamples {
+            scope: "t".into(),
+            name: "m".into(),
+            better: Better::Higher,
+            samples: vec![v],
+            printed: d.map(|d| PrintedSummary {
+                stat: String::new(),
+                value: v,
+                printed_delta_pct: Some(d),
+                printed_convention: DeltaConvention::Change,
+                relative_to: Some(0),
+            }),
+            ..MetricSamples::default()
+        }],
+        ..ColumnInput::default()
+    };
+    let pct = |a: (f64, Option<f64>), b: (f64, Option<f64>)| {
+        let c = compare(&ComparisonInput {
+            columns: vec![col("a", a.0, a.1), col("b", b.0, b.1)],
+            ..ComparisonInput::default()
+        });
+        let d = c.metrics[0].cells[1].vs_baseline.clone().unwrap();
+        (d.pct.unwrap(), d.printed)
+    };
+    assert_eq!(pct((0.70, None), (0.77, Some(8.7))), (8.7, true));
+    let (p, printed) = pct((70.0, None), (30.0, Some(-57.0)));
+    assert!((p - -57.142857).abs() < 1e-4 && !printed, "{p}");
 }

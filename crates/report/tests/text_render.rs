@@ -176,7 +176,9 @@ fn reply_text_states_the_verdict_first_within_forty_lines() {
     let c = compare(&common::seed003_isolate());
     let text = words(&render_reply(&c, URL, "u"));
     assert!(
-        text.contains("cyclictest max: max 67469 us -> 4449 us (-93%); n=1 each, not assessed"),
+        text.contains(
+            "cyclictest max: max 67469 us -> 4449 us (-93%, better); n=1 each, not assessed"
+        ),
         "{text}"
     );
     let c = compare(&common::seed004_chain());

@@ -82,6 +82,7 @@ pub fn seed004_chain() -> ComparisonInput {
             printed_convention: DeltaConvention::Gain,
             relative_to: Some(i.saturating_sub(1)),
         }),
+        printed_spread_pct: None,
         mean: None,
     };
     let columns = CHAIN
@@ -376,6 +377,7 @@ pub fn random_input(rng: &mut SplitMix64) -> ComparisonInput {
                             },
                             relative_to: (rng.below(2) == 0).then(|| rng.below(10)),
                         }),
+                        printed_spread_pct: (rng.below(3) == 0).then(|| value(rng).abs()),
                         mean: None,
                     })
                 })
