@@ -53,7 +53,9 @@ pub fn layout(c: &Comparison, permalink: &str) -> Vec<String> {
     }
     columns_legend(&mut out, c);
     context_lines(&mut out, c);
-    metric_tables(&mut out, c);
+    let mut tables = Vec::new();
+    metric_tables(&mut tables, c);
+    out.extend(tables.into_iter().filter(|l| !l.starts_with(TABLE_MARK)));
     if let Some(lat) = &c.latency {
         latency_section(&mut out, c, lat);
     }
@@ -73,6 +75,13 @@ pub fn layout(c: &Comparison, permalink: &str) -> Vec<String> {
     }
     out.into_iter().map(|l| l.trim_end().to_string()).collect()
 }
+
+/// Starts a line that is no text: it marks where a table of
+/// [`metric_tables`] begins (`TABLE_MARK` then ` judged` when some row of
+/// it is judged better or worse) and where its tables end (`-end`), so
+/// the reply keeps or leaves out whole tables and counts them. [`layout`]
+/// drops these lines.
+const TABLE_MARK: &str = "\u{1}table";
 
 /// Line budget of the reply text ([`render_reply`]).
 pub const REPLY_LINES: usize = 40;
@@ -160,44 +169,99 @@ pub fn reply_layout(
     }
     // The full text's paragraphs (tables with their headings, legends), in
     // order, whole ones only, while they fit.
-    let mut body: Vec<String> = Vec::new();
-    columns_legend(&mut body, c);
-    metric_tables(&mut body, c);
-    if let Some(lat) = &c.latency {
-        latency_section(&mut body, c, lat);
+    // The full text's parts, in order: the legend, each table whole (all
+    // its column groups and its chain links: never half a table, which
+    // could drop the column under test), the latency section, the notes.
+    // A part is the lines between two blank lines, or a whole table.
+    #[derive(PartialEq)]
+    enum Part {
+        Legend,
+        Table { judged: bool },
+        Latency,
+        Note,
     }
-    let mut paragraphs: Vec<Vec<String>> = Vec::new();
-    let mut cur: Vec<String> = Vec::new();
-    for l in body {
-        if l.trim().is_empty() {
-            if !cur.is_empty() {
-                paragraphs.push(std::mem::take(&mut cur));
-            }
+    let mut body: Vec<(Part, Vec<String>)> = Vec::new();
+    let mut lines: Vec<String> = Vec::new();
+    columns_legend(&mut lines, c);
+    body.push((Part::Legend, std::mem::take(&mut lines)));
+    metric_tables(&mut lines, c);
+    for l in lines.drain(..) {
+        if let Some(flag) = l.strip_prefix(TABLE_MARK) {
+            let part = match flag {
+                "-end" => Part::Note,
+                f => Part::Table {
+                    judged: f == " judged",
+                },
+            };
+            body.push((part, Vec::new()));
+        } else if let Some((Part::Table { .. } | Part::Note, t)) = body.last_mut() {
+            t.push(l);
         } else {
-            cur.push(l);
+            body.push((Part::Note, vec![l]));
         }
     }
-    if !cur.is_empty() {
-        paragraphs.push(cur);
+    if let Some(lat) = &c.latency {
+        latency_section(&mut lines, c, lat);
+        body.push((Part::Latency, std::mem::take(&mut lines)));
     }
+    for (_, p) in body.iter_mut() {
+        while p.last().is_some_and(|l| l.trim().is_empty()) {
+            p.pop();
+        }
+    }
+    body.retain(|(_, p)| !p.is_empty());
+    // What fits, whole parts only: the legend and latency first, then the
+    // tables with a row judged better or worse, then the others (a table
+    // of counters nobody judges does not push out the one under test);
+    // shown in their order.
     let room = max_lines.saturating_sub(head.len() + footer.len() + 2);
+    let rank = |k: &Part| match k {
+        Part::Legend | Part::Latency => 0,
+        Part::Table { judged: true } => 1,
+        Part::Table { judged: false } => 2,
+        Part::Note => 3,
+    };
+    let mut order: Vec<usize> = (0..body.len()).collect();
+    order.sort_by_key(|&i| rank(&body[i].0));
+    let mut keep = vec![false; body.len()];
     let mut used = 0usize;
-    let mut left_out = 0usize;
+    for i in order {
+        let n = body[i].1.len();
+        if used + n < room {
+            used += n + 1;
+            keep[i] = true;
+        }
+    }
+    let tables_out = body
+        .iter()
+        .zip(&keep)
+        .filter(|((k, _), kept)| !**kept && matches!(k, Part::Table { .. }))
+        .count();
+    let other_out = body
+        .iter()
+        .zip(&keep)
+        .any(|((k, _), kept)| !*kept && !matches!(k, Part::Table { .. }));
     let mut out = head;
-    for p in paragraphs {
-        if used + p.len() < room {
-            used += p.len() + 1;
+    for ((_, p), kept) in body.into_iter().zip(&keep) {
+        if *kept {
             out.extend(p);
             out.push(String::new());
-        } else {
-            left_out += 1;
         }
     }
-    if left_out > 0 {
-        out.push(format!(
-            "{left_out} more table{} and notes in the full text.",
-            if left_out == 1 { "" } else { "s" }
-        ));
+    let what = match (tables_out, other_out) {
+        (0, false) => String::new(),
+        (0, true) => "More in the full text.".to_string(),
+        (n, false) => format!(
+            "{n} more table{} in the full text.",
+            if n == 1 { "" } else { "s" }
+        ),
+        (n, true) => format!(
+            "{n} more table{} and notes in the full text.",
+            if n == 1 { "" } else { "s" }
+        ),
+    };
+    if !what.is_empty() {
+        out.push(what);
     }
     out.extend(footer);
     out.into_iter().map(|l| l.trim_end().to_string()).collect()
@@ -915,6 +979,22 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
             single_column_tables += 1;
             continue;
         }
+        let judged = metrics.iter().any(|m| {
+            m.cells.iter().any(|x| {
+                [&x.vs_baseline, &x.vs_previous].iter().any(|d| {
+                    d.as_ref().is_some_and(|d| {
+                        matches!(
+                            d.judgement,
+                            crate::compare::Judgement::Better | crate::compare::Judgement::Worse
+                        )
+                    })
+                })
+            })
+        });
+        out.push(format!(
+            "{TABLE_MARK}{}",
+            if judged { " judged" } else { "" }
+        ));
         let reference = if cols.contains(&base) { base } else { first };
         let unit = if unit.is_empty() {
             "no unit".to_string()
@@ -1096,6 +1176,7 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
             out.push(String::new());
         }
     }
+    out.push(format!("{TABLE_MARK}-end"));
     if single_column_tables > 0 {
         wrap_into(
             out,

@@ -211,3 +211,31 @@ fn long_row_names_share_a_prefix_instead_of_being_cut() {
     );
     assert!(!text.contains('~'), "{text}");
 }
+
+/// The reply keeps whole tables, and says how many of the full text's it
+/// left out: the count is of tables, as the full text has them.
+#[test]
+fn the_reply_counts_the_tables_it_leaves_out() {
+    let heading = |l: &&str| l.contains("; % = change vs");
+    let mut left_out = Vec::new();
+    for input in [common::seed004_chain(), common::seed003_isolate()] {
+        let c = compare(&input);
+        let full = render_text(&c, URL);
+        let reply = reclaimlab_report::text::render_reply(&c, URL, "u");
+        let in_full = full.lines().filter(heading).count();
+        let in_reply = reply.lines().filter(heading).count();
+        let said = reply
+            .lines()
+            .find_map(|l| {
+                l.split(" more table")
+                    .next()
+                    .filter(|_| l.contains(" more table"))
+            })
+            .map_or(0, |n| n.parse::<usize>().unwrap());
+        assert_eq!(in_full - in_reply, said, "{reply}");
+        assert!(reply.lines().count() <= 40, "{reply}");
+        left_out.push(said);
+    }
+    // The chain's four tables do not all fit; seed 003 has none.
+    assert_eq!(left_out, [3, 0]);
+}

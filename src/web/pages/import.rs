@@ -210,9 +210,15 @@ pub fn thread_prefix(ctx: &reclaimlab_formats::MailContext) -> String {
         } else if !slug.ends_with('-') && !slug.is_empty() {
             slug.push('-');
         }
-        if slug.len() >= 40 {
+        if slug.len() > 40 {
             break;
         }
+    }
+    // At most 40 characters, cut between words (`...-in-rmqueue_bulk`
+    // loses whole words, never half of one).
+    if slug.len() > 40 {
+        let cut = slug[..=40].rfind('-').filter(|&i| i >= 16).unwrap_or(40);
+        slug.truncate(cut);
     }
     let slug = slug.trim_matches('-').to_string();
     if !slug.is_empty() {
