@@ -74,14 +74,66 @@ pub fn recognize(
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
     let mut acc = Report::start(lines.get(start)?)?;
     let mut consumed = 0;
-    for (k, line) in lines[start..].iter().enumerate() {
+    let mut k = 0;
+    while let Some(line) = lines.get(start + k) {
         match acc.feed_line(line) {
             Ok(true) => consumed = k + 1,
-            Ok(false) => break,
+            Ok(false) => match elided_gap(lines, start + k, line.quote) {
+                // `[ etc ]` between blank lines, and the trace goes on: no
+                // gap is measured across it.
+                Some((elision, next)) => {
+                    if let Some(l) = lines.get(elision)
+                        && let Err(e) = acc.feed_line(l)
+                    {
+                        return Some(Err(e));
+                    }
+                    k = next - start;
+                    continue;
+                }
+                None => break,
+            },
             Err(e) => return Some(Err(e)),
         }
+        k += 1;
     }
     Some(acc.finish().map(|b| (consumed.max(1), b)))
+}
+
+/// A report that a poster cut with an elision line set off by blank lines
+/// (`>>>>` / `>>>> [ etc ]` / `>>>>` / more events): when the line at `at`
+/// is blank and such an elision follows, the index of the elision line and
+/// of the event after it.
+fn elided_gap(lines: &[Line<'_>], at: usize, quote: u32) -> Option<(usize, usize)> {
+    let same = |i: usize| lines.get(i).filter(|l| l.quote == quote);
+    let blank = |i: usize| same(i).is_some_and(|l| l.text.trim().is_empty());
+    if !blank(at) {
+        return None;
+    }
+    let mut i = at;
+    while blank(i) {
+        i += 1;
+    }
+    let elision = i;
+    if !is_elision_marker(same(elision)?.text.trim()) {
+        return None;
+    }
+    i += 1;
+    while blank(i) {
+        i += 1;
+    }
+    parse_event(&ascii_spaces(same(i)?.text)).map(|_| (elision, i))
+}
+
+/// A line standing for events the poster left out.
+fn is_elision_marker(t: &str) -> bool {
+    if t.starts_with("[...]") || t == "..." || t.starts_with("<snip>") {
+        return true;
+    }
+    let Some(inner) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) else {
+        return false;
+    };
+    let inner = inner.trim();
+    inner == "..." || inner == "snip" || inner == "etc" || inner.starts_with("etc ")
 }
 
 /// A latency report read one line at a time, with bounded state: the
@@ -379,7 +431,7 @@ pub(crate) fn ascii_spaces(text: &str) -> std::borrow::Cow<'_, str> {
 /// `# <latency tracer> latency trace v1.1.5 on <kernel>`.
 pub fn is_start(text: &str) -> bool {
     let Some(rest) = text.trim_start().strip_prefix('#') else {
-        return false;
+        return bare_header(text).is_some();
     };
     let rest = rest.trim_start();
     if let Some(t) = rest.strip_prefix("tracer:") {
@@ -389,6 +441,45 @@ pub fn is_start(text: &str) -> bool {
         Some((t, _)) => latency_tracer(t).is_some(),
         None => false,
     }
+}
+
+/// `preemption latency trace v1.1.5 on 2.6.13-...`: the header line of the
+/// -rt patches' latency tracer (2005-2006, `/proc/latency_trace`), printed
+/// without `#`: the tracer's name when `text` is one.
+fn bare_header(text: &str) -> Option<String> {
+    let (name, rest) = text.trim().split_once(" latency trace v")?;
+    if !rest.starts_with(|c: char| c.is_ascii_digit()) || name.contains(' ') {
+        return None;
+    }
+    if name.eq_ignore_ascii_case("preemption") {
+        return Some(name.to_ascii_lowercase());
+    }
+    latency_tracer(name)
+}
+
+/// The legend and column header lines of a report printed without `#`
+/// (`_------=> CPU#`, `|||| /`, `cmd     pid ||||| time  |   caller`).
+fn is_bare_legend(t: &str) -> bool {
+    t.contains("=>") || t.contains("|||") || t.chars().all(|c| "|/\\_- ".contains(c))
+}
+
+/// `MacPrivateStat (SkPnmiGetStruct)`: an old event text whose caller is
+/// in parentheses; as the newer `MacPrivateStat <-SkPnmiGetStruct`.
+fn paren_caller(line: &str) -> Option<String> {
+    let ev = parse_event(line)?;
+    let (func, caller) = ev.text.split_once(' ')?;
+    let caller = caller.strip_prefix('(')?.strip_suffix(')')?;
+    let ident = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+            && s.bytes().next().is_some_and(|b| !b.is_ascii_digit())
+    };
+    if !ident(func) || !ident(caller) {
+        return None;
+    }
+    let at = (ev.text.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+    Some(format!("{}{func} <-{caller}", line.get(..at)?))
 }
 
 /// The tracer's name when it is a latency tracer: one of
@@ -790,6 +881,9 @@ struct Parser {
     latency_open: bool,
     /// The `latency trace ... on` line ended before the kernel version.
     kernel_open: bool,
+    /// The header is printed without `#` (the -rt tracer of 2005-2006),
+    /// and callers in parentheses.
+    bare: bool,
     prev_valid: bool,
     prev_time: f64,
     /// Function of the previous event (its self time is the next gap).
@@ -819,6 +913,7 @@ impl Parser {
             saw_body: false,
             latency_open: false,
             kernel_open: false,
+            bare: false,
             prev_valid: false,
             prev_time: 0.0,
             prev_func: None,
@@ -832,10 +927,37 @@ impl Parser {
 
     fn feed(&mut self, no: u64, text: &str) -> Result<Step, ParseError> {
         let text = &*ascii_spaces(text);
+        let rewritten;
+        let text = match self.bare.then(|| paren_caller(text)).flatten() {
+            Some(r) => {
+                rewritten = r;
+                rewritten.as_str()
+            }
+            None => text,
+        };
         let t = text.trim_start();
         let after_event = self.prev_event_len.take();
         if t.is_empty() {
+            // Without `#`, the header ends with an empty line above the legend.
+            if self.bare && !self.saw_body && self.legend_cols == 0 && self.saw_latency {
+                return Ok(Step::Consumed);
+            }
             return Ok(Step::End);
+        }
+        if !self.saw_body && !t.starts_with('#') {
+            // The header of a report printed without `#`.
+            if let Some(tracer) = bare_header(t) {
+                if self.bare || self.saw_latency {
+                    return Ok(Step::End);
+                }
+                self.bare = true;
+                self.out.tracer = tracer;
+                return self.header(no, text, t);
+            }
+            let task = t.trim_start_matches('|').trim_start().starts_with("task:");
+            if self.bare && (t.starts_with("latency:") || task || is_bare_legend(t)) {
+                return self.header(no, text, t);
+            }
         }
         if let Some(h) = t.strip_prefix('#') {
             return self.header(no, text, h.trim());
@@ -867,7 +989,7 @@ impl Parser {
             self.frame(frame);
             return Ok(Step::Consumed);
         }
-        if t.starts_with("[...]") || t == "..." || t.starts_with("<snip>") {
+        if is_elision_marker(t) {
             // Elided events: no gap is measured across the hole.
             self.prev_valid = false;
             self.in_stack = false;
