@@ -434,7 +434,10 @@ pub fn is_start(text: &str) -> bool {
         return bare_header(text).is_some() || bare_latency(text);
     };
     let rest = rest.trim_start();
-    if rest.strip_prefix("=>").is_some_and(|r| r.trim_start().starts_with("started at:")) {
+    if rest
+        .strip_prefix("=>")
+        .is_some_and(|r| r.trim_start().starts_with("started at:"))
+    {
         // A report quoted from its `=> started at:` line on.
         return true;
     }
@@ -486,7 +489,9 @@ fn is_vp_trace_line(t: &str) -> bool {
     };
     count.len() == 8
         && count.bytes().all(|b| b.is_ascii_hexdigit())
-        && time.strip_suffix("ms").is_some_and(|n| n.parse::<f64>().is_ok())
+        && time
+            .strip_suffix("ms")
+            .is_some_and(|n| n.parse::<f64>().is_ok())
         && delta.starts_with("(+")
         && delta.ends_with("ms):")
 }
@@ -1008,7 +1013,11 @@ impl Parser {
             if self.bare && (t.starts_with("latency:") || task || started || is_bare_legend(t)) {
                 return self.header(no, text, t);
             }
-            if self.bare && t.len() >= 4 && t.ends_with('>') && t.trim_end_matches('>').chars().all(|c| c == '=') {
+            if self.bare
+                && t.len() >= 4
+                && t.ends_with('>')
+                && t.trim_end_matches('>').chars().all(|c| c == '=')
+            {
                 // `=======>` above the 2004 tracer's function trace.
                 return Ok(Step::Consumed);
             }
@@ -1143,14 +1152,19 @@ impl Parser {
         }
         if let Some(rest) = h.strip_prefix("=>") {
             let rest = rest.trim();
-            // 2004 printed the offsets too: `snd_..._prepare+0x74/0x180`.
+            // As printed; the 2004 tracer's offsets (`snd_..._prepare+0x74/0x180`)
+            // are dropped, as its frames print none.
+            let value = |v: &str| match self.bare {
+                true => culprit::strip_offset(v.trim()).to_string(),
+                false => v.trim().to_string(),
+            };
             if let Some(v) = rest.strip_prefix("started at:") {
-                self.out.started_at = Some(culprit::strip_offset(v.trim()).to_string());
+                self.out.started_at = Some(value(v));
                 if !self.saw_latency && self.out.tracer.is_empty() && self.out.task.is_none() {
                     self.from_started = true;
                 }
             } else if let Some(v) = rest.strip_prefix("ended at:") {
-                self.out.ended_at = Some(culprit::strip_offset(v.trim()).to_string());
+                self.out.ended_at = Some(value(v));
             }
             return Ok(Step::Consumed);
         }
@@ -1677,8 +1691,14 @@ mod tests {
         let f = report(
             "latency: 621 us, entries: 2 (2)\n    | task: lt/11, uid:0 nice:0 policy:1 rt_prio:99\n => started at: a_fn+0x74/0x180\n =======>\n00000001 0.000ms (+0.000ms): a_fn\n(b_fn)\n00000001 0.562ms (+0.548ms): c_fn (a_fn)\n",
         );
-        assert_eq!((f.tracer.as_str(), f.latency_us, f.entries), ("preemption", 621.0, Some((2, 2))));
-        assert_eq!(f.task.map(|t| (t.comm, t.pid)), Some(("lt".to_string(), 11)));
+        assert_eq!(
+            (f.tracer.as_str(), f.latency_us, f.entries),
+            ("preemption", 621.0, Some((2, 2)))
+        );
+        assert_eq!(
+            f.task.map(|t| (t.comm, t.pid)),
+            Some(("lt".to_string(), 11))
+        );
         assert_eq!(f.started_at.as_deref(), Some("a_fn"));
         assert!(f.events.is_empty());
         // From `=> started at:` on: the latency is the last event's time.
