@@ -49,6 +49,11 @@ pub fn recognize(
             Err(e) => return Some(Err(e)),
         }
     }
+    // A last `T:` line cut after its key was left out of the block: the
+    // block ends above it, so the scan reports that line on its own.
+    if run.cut_tail() {
+        consumed = consumed.saturating_sub(1);
+    }
     match run.finish() {
         Ok(Some(body)) => Some(Ok((consumed.max(1), body))),
         Ok(None) => None,
@@ -105,6 +110,17 @@ impl Run {
         let raw = String::from_utf8_lossy(bytes);
         let (quote, text) = lines::strip_quote(&raw);
         self.feed_line(&Line { no, text, quote })
+    }
+
+    /// Whether the last line fed is a `T:` line cut after its key, which
+    /// the block leaves out.
+    pub fn cut_tail(&self) -> bool {
+        self.b.cut_last
+            || self
+                .b
+                .pending
+                .as_ref()
+                .is_some_and(|(_, p)| self.b.cut_off(p))
     }
 
     /// The block, or `None` when it held neither a thread nor a histogram.
@@ -203,6 +219,9 @@ struct BlockParser {
     blank_seen: bool,
     /// The last line was a `policy:` line (a refresh starts).
     policy_just_seen: bool,
+    /// The block's last `T:` line ended in a key without its value
+    /// (`... Avg:    2 Max:` and nothing after it) and was left out.
+    cut_last: bool,
 }
 
 impl BlockParser {
@@ -216,6 +235,7 @@ impl BlockParser {
             pending: None,
             blank_seen: false,
             policy_just_seen: false,
+            cut_last: false,
         }
     }
 
@@ -229,6 +249,11 @@ impl BlockParser {
                 let joined = format!("{ptext} {t}");
                 self.thread(pno, &joined, true)?;
                 return Ok(true);
+            }
+            if self.cut_off(&ptext) {
+                // The value never came: the block ends above that line.
+                self.cut_last = true;
+                return Ok(false);
             }
             self.thread(pno, &ptext, true)?;
         }
@@ -318,9 +343,19 @@ impl BlockParser {
         Ok(())
     }
 
+    /// A pending `T:` line that ends in a key whose value never came, after
+    /// other threads of the block: a paste cut short.
+    fn cut_off(&self, ptext: &str) -> bool {
+        !self.threads.is_empty() && ends_with_bare_key(ptext)
+    }
+
     fn finish(mut self) -> Result<Option<Cyclictest>, ParseError> {
         if let Some((pno, ptext)) = self.pending.take() {
-            self.thread(pno, &ptext, true)?;
+            if self.cut_off(&ptext) {
+                self.cut_last = true;
+            } else {
+                self.thread(pno, &ptext, true)?;
+            }
         }
         // A histogram without `T:` lines has no widths to tell `-N` by. Its
         // footer does: a minimum of 1000 or more on every thread is 1 ms in

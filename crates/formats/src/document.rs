@@ -389,6 +389,11 @@ pub struct FtraceLatency {
     /// Everything beyond the rows of `functions`, summed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub functions_other: Option<FunctionOther>,
+    /// `true` when the report was pasted without its `latency:` line (from
+    /// `=> started at:` on): `latency_us` is then the time of its last event,
+    /// not a printed latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_from_trace: Option<bool>,
 }
 
 /// One of the longest gaps of a trace: the CPU printed nothing for `gap_us`

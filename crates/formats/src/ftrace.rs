@@ -74,14 +74,66 @@ pub fn recognize(
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
     let mut acc = Report::start(lines.get(start)?)?;
     let mut consumed = 0;
-    for (k, line) in lines[start..].iter().enumerate() {
+    let mut k = 0;
+    while let Some(line) = lines.get(start + k) {
         match acc.feed_line(line) {
             Ok(true) => consumed = k + 1,
-            Ok(false) => break,
+            Ok(false) => match elided_gap(lines, start + k, line.quote) {
+                // `[ etc ]` between blank lines, and the trace goes on: no
+                // gap is measured across it.
+                Some((elision, next)) => {
+                    if let Some(l) = lines.get(elision)
+                        && let Err(e) = acc.feed_line(l)
+                    {
+                        return Some(Err(e));
+                    }
+                    k = next - start;
+                    continue;
+                }
+                None => break,
+            },
             Err(e) => return Some(Err(e)),
         }
+        k += 1;
     }
     Some(acc.finish().map(|b| (consumed.max(1), b)))
+}
+
+/// A report that a poster cut with an elision line set off by blank lines
+/// (`>>>>` / `>>>> [ etc ]` / `>>>>` / more events): when the line at `at`
+/// is blank and such an elision follows, the index of the elision line and
+/// of the event after it.
+fn elided_gap(lines: &[Line<'_>], at: usize, quote: u32) -> Option<(usize, usize)> {
+    let same = |i: usize| lines.get(i).filter(|l| l.quote == quote);
+    let blank = |i: usize| same(i).is_some_and(|l| l.text.trim().is_empty());
+    if !blank(at) {
+        return None;
+    }
+    let mut i = at;
+    while blank(i) {
+        i += 1;
+    }
+    let elision = i;
+    if !is_elision_marker(same(elision)?.text.trim()) {
+        return None;
+    }
+    i += 1;
+    while blank(i) {
+        i += 1;
+    }
+    parse_event(&ascii_spaces(same(i)?.text)).map(|_| (elision, i))
+}
+
+/// A line standing for events the poster left out.
+fn is_elision_marker(t: &str) -> bool {
+    if t.starts_with("[...]") || t == "..." || t.starts_with("<snip>") {
+        return true;
+    }
+    let Some(inner) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) else {
+        return false;
+    };
+    let inner = inner.trim();
+    inner == "..." || inner == "snip" || inner == "etc" || inner.starts_with("etc ")
 }
 
 /// A latency report read one line at a time, with bounded state: the
@@ -379,9 +431,16 @@ pub(crate) fn ascii_spaces(text: &str) -> std::borrow::Cow<'_, str> {
 /// `# <latency tracer> latency trace v1.1.5 on <kernel>`.
 pub fn is_start(text: &str) -> bool {
     let Some(rest) = text.trim_start().strip_prefix('#') else {
-        return false;
+        return bare_header(text).is_some() || bare_latency(text);
     };
     let rest = rest.trim_start();
+    if rest
+        .strip_prefix("=>")
+        .is_some_and(|r| r.trim_start().starts_with("started at:"))
+    {
+        // A report quoted from its `=> started at:` line on.
+        return true;
+    }
     if let Some(t) = rest.strip_prefix("tracer:") {
         return latency_tracer(t).is_some();
     }
@@ -389,6 +448,77 @@ pub fn is_start(text: &str) -> bool {
         Some((t, _)) => latency_tracer(t).is_some(),
         None => false,
     }
+}
+
+/// `preemption latency trace v1.1.5 on 2.6.13-...`: the header line of the
+/// -rt patches' latency tracer (2005-2006, `/proc/latency_trace`), printed
+/// without `#`: the tracer's name when `text` is one.
+fn bare_header(text: &str) -> Option<String> {
+    let (name, rest) = text.trim().split_once(" latency trace v")?;
+    if !rest.starts_with(|c: char| c.is_ascii_digit()) || name.contains(' ') {
+        return None;
+    }
+    if name.eq_ignore_ascii_case("preemption") {
+        return Some(name.to_ascii_lowercase());
+    }
+    latency_tracer(name)
+}
+
+/// `latency: 621 us, entries: 28 (28)` (the voluntary-preempt tracer of
+/// 2004) or `latency: 4183 us, #3676/3676, CPU#0 | ...` printed without `#`
+/// and without the header line above it.
+fn bare_latency(text: &str) -> bool {
+    let Some(rest) = text.trim().strip_prefix("latency:") else {
+        return false;
+    };
+    let Some((num, after)) = rest.trim_start().split_once(" us, ") else {
+        return false;
+    };
+    !num.is_empty()
+        && num.chars().all(|c| c.is_ascii_digit())
+        && (after.starts_with("entries:") || (after.starts_with('#') && after.contains("CPU#")))
+}
+
+/// `00000001 0.014ms (+0.014ms): snd_es1371_dac1_rate (caller)`: a
+/// function-trace line of the 2004 voluntary-preempt tracer (preempt count,
+/// time, delta, function).
+fn is_vp_trace_line(t: &str) -> bool {
+    let mut w = t.split_whitespace();
+    let (Some(count), Some(time), Some(delta)) = (w.next(), w.next(), w.next()) else {
+        return false;
+    };
+    count.len() == 8
+        && count.bytes().all(|b| b.is_ascii_hexdigit())
+        && time
+            .strip_suffix("ms")
+            .is_some_and(|n| n.parse::<f64>().is_ok())
+        && delta.starts_with("(+")
+        && delta.ends_with("ms):")
+}
+
+/// The legend and column header lines of a report printed without `#`
+/// (`_------=> CPU#`, `|||| /`, `cmd     pid ||||| time  |   caller`).
+fn is_bare_legend(t: &str) -> bool {
+    t.contains("=>") || t.contains("|||") || t.chars().all(|c| "|/\\_- ".contains(c))
+}
+
+/// `MacPrivateStat (SkPnmiGetStruct)`: an old event text whose caller is
+/// in parentheses; as the newer `MacPrivateStat <-SkPnmiGetStruct`.
+fn paren_caller(line: &str) -> Option<String> {
+    let ev = parse_event(line)?;
+    let (func, caller) = ev.text.split_once(' ')?;
+    let caller = caller.strip_prefix('(')?.strip_suffix(')')?;
+    let ident = |s: &str| {
+        !s.is_empty()
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+            && s.bytes().next().is_some_and(|b| !b.is_ascii_digit())
+    };
+    if !ident(func) || !ident(caller) {
+        return None;
+    }
+    let at = (ev.text.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
+    Some(format!("{}{func} <-{caller}", line.get(..at)?))
 }
 
 /// The tracer's name when it is a latency tracer: one of
@@ -790,6 +920,13 @@ struct Parser {
     latency_open: bool,
     /// The `latency trace ... on` line ended before the kernel version.
     kernel_open: bool,
+    /// The header is printed without `#` (the -rt tracer of 2005-2006),
+    /// and callers in parentheses.
+    bare: bool,
+    /// The last line was a 2004 trace line without its `(caller)`.
+    vp_caller_open: bool,
+    /// The report was quoted from its `=> started at:` line on.
+    from_started: bool,
     prev_valid: bool,
     prev_time: f64,
     /// Function of the previous event (its self time is the next gap).
@@ -819,6 +956,9 @@ impl Parser {
             saw_body: false,
             latency_open: false,
             kernel_open: false,
+            bare: false,
+            vp_caller_open: false,
+            from_started: false,
             prev_valid: false,
             prev_time: 0.0,
             prev_func: None,
@@ -832,10 +972,70 @@ impl Parser {
 
     fn feed(&mut self, no: u64, text: &str) -> Result<Step, ParseError> {
         let text = &*ascii_spaces(text);
+        let rewritten;
+        let text = match self.bare.then(|| paren_caller(text)).flatten() {
+            Some(r) => {
+                rewritten = r;
+                rewritten.as_str()
+            }
+            None => text,
+        };
         let t = text.trim_start();
         let after_event = self.prev_event_len.take();
         if t.is_empty() {
+            // Without `#`, the header ends with an empty line above the legend.
+            if self.bare && !self.saw_body && self.legend_cols == 0 && self.saw_latency {
+                return Ok(Step::Consumed);
+            }
             return Ok(Step::End);
+        }
+        if !self.saw_body && !t.starts_with('#') {
+            // The header of a report printed without `#`.
+            if let Some(tracer) = bare_header(t) {
+                if self.bare || self.saw_latency {
+                    return Ok(Step::End);
+                }
+                self.bare = true;
+                self.out.tracer = tracer;
+                return self.header(no, text, t);
+            }
+            if !self.saw_latency && self.out.tracer.is_empty() && bare_latency(t) {
+                // The -rt tracer of those years printed itself as
+                // `preemption latency trace` when it printed a header.
+                self.bare = true;
+                self.out.tracer = "preemption".into();
+            }
+            let task = t.trim_start_matches('|').trim_start().starts_with("task:");
+            let started = t.strip_prefix("=>").is_some_and(|r| {
+                let r = r.trim_start();
+                r.starts_with("started at:") || r.starts_with("ended at:")
+            });
+            if self.bare && (t.starts_with("latency:") || task || started || is_bare_legend(t)) {
+                return self.header(no, text, t);
+            }
+            if self.bare
+                && t.len() >= 4
+                && t.ends_with('>')
+                && t.trim_end_matches('>').chars().all(|c| c == '=')
+            {
+                // `=======>` above the 2004 tracer's function trace.
+                return Ok(Step::Consumed);
+            }
+        }
+        if self.bare && is_vp_trace_line(t) {
+            // The 2004 tracer's trace lines are part of the report, but
+            // print no task, CPU or flags: they are not read as events.
+            self.saw_body = true;
+            self.vp_caller_open = !t.ends_with(')');
+            return Ok(Step::Consumed);
+        }
+        if std::mem::take(&mut self.vp_caller_open)
+            && t.starts_with('(')
+            && t.ends_with(')')
+            && !t.contains(' ')
+        {
+            // Its `(caller)` wrapped onto a line of its own.
+            return Ok(Step::Consumed);
         }
         if let Some(h) = t.strip_prefix('#') {
             return self.header(no, text, h.trim());
@@ -867,7 +1067,7 @@ impl Parser {
             self.frame(frame);
             return Ok(Step::Consumed);
         }
-        if t.starts_with("[...]") || t == "..." || t.starts_with("<snip>") {
+        if is_elision_marker(t) {
             // Elided events: no gap is measured across the hole.
             self.prev_valid = false;
             self.in_stack = false;
@@ -952,10 +1152,19 @@ impl Parser {
         }
         if let Some(rest) = h.strip_prefix("=>") {
             let rest = rest.trim();
+            // As printed; the 2004 tracer's offsets (`snd_..._prepare+0x74/0x180`)
+            // are dropped, as its frames print none.
+            let value = |v: &str| match self.bare {
+                true => culprit::strip_offset(v.trim()).to_string(),
+                false => v.trim().to_string(),
+            };
             if let Some(v) = rest.strip_prefix("started at:") {
-                self.out.started_at = Some(v.trim().to_string());
+                self.out.started_at = Some(value(v));
+                if !self.saw_latency && self.out.tracer.is_empty() && self.out.task.is_none() {
+                    self.from_started = true;
+                }
             } else if let Some(v) = rest.strip_prefix("ended at:") {
-                self.out.ended_at = Some(v.trim().to_string());
+                self.out.ended_at = Some(value(v));
             }
             return Ok(Step::Consumed);
         }
@@ -987,6 +1196,16 @@ impl Parser {
                 && let Some((a, b)) = v.split_once('/')
                 && let (Ok(a), Ok(b)) = (a.parse(), b.parse())
             {
+                self.out.entries = Some((a, b));
+            }
+        }
+        // 2004: `entries: 28 (28)`.
+        if let Some(e) = s.split_once("entries:").map(|(_, e)| e.trim_start()) {
+            let mut w = e.split_whitespace();
+            if let (Some(Ok(a)), Some(Ok(b))) = (
+                w.next().map(str::parse),
+                w.next().map(|x| x.trim_matches(['(', ')']).parse()),
+            ) {
                 self.out.entries = Some((a, b));
             }
         }
@@ -1157,6 +1376,13 @@ impl Parser {
     }
 
     fn finish(mut self) -> Result<FtraceLatency, ParseError> {
+        if !self.saw_latency && self.from_started && self.events_seen > 0 {
+            // Quoted from `=> started at:` on: the trace still tells how
+            // long it lasted, and the block says the number is not printed.
+            self.out.latency_us = self.prev_time;
+            self.out.latency_from_trace = Some(true);
+            self.saw_latency = true;
+        }
         if !self.saw_latency {
             return Err(ParseError::invalid(
                 FORMAT,
@@ -1252,9 +1478,14 @@ fn parse_task(s: &str) -> Option<TraceTask> {
     let s = s.trim();
     let (who, fields) = match s.find(" (") {
         Some(p) => (&s[..p], &s[p + 2..]),
-        None => (s, ""),
+        // 2004: `latencytest/11492, uid:0 nice:0 policy:1 rt_prio:99`.
+        None => match s.split_once(", ") {
+            Some((w, f)) if w.contains('/') && !w.contains('-') => (w, f),
+            _ => (s, ""),
+        },
     };
-    let (comm, pid) = who.trim().rsplit_once('-')?;
+    let who = who.trim();
+    let (comm, pid) = who.rsplit_once('-').or_else(|| who.rsplit_once('/'))?;
     let mut t = TraceTask {
         comm: comm.to_string(),
         pid: pid.trim().parse().ok()?,
@@ -1437,6 +1668,47 @@ mod tests {
         assert!(is_start("  # irqsoff latency trace v1.1.5 on 3.8.0-test+"));
         assert!(!is_start("# tracer: function"));
         assert!(!is_start("echo wakeup_rt > current_tracer"));
+    }
+
+    #[test]
+    fn old_rt_layouts() {
+        let report = |text: &str| match recognize(&crate::lines::split(text), 0) {
+            Some(Ok((_, BlockBody::FtraceLatency(f)))) => f,
+            other => panic!("{other:?}"),
+        };
+        // 2005: no `#`, callers in parentheses, the latency line wrapped.
+        let f = report(
+            "preemption latency trace v1.1.5 on 2.6.13-rt\n latency: 52 us, #2/2, CPU#0 | (M:preempt VP:0, KP:1, SP:1 HP:1\n#P:2)\n    | task: jackd-42 (uid:0 nice:0 policy:1 rt_prio:61)\n\n                 _------=> CPU#\n               |||| /\n   cmd     pid ||||| time  |   caller\n   <...>-40  1Dnh3    0us!: foo_stat (foo_get)\n   <...>-40  1Dnh3   50us : bar (foo_get)\n",
+        );
+        assert_eq!(
+            (f.tracer.as_str(), f.latency_us, f.nr_cpus, f.entries),
+            ("preemption", 52.0, Some(2), Some((2, 2)))
+        );
+        assert_eq!(f.events[0].function.as_deref(), Some("foo_stat"));
+        assert_eq!(f.events[0].caller.as_deref(), Some("foo_get"));
+        assert_eq!(f.culprit.as_deref(), Some("foo_stat"));
+        // 2004: `entries: N (N)`, `comm/pid,` and trace lines not read as events.
+        let f = report(
+            "latency: 621 us, entries: 2 (2)\n    | task: lt/11, uid:0 nice:0 policy:1 rt_prio:99\n => started at: a_fn+0x74/0x180\n =======>\n00000001 0.000ms (+0.000ms): a_fn\n(b_fn)\n00000001 0.562ms (+0.548ms): c_fn (a_fn)\n",
+        );
+        assert_eq!(
+            (f.tracer.as_str(), f.latency_us, f.entries),
+            ("preemption", 621.0, Some((2, 2)))
+        );
+        assert_eq!(
+            f.task.map(|t| (t.comm, t.pid)),
+            Some(("lt".to_string(), 11))
+        );
+        assert_eq!(f.started_at.as_deref(), Some("a_fn"));
+        assert!(f.events.is_empty());
+        // From `=> started at:` on: the latency is the last event's time.
+        let f = report(
+            "#  => started at: x_lock\n#  => ended at:   y_flush\n  cat-9    2d....    0us*: x_lock\n  cat-9    2d.... 45342us : y_flush\n",
+        );
+        assert_eq!((f.latency_us, f.latency_from_trace), (45342.0, Some(true)));
+        // A line that merely mentions `latency:` opens nothing.
+        assert!(!is_start("latency: 5 us, I think"));
+        assert!(!is_start("the preemption latency trace was long"));
     }
 
     #[test]

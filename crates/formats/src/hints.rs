@@ -211,6 +211,13 @@ fn kernel_version(s: &str, prefixed: bool) -> Option<String> {
     if third.is_some_and(|x| x.is_empty()) {
         return None;
     }
+    // `6.6-stable` (a stable review patch) and `6.6.y` name a stable
+    // series, not a release anyone ran.
+    let series = (third.is_none() && suffix.is_some_and(|x| x.eq_ignore_ascii_case("stable")))
+        || third.is_some_and(|x| x == "y" || x == "x");
+    if series {
+        return None;
+    }
     let has_suffix = suffix.is_some_and(|x| !x.is_empty()) || dotted_suffix;
     if !(prefixed || third_numeric || has_suffix) {
         return None;
@@ -781,5 +788,13 @@ mod tests {
         assert_eq!(find_kernel("2.34.1"), None);
         assert_eq!(find_kernel("took 5.10 seconds"), None);
         assert_eq!(find_kernel("git 2.34.1 here"), None);
+        // Stable series, not releases.
+        assert_eq!(find_kernel("6.6-stable review patch.  If anyone"), None);
+        assert_eq!(prose_kernel("6.12-stable review patch."), None);
+        assert_eq!(find_kernel("seen on 6.6.y and 6.1.y too"), None);
+        assert_eq!(
+            find_kernel("Subject: [PATCH 6.6 000/744] 6.6.33-rc1 review").as_deref(),
+            Some("6.6.33-rc1")
+        );
     }
 }

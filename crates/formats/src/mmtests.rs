@@ -33,6 +33,13 @@ const STATS: &[&str] = &[
     "BMax",
     "Percentile",
     "Quartile",
+    // Older compare-kernels: `CoeffVar` cut to six letters, quartile rows,
+    // and thpscale's `Percentage huge-N`.
+    "Coeff",
+    "1st-qrtle",
+    "2nd-qrtle",
+    "3rd-qrtle",
+    "Percentage",
 ];
 
 /// Row names of the duration block.
@@ -53,9 +60,25 @@ fn section_row(label: &str) -> bool {
 }
 
 fn is_stat(tok: &str) -> bool {
+    if STATS.contains(&tok) {
+        return true;
+    }
+    // `Best99%Amean`: the mean of the best 99% of samples (older layout of
+    // `BAmean-99`).
+    if let Some(rest) = tok.strip_prefix("Best")
+        && let Some((pct, base)) = rest.split_once('%')
+    {
+        return !pct.is_empty() && pct.chars().all(|c| c.is_ascii_digit()) && STATS.contains(&base);
+    }
+    // `Max-90`, `BAmean-99`, and `Max-90%` as older versions print it.
     let base = match tok.split_once('-') {
-        Some((b, n)) if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '.') => b,
-        Some(_) => return false,
+        Some((b, n)) => {
+            let n = n.strip_suffix('%').unwrap_or(n);
+            if n.is_empty() || !n.chars().all(|c| c.is_ascii_digit() || c == '.') {
+                return false;
+            }
+            b
+        }
         None => tok,
     };
     STATS.contains(&base)
@@ -167,12 +190,40 @@ fn named_row(text: &str) -> Option<(String, Vec<f64>)> {
     Some((label, values))
 }
 
+/// vmstat rows as compare-kernels printed them before the `Ops ` prefix
+/// (`Compaction migrate scanned    20338945.00    18133661.00`), by the
+/// start of their names.
+const LEGACY_VMSTAT: &[&str] = &[
+    "Minor Faults",
+    "Major Faults",
+    "Swap Ins",
+    "Swap Outs",
+    "Allocation stalls",
+    "Direct pages ",
+    "Kswapd ",
+    "Page writes ",
+    "Page reclaim ",
+    "Page rescued ",
+    "Sector Reads",
+    "Sector Writes",
+    "Slabs scanned",
+    "THP ",
+    "Compaction ",
+    "Page migrate ",
+    "NUMA ",
+    "AutoNUMA ",
+    "Percentage direct ",
+];
+
 /// Which section of compare-kernels a headerless named row belongs to:
-/// `Duration User ...` or `Ops NUMA hint faults ...`.
+/// `Duration User ...`, `Ops NUMA hint faults ...`, or an older vmstat row
+/// without the `Ops` prefix (`vmstat`; read only under an mmtests header).
 fn section_of(text: &str) -> Option<&'static str> {
-    match text.split_whitespace().next()? {
+    let t = text.trim_start();
+    match t.split_whitespace().next()? {
         "Duration" => Some("Duration"),
         "Ops" => Some("Ops"),
+        _ if LEGACY_VMSTAT.iter().any(|p| t.starts_with(p)) => Some("vmstat"),
         _ => None,
     }
 }
@@ -366,14 +417,24 @@ pub fn recognize(
             .iter()
             .all(|r| DURATION_ROWS.contains(&r.metric.as_str()));
     let ops = section == Some("Ops") && rows_at == start;
-    if kind == RowKind::Named && !duration && !ops && kernels.is_empty() {
+    let legacy = section == Some("vmstat") && rows_at == start;
+    if kind == RowKind::Named && !duration && !ops && !legacy && kernels.is_empty() {
         return None;
     }
     // A headerless section (`Duration ...`, `Ops ...`, stats under a
     // section name) continues the columns of the header above it.
-    let (kernels, variants) = match rows_at == start && kernels.is_empty() && variants.is_empty() {
-        true => header_above(lines, start, ncols).unwrap_or_default(),
-        false => (kernels, variants),
+    let above = match rows_at == start && kernels.is_empty() && variants.is_empty() {
+        true => header_above(lines, start, ncols),
+        false => None,
+    };
+    // Older vmstat rows are only told from any label-and-numbers lines by
+    // the compare table above them.
+    if legacy && above.is_none() {
+        return None;
+    }
+    let (kernels, variants) = match above {
+        Some(kv) => kv,
+        None => (kernels, variants),
     };
     let columns = (0..ncols)
         .map(|c| {
@@ -567,6 +628,18 @@ mod tests {
             ]
         );
         assert!(stat_row("BAmean-99 foo 1.00 (  0.00%)").is_some());
+        for stat in [
+            "1st-qrtle",
+            "Max-90%",
+            "Coeff",
+            "Best95%Amean",
+            "Percentage",
+        ] {
+            assert!(is_stat(stat), "{stat}");
+        }
+        for word in ["Best%Amean", "Bestx%Amean", "Max-%", "Maxi", "1st"] {
+            assert!(!is_stat(word), "{word}");
+        }
         assert!(stat_row("Amean     95     1.00 (  0.00%)    2.00 ( -nan%)").is_some());
         assert!(stat_row("Always here 1").is_none());
         let (_, _, c) =

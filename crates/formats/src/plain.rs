@@ -220,12 +220,34 @@ const FOOTER_ROWS: &[&str] = &[
     "Total",
 ];
 
+/// A footer row's name: one of [`FOOTER_ROWS`] (any case), or a
+/// percentile row a poster added from the histogram (`99% latencies`).
+fn footer_name(name: &str) -> bool {
+    if FOOTER_ROWS.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+        return true;
+    }
+    let Some((pct, rest)) = name.split_once('%') else {
+        return false;
+    };
+    !pct.is_empty()
+        && pct.parse::<f64>().is_ok_and(|p| (0.0..=100.0).contains(&p))
+        && rest.trim().eq_ignore_ascii_case("latencies")
+}
+
 /// `  LNICE(-19)    # Avg Latencies: 00191  00122  00089  00066`: a
-/// cyclictest footer row, maybe with a row label in front of its `#`.
+/// cyclictest footer row, maybe with a row label in front of its `#`; or
+/// the same row copied without the `#` (`Min Latencies:    60    61`,
+/// `99% latencies: 19044   110`), which then starts the line.
 fn footer_row(text: &str) -> Option<(Option<String>, &str, Vec<f64>)> {
-    let (before, after) = text.split_once('#')?;
+    let (before, after) = match text.split_once('#') {
+        Some((b, a)) => (b, a),
+        None => ("", text),
+    };
     let (name, vals) = after.trim_start().split_once(':')?;
-    let name = FOOTER_ROWS.iter().find(|n| **n == name.trim())?;
+    let name = name.trim();
+    if !footer_name(name) {
+        return None;
+    }
     let values: Vec<f64> = vals
         .split_whitespace()
         .map(|w| {
@@ -251,7 +273,18 @@ pub fn footer_table(
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
     let head = lines.get(start)?;
-    let columns = is_header(head.text)?;
+    // Names of one word each (`EEVDF  CFS`), or of several words spaced
+    // apart (`latency 0    latency -20`): whichever the first row fits.
+    let first_row = lines[start + 1..]
+        .iter()
+        .take(2)
+        .take_while(|l| l.quote == head.quote)
+        .find(|l| !l.text.trim().is_empty())
+        .and_then(|l| footer_row(l.text))?;
+    let columns: Vec<String> = match is_header(head.text) {
+        Some(c) if c.len() == first_row.2.len() => c.iter().map(|s| s.to_string()).collect(),
+        _ => spaced_header(head.text).filter(|c| c.len() == first_row.2.len())?,
+    };
     let k = columns.len();
     let mut found: Vec<(Option<String>, &str, Vec<f64>)> = Vec::new();
     let mut i = start + 1;
@@ -318,7 +351,7 @@ pub fn footer_table(
         BlockBody::Table(Table {
             style: "plain".into(),
             title: title_above(lines, start),
-            columns: columns.iter().map(|s| s.to_string()).collect(),
+            columns,
             column_kernels: Vec::new(),
             column_variants: Vec::new(),
             rows,

@@ -84,6 +84,11 @@ fn start_kind(t: &str) -> Option<Kind> {
     }
 }
 
+/// `...` or `[...]` on a line of its own: rows left out by whoever pasted.
+fn is_elision(t: &str) -> bool {
+    matches!(t, "..." | "[...]" | "[ ... ]")
+}
+
 fn is_stop_header(t: &str) -> bool {
     t.starts_with("## CPU ") && t.contains("hit stop tracing")
 }
@@ -166,7 +171,8 @@ impl Parser {
             self.ns |= t.contains("(ns)");
             return true;
         }
-        if t.starts_with("CPU COUNT") || t.starts_with("---") {
+        // `...`: CPU rows the poster left out.
+        if t.starts_with("CPU COUNT") || t.starts_with("---") || is_elision(t) {
             return true;
         }
         let parts: Vec<&str> = t.split('|').collect();
@@ -223,7 +229,7 @@ impl Parser {
     }
 
     fn osnoise_top(&mut self, t: &str) -> bool {
-        if t == "Operating System Noise" {
+        if t == "Operating System Noise" || is_elision(t) {
             return true;
         }
         if t.starts_with("duration:") {

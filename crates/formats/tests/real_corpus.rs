@@ -270,6 +270,19 @@ fn check_sample(dir: &Path, s: &Sample) -> Vec<String> {
             failures.push(format!("{key}: no {kind} block #{ordinal}"));
             continue;
         };
+        if expected.as_str() == Some("<absent>") {
+            // An optional field the parser must leave out (a hint it must
+            // not guess): the path up to it resolves, the field does not.
+            let parent = resolve(block, &steps[..steps.len().saturating_sub(1)]);
+            let absent = match (parent, steps.last()) {
+                (Ok(p), Some(Step::Field(f))) => p.get(f.as_str()).is_none(),
+                _ => false,
+            };
+            if !absent {
+                failures.push(format!("{key}: expected absent, found a value"));
+            }
+            continue;
+        }
         match resolve(block, &steps).and_then(|v| compare(v, expected, tol)) {
             Ok(()) => {}
             Err(e) => failures.push(format!("{key}: {e}")),
