@@ -174,6 +174,9 @@ impl Docs {
         let media = content
             .get(ctype)
             .unwrap_or_else(|| panic!("{what}: content type {ctype} not documented"));
+        if ctype == "image/svg+xml" {
+            common::svg(&r.text);
+        }
         let schema = &media["schema"];
         let v: Value = if ctype == "application/json" {
             serde_json::from_slice(&r.body)
