@@ -62,7 +62,10 @@ pub struct UploadParams {
 /// A `multipart/form-data` upload: the file part and the metadata of
 /// [`UploadParams`] as fields (read by [`split_multipart`]).
 #[derive(utoipa::ToSchema)]
-#[allow(dead_code)]
+#[expect(
+    dead_code,
+    reason = "split_multipart reads the form field by field; this type is its schema"
+)]
 pub struct UploadForm {
     /// The result text.
     #[schema(value_type = String, format = Binary)]
@@ -86,6 +89,22 @@ pub struct UploadForm {
     /// JSON array of per-block corrections.
     blocks: Option<String>,
 }
+
+/// The fields [`split_multipart`] reads: those of [`UploadForm`].
+const MULTIPART_FIELDS: &[&str] = &[
+    "file",
+    "board",
+    "kernel",
+    "variant",
+    "parent",
+    "message_id",
+    "tool_args",
+    "direction",
+    "variant_prefix",
+    "filename",
+    "unlisted",
+    "blocks",
+];
 
 /// A run an upload stored.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
@@ -508,7 +527,8 @@ async fn split_multipart(
             }
             other => {
                 return Err(AppError::BadRequest(format!(
-                    "unknown multipart field '{other}' (expected file, board, kernel, variant, parent, message_id, tool_args, filename, unlisted, blocks)"
+                    "unknown multipart field '{other}' (expected {})",
+                    MULTIPART_FIELDS.join(", ")
                 )));
             }
         }
@@ -516,4 +536,25 @@ async fn split_multipart(
     let (spool, ftype) =
         file.ok_or_else(|| AppError::BadRequest("multipart body has no 'file' part".into()))?;
     Ok((spool, ftype, meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented multipart form is the one read.
+    #[test]
+    fn the_form_schema_names_the_fields_read() {
+        let schema = serde_json::to_value(<UploadForm as utoipa::PartialSchema>::schema()).unwrap();
+        let mut documented: Vec<&str> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut read = MULTIPART_FIELDS.to_vec();
+        documented.sort_unstable();
+        read.sort_unstable();
+        assert_eq!(documented, read);
+    }
 }
