@@ -25,7 +25,8 @@ pub const MAX_COLUMNS: usize = 12;
 /// a dashboard column reads a bounded number of rows at any database size.
 pub const MAX_RUNS_PER_COLUMN: i64 = 200;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[schema(as = Column)]
 pub struct ColumnSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
@@ -39,6 +40,7 @@ pub struct ColumnSpec {
     pub variant: Option<String>,
     /// "measured" or "simulated".
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(schema_with = crate::web::api::doc::run_kind)]
     pub kind: Option<String>,
     /// Runs of one simulation job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -487,12 +489,15 @@ pub fn chain_specs(chain: &[String], board: Option<&str>) -> Vec<ColumnSpec> {
 }
 
 /// A comparison request, from the API or the compare page.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = ComparisonRequest)]
 pub struct CompareRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    #[schema(max_items = 12)]
     pub columns: Vec<ColumnSpec>,
+    /// The column the others are compared with.
     #[serde(default)]
     pub baseline: usize,
     /// Also compare each column with the previous one (default: true for
@@ -502,6 +507,7 @@ pub struct CompareRequest {
     /// Runs shown beside the comparison and compared with nothing (at most
     /// [`MAX_CONTEXT_RUNS`]): evidence no variant was named for.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(max_items = 20)]
     pub context: Vec<i64>,
 }
 

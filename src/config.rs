@@ -39,6 +39,9 @@ pub enum Command {
     /// Recompute the overview aggregates (heatmap, culprit and metric
     /// cells) from the stored runs: after a restore or a bulk load in SQL.
     RebuildOverview(DbArgs),
+    /// Print the API's OpenAPI document (`docs/openapi.json` is this
+    /// output: `reclaimlab openapi > docs/openapi.json`).
+    Openapi,
     /// Internal: run one simulation job read from stdin (used by workers).
     #[command(hide = true)]
     SimExec,

@@ -4,7 +4,6 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use reclaimlab_formats::{ErrorKind, ParseError};
-use serde_json::json;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -131,11 +130,14 @@ impl IntoResponse for AppError {
             AppError::Unavailable(e) => tracing::warn!(error = %e, "database unavailable"),
             _ => tracing::debug!(status = status.as_u16(), error = %self, "request failed"),
         }
-        let mut err = json!({"code": self.code(), "message": self.public_message()});
-        if let Some(line) = self.line() {
-            err["line"] = json!(line);
-        }
-        let mut resp = (status, axum::Json(json!({ "error": err }))).into_response();
+        let body = ErrorBody {
+            error: ErrorDetail {
+                code: self.code(),
+                message: self.public_message(),
+                line: self.line(),
+            },
+        };
+        let mut resp = (status, axum::Json(body)).into_response();
         if matches!(self, AppError::Unauthorized) {
             resp.headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
@@ -152,3 +154,26 @@ impl IntoResponse for AppError {
 }
 
 pub type AppResult<T> = Result<T, AppError>;
+
+/// The body of every JSON error: `{"error": {"code", "message", "line"?}}`
+/// with the HTTP status.
+// The `Error` schema and response of the OpenAPI document.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = Error)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct ErrorDetail {
+    /// The kind: bad_request, unauthorized, forbidden, not_found,
+    /// method_not_allowed, gone, conflict, payload_too_large,
+    /// unsupported_content, unprocessable_content, too_many_requests, busy,
+    /// unavailable, internal.
+    pub code: &'static str,
+    pub message: String,
+    /// The line of the input it is about, counted from 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(minimum = 1)]
+    pub line: Option<u64>,
+}

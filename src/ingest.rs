@@ -170,7 +170,7 @@ pub fn sha256(bytes: &[u8]) -> Vec<u8> {
 /// One metric value of a run: what ingest plans and stores, and what the
 /// run page and comparisons read back (inside `storage::runs::MetricValue`,
 /// which adds the table it belongs to).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
 pub struct MetricRow {
     pub name: String,
     pub stat: Option<String>,
@@ -180,10 +180,12 @@ pub struct MetricRow {
     pub spread_pct: Option<f64>,
     /// Set where the upload said so or a printed mmtests gain tells;
     /// otherwise the direction table decides when the metric is read.
+    #[schema(schema_with = crate::web::api::doc::direction)]
     pub direction: Option<Better>,
     /// "upload" or "printed" when `direction` is set.
     pub direction_source: Option<String>,
     /// How `printed_delta_pct` is signed.
+    #[schema(schema_with = crate::web::api::doc::delta_convention)]
     pub delta_convention: Option<DeltaConvention>,
 }
 

@@ -27,6 +27,10 @@ fn main() -> std::process::ExitCode {
             Command::Demo(a) => cli::demo::run(a).await,
             Command::Simulate(a) => cli::simulate::run(a),
             Command::RebuildOverview(a) => cli::rebuild_overview(a).await,
+            Command::Openapi => {
+                print!("{}", reclaimlab::web::api::doc::json());
+                Ok(())
+            }
             Command::SimExec => reclaimlab::jobs::exec::sim_exec_main(),
         }
     });

@@ -14,7 +14,7 @@ use sqlx::PgPool;
 use crate::jobs::JobConfig;
 
 /// `POST /api/v1/simulations` body.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SimulationRequest {
     /// A built-in scenario name or a whole scenario TOML text.
@@ -29,6 +29,7 @@ pub struct SimulationRequest {
     pub replications: u32,
     /// Simulated duration, e.g. "20s" (default: the scenario's).
     #[serde(default)]
+    #[schema(example = "20s")]
     pub duration: Option<String>,
     /// A board class (x86-server, x86-desktop, riscv-small) ...
     #[serde(default)]
@@ -51,7 +52,7 @@ fn one() -> u64 {
     1
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SweepRequest {
     pub variant: String,

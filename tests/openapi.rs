@@ -174,6 +174,9 @@ impl Docs {
         let media = content
             .get(ctype)
             .unwrap_or_else(|| panic!("{what}: content type {ctype} not documented"));
+        if ctype == "image/svg+xml" {
+            common::svg(&r.text);
+        }
         let schema = &media["schema"];
         let v: Value = if ctype == "application/json" {
             serde_json::from_slice(&r.body)
@@ -276,6 +279,30 @@ impl Client {
             Some(("application/json", bytes)),
         )
         .await
+    }
+}
+
+/// `docs/openapi.json` is the document the code generates (from the
+/// handlers' `#[utoipa::path]` and their types), byte for byte.
+#[test]
+fn the_committed_document_is_the_generated_one() {
+    let path = format!("{}/docs/openapi.json", env!("CARGO_MANIFEST_DIR"));
+    let committed = std::fs::read_to_string(&path).unwrap();
+    let generated = reclaimlab::web::api::doc::json();
+    if committed != generated {
+        let at = committed
+            .lines()
+            .zip(generated.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or_else(|| committed.lines().count().min(generated.lines().count()));
+        panic!(
+            "docs/openapi.json is not the generated document (first difference at line {}: \
+             committed {:?}, generated {:?});\n\
+             regenerate it with `cargo run -- openapi > docs/openapi.json`",
+            at + 1,
+            committed.lines().nth(at).unwrap_or("<end>"),
+            generated.lines().nth(at).unwrap_or("<end>"),
+        );
     }
 }
 

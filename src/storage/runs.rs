@@ -5,13 +5,14 @@ use sqlx::{FromRow, PgExecutor, PgPool};
 
 use crate::ingest::MetricRow;
 
-#[derive(Debug, Clone, FromRow, serde::Serialize)]
+#[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]
 pub struct RunSummary {
     pub id: i64,
     pub upload_id: Option<i64>,
     pub board: String,
     pub kernel: String,
     pub variant: String,
+    #[schema(schema_with = crate::web::api::doc::run_kind)]
     pub kind: String,
     pub block_kind: String,
     pub label: Option<String>,
@@ -123,7 +124,7 @@ pub async fn context_rows(db: impl PgExecutor<'_>, ids: &[i64]) -> sqlx::Result<
     .await
 }
 
-#[derive(Debug, Clone, FromRow, serde::Serialize)]
+#[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]
 pub struct ThreadRow {
     pub thread: i32,
     pub tid: Option<i32>,
@@ -137,7 +138,7 @@ pub struct ThreadRow {
     pub max_us: f64,
 }
 
-#[derive(Debug, Clone, FromRow, serde::Serialize)]
+#[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]
 pub struct TraceRow {
     pub tracer: String,
     pub latency_us: f64,
@@ -154,7 +155,7 @@ pub struct TraceRow {
 /// A stored metric: the value as ingest planned it ([`MetricRow`], one
 /// type from ingest to page) and the table it was stored under. Reads as
 /// the `MetricRow` it holds (`m.name`, `m.value`).
-#[derive(Debug, Clone, FromRow, serde::Serialize)]
+#[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]
 pub struct MetricValue {
     #[sqlx(flatten)]
     #[serde(flatten)]
@@ -188,7 +189,8 @@ pub struct HistThreadRow {
 }
 
 /// One `perf lock contention` row.
-#[derive(Debug, Clone, FromRow, serde::Serialize)]
+#[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = LockRow)]
 pub struct LockRowRow {
     pub lock_type: Option<String>,
     pub caller: Option<String>,
@@ -223,18 +225,20 @@ impl LockRowRow {
     }
 }
 
-#[derive(Debug, Clone, FromRow, serde::Serialize)]
+#[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]
 pub struct BucketRow {
     pub thread: i32,
     pub lower_us: f64,
     pub count: i64,
 }
 
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
 pub struct RunDetail {
     #[serde(flatten)]
     pub summary: RunSummary,
     pub tool_args: Option<String>,
+    /// First and last line of the block in the upload.
+    #[schema(min_items = 2, max_items = 2)]
     pub lines: [i32; 2],
     pub blob_sha256: Option<String>,
     pub message_id: Option<String>,
@@ -244,6 +248,7 @@ pub struct RunDetail {
     pub histogram: Vec<BucketRow>,
     /// Lock contention rows, most total wait first.
     pub locks: Vec<LockRowRow>,
+    #[schema(schema_with = crate::web::api::doc::block)]
     pub block: serde_json::Value,
 }
 

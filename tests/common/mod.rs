@@ -160,3 +160,29 @@ pub fn cyclictest_rig(rig: usize, threads: usize, tid0: usize, max0: usize) -> S
         })
         .collect()
 }
+
+/// An SVG answer parsed as XML: a malformed one, or one whose root is not
+/// `<svg>`, fails the test.
+pub fn svg(text: &str) -> roxmltree::Document<'_> {
+    let doc = roxmltree::Document::parse(text)
+        .unwrap_or_else(|e| panic!("SVG is not well-formed XML ({e}):\n{text}"));
+    assert_eq!(doc.root_element().tag_name().name(), "svg", "{text}");
+    doc
+}
+
+/// The elements of an SVG named `name` (`polyline`, `rect`).
+pub fn svg_elements(text: &str, name: &str) -> usize {
+    svg(text)
+        .descendants()
+        .filter(|n| n.tag_name().name() == name)
+        .count()
+}
+
+/// The text of an SVG's `<text>` elements, one per element.
+pub fn svg_texts(text: &str) -> Vec<String> {
+    svg(text)
+        .descendants()
+        .filter(|n| n.tag_name().name() == "text")
+        .map(|n| n.descendants().filter_map(|t| t.text()).collect::<String>())
+        .collect()
+}

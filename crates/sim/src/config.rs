@@ -1,6 +1,13 @@
 //! Scenario, board and kernel-preset data: parsing TOML into typed
 //! configuration with errors that name the offending field.
 //!
+//! Each file is read into `*File` structs (serde derive, unknown keys
+//! refused) whose fields are checked value types (`Positive`, `AtMost<N>`,
+//! `Pair`, `Duration`, ...); `serde_path_to_error` gives the full path of
+//! a bad field (`workload.file_lru.normal_band_mb[1]`). Knobs and costs
+//! are tables read through the knob and cost tables, which build the same
+//! paths. Defaults that depend on the board are applied after reading.
+//!
 //! Boards (per-operation costs, spec §4) and kernel presets (structural
 //! knobs, spec §6) are data files under `crates/sim/data/`, compiled in with
 //! `include_str!`; a scenario names one of each and may override any value.
@@ -64,78 +71,322 @@ fn as_num(v: &Value) -> Option<f64> {
     }
 }
 
-/// Rejects keys that are not in `allowed`, naming the first unknown one.
-fn check_keys(t: &Table, path: &str, allowed: &[&str]) -> R<()> {
-    for k in t.keys() {
-        if !allowed.contains(&k.as_str()) {
-            return Err(ScenarioError::new(
-                join(path, k),
-                format!("unknown field; expected one of: {}", allowed.join(", ")),
-            ));
-        }
-    }
-    Ok(())
-}
+// ------------------------------------------------------------ value checks
 
-pub(crate) fn positive(v: &Value, path: &str) -> R<f64> {
+/// The checks of one TOML value. Each says what it expected and what it
+/// found; the path is added by whoever knows it ([`from_toml`] through
+/// `serde_path_to_error`, or the knob and cost tables).
+fn positive_num(v: &Value) -> Result<f64, String> {
     match as_num(v) {
         Some(x) if x > 0.0 && x.is_finite() => Ok(x),
-        _ => Err(ScenarioError::new(
-            path,
-            format!("expected a positive number, found {}", show(v)),
+        _ => Err(format!("expected a positive number, found {}", show(v))),
+    }
+}
+
+fn non_negative_num(v: &Value) -> Result<f64, String> {
+    match as_num(v) {
+        Some(x) if x >= 0.0 && x.is_finite() => Ok(x),
+        _ => Err(format!("expected a number >= 0, found {}", show(v))),
+    }
+}
+
+fn whole(v: &Value) -> Result<u64, String> {
+    match v {
+        Value::Integer(i) if *i >= 0 => Ok(*i as u64),
+        _ => Err(format!(
+            "expected a non-negative integer, found {}",
+            show(v)
         )),
+    }
+}
+
+fn whole_in(v: &Value, min: u64, max: u64) -> Result<u64, String> {
+    let n = whole(v)?;
+    if (min..=max).contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!("expected {min}..={max}, found {n}"))
+    }
+}
+
+fn text(v: &Value) -> Result<String, String> {
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        _ => Err(format!("expected a string, found {}", type_name(v))),
     }
 }
 
 fn non_negative(v: &Value, path: &str) -> R<f64> {
-    match as_num(v) {
-        Some(x) if x >= 0.0 && x.is_finite() => Ok(x),
-        _ => Err(ScenarioError::new(
-            path,
-            format!("expected a number >= 0, found {}", show(v)),
-        )),
+    non_negative_num(v).map_err(|r| ScenarioError::new(path, r))
+}
+
+/// A value type checked by a function of the TOML value: its
+/// `Deserialize` reads any value and runs the check.
+macro_rules! checked {
+    ($($(#[doc = $doc:literal])* $name:ident($t:ty) = $check:expr;)*) => {$(
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, PartialEq)]
+        struct $name($t);
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let check: fn(&Value) -> Result<$t, String> = $check;
+                check(&Value::deserialize(d)?)
+                    .map($name)
+                    .map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
+}
+
+checked! {
+    /// A finite number > 0.
+    Positive(f64) = positive_num;
+    /// A finite number >= 0.
+    NonNegative(f64) = non_negative_num;
+    /// An integer >= 0.
+    Whole(u64) = whole;
+    /// A string.
+    Text(String) = text;
+    /// A share, 0..=1.
+    Fraction(f64) = |v| {
+        let x = non_negative_num(v)?;
+        if x > 1.0 { Err(format!("expected 0..=1, found {x}")) } else { Ok(x) }
+    };
+    /// A size in GiB, at most 10^6 (a zone, an unmapped range).
+    Gib(f64) = |v| {
+        let x = positive_num(v)?;
+        if x > 1.0e6 { Err("expected at most 1000000".into()) } else { Ok(x) }
+    };
+    /// A real-time priority.
+    Prio(u64) = |v| whole_in(v, 1, 99);
+    /// A CPU count.
+    Cpus(u64) = |v| whole_in(v, 1, 1024);
+    /// A usemem instance count.
+    Instance(u64) = |v| whole_in(v, 1, 1024);
+    /// A tick rate.
+    Hz(u64) = |v| match whole(v)? {
+        0 => Err("expected a positive integer, found 0".into()),
+        n => Ok(n),
+    };
+    /// "30m", "20s", "500ms", ... or a number of seconds.
+    Duration(u64) = duration_ns;
+    /// The swap device.
+    Swap(SwapKind) = |v| {
+        let s = text(v)?;
+        match s.as_str() {
+            "none" => Ok(SwapKind::None),
+            "zram" => Ok(SwapKind::Zram),
+            "brd" => Ok(SwapKind::Brd),
+            _ => Err(format!("expected one of none | zram | brd, found {s:?}")),
+        }
+    };
+}
+
+/// An integer in 0..=MAX (keeps a hostile scenario from asking for
+/// unbounded memory).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct AtMost<const MAX: u64>(u64);
+
+impl<'de, const MAX: u64> Deserialize<'de> for AtMost<MAX> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let n = whole(&Value::deserialize(d)?).map_err(serde::de::Error::custom)?;
+        if n > MAX {
+            return Err(serde::de::Error::custom(format!(
+                "expected at most {MAX}, found {n}"
+            )));
+        }
+        Ok(AtMost(n))
     }
 }
 
-fn count(v: &Value, path: &str) -> R<u64> {
-    match v {
-        Value::Integer(i) if *i >= 0 => Ok(*i as u64),
-        _ => Err(ScenarioError::new(
-            path,
-            format!("expected a non-negative integer, found {}", show(v)),
-        )),
+/// `[min, max]` with min <= max.
+#[derive(Debug, Clone, PartialEq)]
+struct Pair<T>([T; 2]);
+
+impl<'de, T: Deserialize<'de> + PartialOrd + Clone> Deserialize<'de> for Pair<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de> + PartialOrd + Clone> serde::de::Visitor<'de> for V<T> {
+            type Value = Pair<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("[min, max]")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Pair<T>, A::Error> {
+                use serde::de::Error;
+                let lo: T = seq
+                    .next_element()?
+                    .ok_or_else(|| A::Error::invalid_length(0, &self))?;
+                let hi: T = seq
+                    .next_element()?
+                    .ok_or_else(|| A::Error::invalid_length(1, &self))?;
+                if seq.next_element::<Value>()?.is_some() {
+                    return Err(A::Error::invalid_length(3, &self));
+                }
+                if hi < lo {
+                    return Err(A::Error::custom("expected min <= max"));
+                }
+                Ok(Pair([lo, hi]))
+            }
+        }
+        d.deserialize_seq(V(std::marker::PhantomData))
     }
 }
 
-fn string<'a>(v: &'a Value, path: &str) -> R<&'a str> {
-    match v {
-        Value::String(s) => Ok(s),
-        _ => Err(ScenarioError::new(
-            path,
-            format!("expected a string, found {}", type_name(v)),
-        )),
+impl PartialOrd for Positive {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        self.0.partial_cmp(&o.0)
     }
 }
 
-fn table<'a>(v: &'a Value, path: &str) -> R<&'a Table> {
-    match v {
-        Value::Table(t) => Ok(t),
-        _ => Err(ScenarioError::new(
-            path,
-            format!("expected a table, found {}", type_name(v)),
-        )),
+impl PartialOrd for Whole {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        self.0.partial_cmp(&o.0)
     }
 }
 
-fn one_of<'a>(v: &'a Value, path: &str, options: &[&str]) -> R<&'a str> {
-    let s = string(v, path)?;
-    if options.contains(&s) {
-        Ok(s)
-    } else {
-        Err(ScenarioError::new(
-            path,
-            format!("expected one of {}, found {s:?}", options.join(" | ")),
-        ))
+/// The sizes unmapped: one size, or an array of 1 to 16.
+#[derive(Debug, Clone, PartialEq)]
+struct Sizes(Vec<f64>);
+
+impl<'de> Deserialize<'de> for Sizes {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Sizes;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a size in GiB or an array of 1 to 16 sizes")
+            }
+            fn visit_i64<E: serde::de::Error>(self, x: i64) -> Result<Sizes, E> {
+                self.visit_f64(x as f64)
+            }
+            fn visit_u64<E: serde::de::Error>(self, x: u64) -> Result<Sizes, E> {
+                self.visit_f64(x as f64)
+            }
+            fn visit_f64<E: serde::de::Error>(self, x: f64) -> Result<Sizes, E> {
+                let Gib(g) = Gib::deserialize(serde::de::value::F64Deserializer::<E>::new(x))?;
+                Ok(Sizes(vec![g]))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Sizes, A::Error> {
+                let mut v = Vec::new();
+                while let Some(Gib(g)) = seq.next_element()? {
+                    v.push(g);
+                }
+                if v.is_empty() || v.len() > 16 {
+                    return Err(serde::de::Error::custom("expected 1 to 16 sizes"));
+                }
+                Ok(Sizes(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// usemem's instance counts: a non-empty array.
+#[derive(Debug, Clone, PartialEq)]
+struct Instances(Vec<u32>);
+
+impl<'de> Deserialize<'de> for Instances {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Instances;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of positive integers")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Instances, A::Error> {
+                let mut v = Vec::new();
+                while let Some(Instance(n)) = seq.next_element()? {
+                    v.push(n as u32);
+                }
+                if v.is_empty() {
+                    return Err(serde::de::Error::custom(
+                        "expected at least one instance count",
+                    ));
+                }
+                Ok(Instances(v))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// Deserialize a TOML table into `T`, with errors that name the full path
+/// of the field (`prefix` first: `board x86-server.costs`), in the words of
+/// the checks above; serde's own messages (a wrong type, a missing or
+/// unknown field) are put the same way.
+fn from_toml<T: serde::de::DeserializeOwned>(t: Table, prefix: &str) -> R<T> {
+    serde_path_to_error::deserialize(Value::Table(t)).map_err(|e| {
+        let mut path = match e.path().to_string() {
+            p if p == "." => prefix.to_string(),
+            p => join(prefix, &p),
+        };
+        let msg = e.inner().message().trim().to_string();
+        let reason = if let Some(rest) = msg.strip_prefix("missing field `") {
+            path = join(&path, rest.trim_end_matches('`'));
+            "missing field".to_string()
+        } else if let Some(rest) = msg.strip_prefix("unknown field `") {
+            let (key, expected) = rest.split_once('`').unwrap_or((rest, ""));
+            if !path.ends_with(key) {
+                path = join(&path, key);
+            }
+            let names = expected
+                .trim_start_matches(", expected one of ")
+                .trim_start_matches(", expected ")
+                .replace("` or `", ", ")
+                .replace('`', "");
+            format!("unknown field; expected one of: {names}")
+        } else if let Some((got, expected)) = msg
+            .strip_prefix("invalid type: ")
+            .or_else(|| msg.strip_prefix("invalid value: "))
+            .and_then(|r| r.split_once(", expected "))
+        {
+            format!(
+                "expected {}, found {}",
+                toml_words(expected),
+                value_words(got)
+            )
+        } else if let Some((n, expected)) = msg
+            .strip_prefix("invalid length ")
+            .and_then(|r| r.split_once(", expected "))
+        {
+            format!("expected {expected}, found {n} items")
+        } else {
+            msg
+        };
+        ScenarioError::new(path, reason)
+    })
+}
+
+/// serde's name of an expected type in TOML's words.
+fn toml_words(expected: &str) -> &str {
+    match expected {
+        "a sequence" => "an array",
+        "a map" => "a table",
+        other => other,
+    }
+}
+
+/// serde's description of a value found (`integer \`3\``, `string "x"`,
+/// `map`) as the value or TOML's name of its type.
+fn value_words(got: &str) -> String {
+    for kind in ["integer ", "floating point ", "boolean ", "string "] {
+        if let Some(v) = got.strip_prefix(kind) {
+            return v.trim_matches('`').to_string();
+        }
+    }
+    match got {
+        "map" => "a table".into(),
+        "sequence" => "an array".into(),
+        other => other.into(),
     }
 }
 
@@ -165,18 +416,15 @@ pub fn parse_duration(s: &str) -> Option<u64> {
     }
 }
 
-fn duration(v: &Value, path: &str) -> R<u64> {
+fn duration_ns(v: &Value) -> Result<u64, String> {
     let parsed = match v {
         Value::String(s) => parse_duration(s),
         other => as_num(other).filter(|x| *x > 0.0).map(|x| (x * 1e9) as u64),
     };
     parsed.ok_or_else(|| {
-        ScenarioError::new(
-            path,
-            format!(
-                "expected a positive duration like \"30m\", \"20s\" or \"500ms\", found {}",
-                show(v)
-            ),
+        format!(
+            "expected a positive duration like \"30m\", \"20s\" or \"500ms\", found {}",
+            show(v)
         )
     })
 }
@@ -840,61 +1088,66 @@ fn parse_toml(text: &str, what: &str) -> R<Table> {
         .map_err(|e| ScenarioError::new(what, format!("invalid TOML: {}", e.message())))
 }
 
+/// A board file as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct BoardFile {
+    name: Text,
+    description: Text,
+    cpus: Whole,
+    hz: Whole,
+    cost_cv: NonNegative,
+    /// Every cost of [`Costs`], checked by its own table.
+    costs: Table,
+}
+
 fn parse_board(name: &str, text: &str) -> R<Board> {
-    let t = parse_toml(text, &format!("board {name}"))?;
     let p = format!("board {name}");
-    check_keys(
-        &t,
-        &p,
-        &["name", "description", "cpus", "hz", "cost_cv", "costs"],
-    )?;
-    let get = |k: &str| {
-        t.get(k)
-            .ok_or_else(|| ScenarioError::new(join(&p, k), "missing field"))
-    };
+    let f: BoardFile = from_toml(parse_toml(text, &p)?, &p)?;
     let mut costs = Costs::default();
-    let ct = table(get("costs")?, &join(&p, "costs"))?;
     for n in Costs::NAMES {
-        if !ct.contains_key(*n) {
+        if !f.costs.contains_key(*n) {
             return Err(ScenarioError::new(
                 join(&p, &format!("costs.{n}")),
                 "missing cost",
             ));
         }
     }
-    for (k, v) in ct {
+    for (k, v) in &f.costs {
         costs.set(k, v, &join(&p, &format!("costs.{k}")))?;
     }
     Ok(Board {
-        name: string(get("name")?, &join(&p, "name"))?.to_string(),
-        description: string(get("description")?, &join(&p, "description"))?.to_string(),
-        cpus: count(get("cpus")?, &join(&p, "cpus"))? as u32,
-        hz: count(get("hz")?, &join(&p, "hz"))? as u32,
-        cost_cv: non_negative(get("cost_cv")?, &join(&p, "cost_cv"))?,
+        name: f.name.0,
+        description: f.description.0,
+        cpus: f.cpus.0 as u32,
+        hz: f.hz.0 as u32,
+        cost_cv: f.cost_cv.0,
         costs,
     })
 }
 
+/// A kernel preset file as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct PresetFile {
+    name: Text,
+    description: Text,
+    kernel: Text,
+    /// Knobs, checked by the knob table.
+    knobs: Option<Table>,
+}
+
 fn parse_preset(name: &str, text: &str) -> R<Preset> {
-    let t = parse_toml(text, &format!("preset {name}"))?;
     let p = format!("preset {name}");
-    check_keys(&t, &p, &["name", "description", "kernel", "knobs"])?;
+    let f: PresetFile = from_toml(parse_toml(text, &p)?, &p)?;
     let mut knobs = Knobs::default();
-    if let Some(k) = t.get("knobs") {
-        knobs.apply_table(table(k, &join(&p, "knobs"))?, &join(&p, "knobs"))?;
+    if let Some(k) = &f.knobs {
+        knobs.apply_table(k, &join(&p, "knobs"))?;
     }
-    let s = |k: &str| -> R<String> {
-        Ok(string(
-            t.get(k)
-                .ok_or_else(|| ScenarioError::new(join(&p, k), "missing field"))?,
-            &join(&p, k),
-        )?
-        .to_string())
-    };
     Ok(Preset {
-        name: s("name")?,
-        description: s("description")?,
-        kernel: s("kernel")?,
+        name: f.name.0,
+        description: f.description.0,
+        kernel: f.kernel.0,
         knobs,
     })
 }
@@ -1095,134 +1348,182 @@ pub fn load(name_or_toml: &str) -> R<Scenario> {
     parse_scenario(name_or_toml)
 }
 
-fn u64_pair(v: &Value, path: &str) -> R<[u64; 2]> {
-    let a = v.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
-        ScenarioError::new(path, format!("expected [min, max], found {}", show(v)))
-    })?;
-    let lo = count(&a[0], &format!("{path}[0]"))?;
-    let hi = count(&a[1], &format!("{path}[1]"))?;
-    if hi < lo {
-        return Err(ScenarioError::new(path, "expected min <= max"));
-    }
-    Ok([lo, hi])
+// The scenario file as written: every table refuses unknown keys, every
+// value is a checked type; defaults that depend on the board are applied
+// by `parse_scenario`.
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct ScenarioFile {
+    name: Option<Text>,
+    description: Option<Text>,
+    machine: Option<MachineFile>,
+    kernel: Option<KernelFile>,
+    /// Base knobs, checked by the knob table.
+    knobs: Option<Table>,
+    /// Cost overrides, checked by the cost table.
+    costs: Option<Table>,
+    run: Option<RunFile>,
+    workload: Option<WorkloadFile>,
+    variants: Option<Vec<VariantFile>>,
 }
 
-fn f64_pair(v: &Value, path: &str) -> R<[f64; 2]> {
-    let a = v.as_array().filter(|a| a.len() == 2).ok_or_else(|| {
-        ScenarioError::new(path, format!("expected [min, max], found {}", show(v)))
-    })?;
-    let lo = positive(&a[0], &format!("{path}[0]"))?;
-    let hi = positive(&a[1], &format!("{path}[1]"))?;
-    if hi < lo {
-        return Err(ScenarioError::new(path, "expected min <= max"));
-    }
-    Ok([lo, hi])
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct MachineFile {
+    board: Text,
+    cpus: Option<Cpus>,
+    hz: Option<Hz>,
+    nodes: Option<AtMost<64>>,
+    zones: Option<Vec<ZoneFile>>,
+    swap: Option<Swap>,
+    cost_scale: Option<Positive>,
+    cost_cv: Option<NonNegative>,
 }
 
-/// Small helper to read fields of one table with path-carrying errors.
-struct Fields<'a> {
-    t: &'a Table,
-    path: String,
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct ZoneFile {
+    name: Text,
+    gb: Gib,
 }
 
-impl<'a> Fields<'a> {
-    fn new(t: &'a Table, path: &str, allowed: &[&str]) -> R<Self> {
-        check_keys(t, path, allowed)?;
-        Ok(Fields {
-            t,
-            path: path.to_string(),
-        })
-    }
-    fn p(&self, k: &str) -> String {
-        join(&self.path, k)
-    }
-    fn get(&self, k: &str) -> Option<&'a Value> {
-        self.t.get(k)
-    }
-    fn req(&self, k: &str) -> R<&'a Value> {
-        self.t
-            .get(k)
-            .ok_or_else(|| ScenarioError::new(self.p(k), "missing field"))
-    }
-    fn pos_or(&self, k: &str, d: f64) -> R<f64> {
-        self.get(k).map_or(Ok(d), |v| positive(v, &self.p(k)))
-    }
-    fn nonneg_or(&self, k: &str, d: f64) -> R<f64> {
-        self.get(k).map_or(Ok(d), |v| non_negative(v, &self.p(k)))
-    }
-    fn count_or(&self, k: &str, d: u64) -> R<u64> {
-        self.get(k).map_or(Ok(d), |v| count(v, &self.p(k)))
-    }
-    /// A count with an upper bound (keeps a hostile scenario from asking
-    /// for unbounded memory).
-    fn bounded_or(&self, k: &str, d: u64, max: u64) -> R<u64> {
-        let n = self.count_or(k, d)?;
-        if n > max {
-            return Err(ScenarioError::new(
-                self.p(k),
-                format!("expected at most {max}, found {n}"),
-            ));
-        }
-        Ok(n)
-    }
-    fn str_or(&self, k: &str, d: &'a str) -> R<&'a str> {
-        self.get(k).map_or(Ok(d), |v| string(v, &self.p(k)))
-    }
-    fn sub(&self, k: &str, allowed: &[&str]) -> R<Option<Fields<'a>>> {
-        match self.get(k) {
-            None => Ok(None),
-            Some(v) => Ok(Some(Fields::new(
-                table(v, &self.p(k))?,
-                &self.p(k),
-                allowed,
-            )?)),
-        }
-    }
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct KernelFile {
+    preset: Option<Text>,
+    version: Option<Text>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct RunFile {
+    duration: Option<Duration>,
+    replications: Option<Whole>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct VariantFile {
+    name: Text,
+    description: Option<Text>,
+    /// Knobs on top of the base, checked by the knob table.
+    knobs: Option<Table>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct WorkloadFile {
+    cyclictest: Option<CyclictestFile>,
+    cpu_hogs: Option<AtMost<4096>>,
+    toy_lock: Option<ToyLockFile>,
+    file_lru: Option<FileLruFile>,
+    dma32_trickle: Option<Dma32File>,
+    flusher: Option<FlusherFile>,
+    stress_vm: Option<StressVmFile>,
+    munmap: Option<MunmapFile>,
+    proc_reader: Option<PeriodFile>,
+    pageout: Option<PageoutFile>,
+    usemem: Option<UsememFile>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct CyclictestFile {
+    threads: Option<AtMost<4096>>,
+    interval_us: Option<Positive>,
+    distance_us: Option<Whole>,
+    prio: Option<Prio>,
+    histogram_us: Option<AtMost<1_000_000>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct ToyLockFile {
+    workers: Option<AtMost<4096>>,
+    hold_us: Option<Positive>,
+    think_us: Option<Positive>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct FileLruFile {
+    normal_band_mb: Pair<Positive>,
+    dma32_band_mb: Pair<Positive>,
+    write_mb_s: Option<Positive>,
+    active_fraction: Option<Fraction>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct Dma32File {
+    period_ms: Option<Positive>,
+    pages: Option<Whole>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct FlusherFile {
+    period_ms: Option<Positive>,
+    inodes: Pair<Whole>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct StressVmFile {
+    workers: Option<AtMost<4096>>,
+    bytes_mb: Option<Positive>,
+    madvise_fraction: Option<Fraction>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct MunmapFile {
+    size_gb: Option<Sizes>,
+    start_ms: Option<NonNegative>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct PeriodFile {
+    period_ms: Option<Positive>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct PageoutFile {
+    size_mb: Option<Positive>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct UsememFile {
+    instances: Instances,
+    ram_factor: Option<Positive>,
+    repeat: Option<Positive>,
+}
+
+/// The value given, or the default.
+fn or<T, U>(v: Option<T>, d: U, f: impl FnOnce(T) -> U) -> U {
+    v.map_or(d, f)
 }
 
 pub(crate) fn parse_scenario(text: &str) -> R<Scenario> {
-    let t = parse_toml(text, "scenario")?;
-    let top = Fields::new(
-        &t,
-        "",
-        &[
-            "name",
-            "description",
-            "machine",
-            "kernel",
-            "knobs",
-            "costs",
-            "run",
-            "workload",
-            "variants",
-        ],
-    )?;
-    let name = top.str_or("name", "custom")?.to_string();
-    let description = top.str_or("description", "")?.to_string();
+    let f: ScenarioFile = from_toml(parse_toml(text, "scenario")?, "")?;
+    let name = or(f.name, "custom".into(), |t| t.0);
+    let description = or(f.description, String::new(), |t| t.0);
 
     // Machine and board.
-    let m = top
-        .sub(
-            "machine",
-            &[
-                "board",
-                "cpus",
-                "hz",
-                "nodes",
-                "zones",
-                "swap",
-                "cost_scale",
-                "cost_cv",
-            ],
-        )?
+    let m = f
+        .machine
         .ok_or_else(|| ScenarioError::new("machine", "missing table"))?;
-    let board_name = string(m.req("board")?, &m.p("board"))?;
+    let board_name = m.board.0;
     let board = boards()
         .into_iter()
         .find(|b| b.name == board_name)
         .ok_or_else(|| {
             ScenarioError::new(
-                m.p("board"),
+                "machine.board",
                 format!(
                     "unknown board {board_name:?}; expected one of: {}",
                     BOARD_FILES
@@ -1233,79 +1534,57 @@ pub(crate) fn parse_scenario(text: &str) -> R<Scenario> {
                 ),
             )
         })?;
-    let cpus = m.count_or("cpus", u64::from(board.cpus))?;
+    let cpus = or(m.cpus, u64::from(board.cpus), |c| c.0);
     if !(1..=1024).contains(&cpus) {
         return Err(ScenarioError::new(
-            m.p("cpus"),
+            "machine.cpus",
             format!("expected 1..=1024, found {cpus}"),
         ));
     }
-    let nodes = m.bounded_or("nodes", 1, 64)?.max(1);
-    let mut zones = Vec::new();
-    if let Some(v) = m.get("zones") {
-        let arr = v.as_array().ok_or_else(|| {
-            ScenarioError::new(
-                m.p("zones"),
-                format!("expected an array of tables, found {}", type_name(v)),
-            )
-        })?;
-        for (i, z) in arr.iter().enumerate() {
-            let zp = format!("{}[{i}]", m.p("zones"));
-            let zf = Fields::new(table(z, &zp)?, &zp, &["name", "gb"])?;
-            zones.push(ZoneCfg {
-                name: string(zf.req("name")?, &zf.p("name"))?.to_string(),
-                gb: positive(zf.req("gb")?, &zf.p("gb"))?,
-            });
-        }
-    }
+    let mut zones: Vec<ZoneCfg> = m
+        .zones
+        .unwrap_or_default()
+        .into_iter()
+        .map(|z| ZoneCfg {
+            name: z.name.0,
+            gb: z.gb.0,
+        })
+        .collect();
     if zones.is_empty() {
         zones.push(ZoneCfg {
             name: "Normal".into(),
             gb: 8.0,
         });
     }
-    let swap = match m.get("swap") {
-        None => SwapKind::None,
-        Some(v) => match one_of(v, &m.p("swap"), &["none", "zram", "brd"])? {
-            "zram" => SwapKind::Zram,
-            "brd" => SwapKind::Brd,
-            _ => SwapKind::None,
-        },
-    };
-    let cost_scale = m.pos_or("cost_scale", 1.0)?;
+    let cost_scale = or(m.cost_scale, 1.0, |c| c.0);
     let machine = Machine {
         board: board.name.clone(),
         cpus: cpus as u32,
-        hz: m.count_or("hz", u64::from(board.hz))? as u32,
-        nodes: nodes as u32,
+        hz: or(m.hz, u64::from(board.hz), |h| h.0) as u32,
+        nodes: or(m.nodes, 1, |n| n.0).max(1) as u32,
         zones,
-        swap,
-        cost_cv: m.nonneg_or("cost_cv", board.cost_cv)?,
+        swap: or(m.swap, SwapKind::None, |s| s.0),
+        cost_cv: or(m.cost_cv, board.cost_cv, |c| c.0),
         cost_scale,
     };
     if machine.hz == 0 {
         return Err(ScenarioError::new(
-            m.p("hz"),
+            "machine.hz",
             "expected a positive integer, found 0",
         ));
     }
 
     let mut costs = board.costs.clone();
-    if let Some(c) = top.get("costs") {
-        for (k, v) in table(c, "costs")? {
-            costs.set(k, v, &format!("costs.{k}"))?;
-        }
+    for (k, v) in f.costs.iter().flatten() {
+        costs.set(k, v, &format!("costs.{k}"))?;
     }
     costs.scale(cost_scale);
 
     // Kernel preset and base knobs.
-    let (preset_name, kernel) = match top.sub("kernel", &["preset", "version"])? {
+    let (preset_name, kernel) = match f.kernel {
         Some(k) => (
-            k.str_or("preset", "v6_12")?.to_string(),
-            k.get("version")
-                .map(|v| string(v, "kernel.version"))
-                .transpose()?
-                .map(str::to_string),
+            or(k.preset, "v6_12".into(), |t| t.0),
+            k.version.map(|t| t.0),
         ),
         None => ("v6_12".to_string(), None),
     };
@@ -1326,66 +1605,46 @@ pub(crate) fn parse_scenario(text: &str) -> R<Scenario> {
             )
         })?;
     let mut base = preset.knobs.clone();
-    if let Some(k) = top.get("knobs") {
-        base.apply_table(table(k, "knobs")?, "knobs")?;
+    if let Some(k) = &f.knobs {
+        base.apply_table(k, "knobs")?;
     }
 
     // Run.
-    let (duration_ns, replications) = match top.sub("run", &["duration", "replications"])? {
+    let (duration_ns, replications) = match f.run {
         Some(r) => (
-            r.get("duration")
-                .map_or(Ok(10_000_000_000), |v| duration(v, &r.p("duration")))?,
-            r.count_or("replications", 3)?.max(1) as u32,
+            or(r.duration, 10_000_000_000, |d| d.0),
+            or(r.replications, 3, |n| n.0).max(1) as u32,
         ),
         None => (10_000_000_000, 3),
     };
 
-    let workload = parse_workload(&top, &machine)?;
+    let workload = workload(f.workload, &machine);
     if workload.usemem.is_some() && machine.swap == SwapKind::None {
         return Err(ScenarioError::new(
             "machine.swap",
             "workload.usemem swaps: expected \"zram\" or \"brd\", found \"none\"",
         ));
     }
-    if let Some(z) = machine.zones.iter().position(|z| z.gb > 1.0e6) {
-        return Err(ScenarioError::new(
-            format!("machine.zones[{z}].gb"),
-            "expected at most 1000000",
-        ));
-    }
 
     // Variants.
-    let mut variants = Vec::new();
-    if let Some(v) = top.get("variants") {
-        let arr = v.as_array().ok_or_else(|| {
-            ScenarioError::new(
-                "variants",
-                format!(
-                    "expected an array of tables ([[variants]]), found {}",
-                    type_name(v)
-                ),
-            )
-        })?;
-        for (i, item) in arr.iter().enumerate() {
-            let vp = format!("variants[{i}]");
-            let vf = Fields::new(table(item, &vp)?, &vp, &["name", "description", "knobs"])?;
-            let vname = string(vf.req("name")?, &vf.p("name"))?.to_string();
-            if variants.iter().any(|x: &Variant| x.name == vname) {
-                return Err(ScenarioError::new(
-                    vf.p("name"),
-                    format!("duplicate variant name {vname:?}"),
-                ));
-            }
-            let mut knobs = base.clone();
-            if let Some(k) = vf.get("knobs") {
-                knobs.apply_table(table(k, &vf.p("knobs"))?, &vf.p("knobs"))?;
-            }
-            variants.push(Variant {
-                name: vname,
-                description: vf.str_or("description", "")?.to_string(),
-                knobs,
-            });
+    let mut variants: Vec<Variant> = Vec::new();
+    for (i, v) in f.variants.into_iter().flatten().enumerate() {
+        let vname = v.name.0;
+        if variants.iter().any(|x| x.name == vname) {
+            return Err(ScenarioError::new(
+                format!("variants[{i}].name"),
+                format!("duplicate variant name {vname:?}"),
+            ));
         }
+        let mut knobs = base.clone();
+        if let Some(k) = &v.knobs {
+            knobs.apply_table(k, &format!("variants[{i}].knobs"))?;
+        }
+        variants.push(Variant {
+            name: vname,
+            description: or(v.description, String::new(), |t| t.0),
+            knobs,
+        });
     }
     if variants.is_empty() {
         variants.push(Variant {
@@ -1409,177 +1668,58 @@ pub(crate) fn parse_scenario(text: &str) -> R<Scenario> {
     })
 }
 
-fn parse_workload(top: &Fields<'_>, machine: &Machine) -> R<Workload> {
-    let mut w = Workload::default();
-    let Some(wf) = top.sub(
-        "workload",
-        &[
-            "cyclictest",
-            "cpu_hogs",
-            "toy_lock",
-            "file_lru",
-            "dma32_trickle",
-            "flusher",
-            "stress_vm",
-            "munmap",
-            "proc_reader",
-            "pageout",
-            "usemem",
-        ],
-    )?
-    else {
-        return Ok(w);
+/// The workload with its defaults (checked already, as read).
+fn workload(f: Option<WorkloadFile>, machine: &Machine) -> Workload {
+    let Some(w) = f else {
+        return Workload::default();
     };
-    if let Some(c) = wf.sub(
-        "cyclictest",
-        &[
-            "threads",
-            "interval_us",
-            "distance_us",
-            "prio",
-            "histogram_us",
-        ],
-    )? {
-        let prio = c.count_or("prio", 99)?;
-        if !(1..=99).contains(&prio) {
-            return Err(ScenarioError::new(
-                c.p("prio"),
-                format!("expected 1..=99, found {prio}"),
-            ));
-        }
-        w.cyclictest = Some(CyclictestCfg {
-            threads: c.bounded_or("threads", u64::from(machine.cpus), 4096)? as u32,
-            interval_us: c.pos_or("interval_us", 1000.0)? as u64,
-            distance_us: c.count_or("distance_us", 500)?,
-            prio: prio as u32,
-            histogram_us: c.bounded_or("histogram_us", 0, 1_000_000)?,
-        });
+    Workload {
+        cyclictest: w.cyclictest.map(|c| CyclictestCfg {
+            threads: or(c.threads, u64::from(machine.cpus), |n| n.0) as u32,
+            interval_us: or(c.interval_us, 1000.0, |x| x.0) as u64,
+            distance_us: or(c.distance_us, 500, |x| x.0),
+            prio: or(c.prio, 99, |x| x.0) as u32,
+            histogram_us: or(c.histogram_us, 0, |x| x.0),
+        }),
+        cpu_hogs: or(w.cpu_hogs, 0, |n| n.0) as u32,
+        toy_lock: w.toy_lock.map(|c| ToyLockCfg {
+            workers: or(c.workers, 4, |n| n.0) as u32,
+            hold_us: or(c.hold_us, 20.0, |x| x.0),
+            think_us: or(c.think_us, 5.0, |x| x.0),
+        }),
+        file_lru: w.file_lru.map(|c| FileLruCfg {
+            normal_band_mb: c.normal_band_mb.0.map(|x| x.0),
+            dma32_band_mb: c.dma32_band_mb.0.map(|x| x.0),
+            write_mb_s: or(c.write_mb_s, 100.0, |x| x.0),
+            active_fraction: or(c.active_fraction, 0.0, |x| x.0),
+        }),
+        dma32_trickle: w.dma32_trickle.map(|c| Dma32Cfg {
+            period_ms: or(c.period_ms, 500.0, |x| x.0),
+            pages: or(c.pages, 2048, |x| x.0),
+        }),
+        flusher: w.flusher.map(|c| FlusherCfg {
+            period_ms: or(c.period_ms, 5000.0, |x| x.0),
+            inodes: c.inodes.0.map(|x| x.0),
+        }),
+        stress_vm: w.stress_vm.map(|c| StressVmCfg {
+            workers: or(c.workers, 4, |n| n.0) as u32,
+            bytes_mb: or(c.bytes_mb, 2048.0, |x| x.0),
+            madvise_fraction: or(c.madvise_fraction, 0.5, |x| x.0),
+        }),
+        munmap: w.munmap.map(|c| MunmapCfg {
+            size_gb: or(c.size_gb, vec![320.0], |s| s.0),
+            start_ms: or(c.start_ms, 100.0, |x| x.0),
+        }),
+        proc_reader: w.proc_reader.map(|c| ProcReaderCfg {
+            period_ms: or(c.period_ms, 1000.0, |x| x.0),
+        }),
+        pageout: w.pageout.map(|c| PageoutCfg {
+            size_mb: or(c.size_mb, 512.0, |x| x.0),
+        }),
+        usemem: w.usemem.map(|c| UsememCfg {
+            instances: c.instances.0,
+            ram_factor: or(c.ram_factor, 1.5, |x| x.0),
+            repeat: or(c.repeat, 1.0, |x| x.0),
+        }),
     }
-    w.cpu_hogs = wf.bounded_or("cpu_hogs", 0, 4096)? as u32;
-    if let Some(c) = wf.sub("toy_lock", &["workers", "hold_us", "think_us"])? {
-        w.toy_lock = Some(ToyLockCfg {
-            workers: c.bounded_or("workers", 4, 4096)? as u32,
-            hold_us: c.pos_or("hold_us", 20.0)?,
-            think_us: c.pos_or("think_us", 5.0)?,
-        });
-    }
-    if let Some(c) = wf.sub(
-        "file_lru",
-        &[
-            "normal_band_mb",
-            "dma32_band_mb",
-            "write_mb_s",
-            "active_fraction",
-        ],
-    )? {
-        let af = c.nonneg_or("active_fraction", 0.0)?;
-        if af > 1.0 {
-            return Err(ScenarioError::new(
-                c.p("active_fraction"),
-                format!("expected 0..=1, found {af}"),
-            ));
-        }
-        w.file_lru = Some(FileLruCfg {
-            normal_band_mb: f64_pair(c.req("normal_band_mb")?, &c.p("normal_band_mb"))?,
-            dma32_band_mb: f64_pair(c.req("dma32_band_mb")?, &c.p("dma32_band_mb"))?,
-            write_mb_s: c.pos_or("write_mb_s", 100.0)?,
-            active_fraction: af,
-        });
-    }
-    if let Some(c) = wf.sub("dma32_trickle", &["period_ms", "pages"])? {
-        w.dma32_trickle = Some(Dma32Cfg {
-            period_ms: c.pos_or("period_ms", 500.0)?,
-            pages: c.count_or("pages", 2048)?,
-        });
-    }
-    if let Some(c) = wf.sub("flusher", &["period_ms", "inodes"])? {
-        w.flusher = Some(FlusherCfg {
-            period_ms: c.pos_or("period_ms", 5000.0)?,
-            inodes: u64_pair(c.req("inodes")?, &c.p("inodes"))?,
-        });
-    }
-    if let Some(c) = wf.sub("stress_vm", &["workers", "bytes_mb", "madvise_fraction"])? {
-        let f = c.nonneg_or("madvise_fraction", 0.5)?;
-        if f > 1.0 {
-            return Err(ScenarioError::new(
-                c.p("madvise_fraction"),
-                format!("expected 0..=1, found {f}"),
-            ));
-        }
-        w.stress_vm = Some(StressVmCfg {
-            workers: c.bounded_or("workers", 4, 4096)? as u32,
-            bytes_mb: c.pos_or("bytes_mb", 2048.0)?,
-            madvise_fraction: f,
-        });
-    }
-    if let Some(c) = wf.sub("munmap", &["size_gb", "start_ms"])? {
-        let sizes = match c.get("size_gb") {
-            None => vec![320.0],
-            Some(Value::Array(a)) if !a.is_empty() && a.len() <= 16 => a
-                .iter()
-                .enumerate()
-                .map(|(i, x)| positive(x, &format!("{}[{i}]", c.p("size_gb"))))
-                .collect::<R<Vec<f64>>>()?,
-            Some(Value::Array(_)) => {
-                return Err(ScenarioError::new(c.p("size_gb"), "expected 1 to 16 sizes"));
-            }
-            Some(v) => vec![positive(v, &c.p("size_gb"))?],
-        };
-        if let Some(i) = sizes.iter().position(|g| *g > 1.0e6) {
-            return Err(ScenarioError::new(
-                format!("{}[{i}]", c.p("size_gb")),
-                "expected at most 1000000",
-            ));
-        }
-        w.munmap = Some(MunmapCfg {
-            size_gb: sizes,
-            start_ms: c.nonneg_or("start_ms", 100.0)?,
-        });
-    }
-    if let Some(c) = wf.sub("proc_reader", &["period_ms"])? {
-        w.proc_reader = Some(ProcReaderCfg {
-            period_ms: c.pos_or("period_ms", 1000.0)?,
-        });
-    }
-    if let Some(c) = wf.sub("pageout", &["size_mb"])? {
-        w.pageout = Some(PageoutCfg {
-            size_mb: c.pos_or("size_mb", 512.0)?,
-        });
-    }
-    if let Some(c) = wf.sub("usemem", &["instances", "ram_factor", "repeat"])? {
-        let v = c.req("instances")?;
-        let arr = v.as_array().ok_or_else(|| {
-            ScenarioError::new(
-                c.p("instances"),
-                format!(
-                    "expected an array of positive integers, found {}",
-                    type_name(v)
-                ),
-            )
-        })?;
-        let mut inst = Vec::new();
-        for (i, x) in arr.iter().enumerate() {
-            let p = format!("{}[{i}]", c.p("instances"));
-            let n = count(x, &p)?;
-            if n == 0 || n > 1024 {
-                return Err(ScenarioError::new(
-                    p,
-                    format!("expected 1..=1024, found {n}"),
-                ));
-            }
-            inst.push(n as u32);
-        }
-        if inst.is_empty() {
-            return Err(ScenarioError::new(
-                c.p("instances"),
-                "expected at least one instance count",
-            ));
-        }
-        w.usemem = Some(UsememCfg {
-            instances: inst,
-            ram_factor: c.pos_or("ram_factor", 1.5)?,
-            repeat: c.pos_or("repeat", 1.0)?,
-        });
-    }
-    Ok(w)
 }

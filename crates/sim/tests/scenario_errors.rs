@@ -112,6 +112,46 @@ fn unknown_knob_board_and_field() {
 }
 
 #[test]
+fn nested_fields_are_named_by_their_full_path() {
+    let w = |t: &str| err(&format!("{BASE}\n{t}\n"));
+    assert_eq!(
+        w("[workload.file_lru]\nnormal_band_mb = [1, -2]\ndma32_band_mb = [1, 2]"),
+        "workload.file_lru.normal_band_mb[1]: expected a positive number, found -2"
+    );
+    assert_eq!(
+        w("[workload.file_lru]\nnormal_band_mb = [3, 2]\ndma32_band_mb = [1, 2]"),
+        "workload.file_lru.normal_band_mb: expected min <= max"
+    );
+    assert_eq!(
+        w("[workload.file_lru]\nnormal_band_mb = [1, 2]"),
+        "workload.file_lru.dma32_band_mb: missing field"
+    );
+    assert_eq!(
+        w("[workload.munmap]\nsize_gb = [1, 2e6]"),
+        "workload.munmap.size_gb[1]: expected at most 1000000"
+    );
+    assert_eq!(
+        w("[workload.cyclictest]\nprio = 0"),
+        "workload.cyclictest.prio: expected 1..=99, found 0"
+    );
+    assert_eq!(
+        err("[machine]\nboard = \"x86-desktop\"\nzones = [{name = \"N\", gb = 1, x = 1}]\n"),
+        "machine.zones[0].x: unknown field; expected one of: name, gb"
+    );
+    assert_eq!(
+        err("[machine]\nboard = \"x86-desktop\"\n[run]\nreplications = 1.5\n"),
+        "run.replications: expected a non-negative integer, found 1.5"
+    );
+    assert_eq!(err("machine = 3\n"), "machine: expected a table, found 3");
+    assert!(
+        err(&format!(
+            "{BASE}\n[[variants]]\nname = \"c\"\nknobs = {{ preempt = 3 }}\n"
+        ))
+        .starts_with("variants[2].knobs.preempt: expected one of none | voluntary")
+    );
+}
+
+#[test]
 fn lists_are_complete() {
     let names: Vec<&str> = builtin_scenarios().iter().map(|(n, _)| *n).collect();
     for n in [

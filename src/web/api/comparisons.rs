@@ -5,17 +5,51 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 
 use crate::auth::{Caller, Scope};
 use crate::compare::CompareRequest;
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorBody};
 use crate::web::AppState;
 use crate::web::extract::api::{self, Path};
+
+/// A frozen comparison: its permalink and the permalink's other forms.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = Comparison)]
+pub struct ComparisonCreated {
+    pub slug: String,
+    pub url: String,
+    /// The reply text (72 columns).
+    pub txt: String,
+    pub json: String,
+    pub svg: String,
+}
+
+/// What a delete of an upload removed.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct UploadDeleted {
+    pub upload_id: i64,
+    pub runs_deleted: u64,
+}
 
 /// Body: `{"columns": [{"label": "...", "runs": [1, 2]}, ...], "baseline": 0}`;
 /// a column may also filter by `board`, `kernel`, `variant`, `kind`.
 /// Needs an upload token (the snapshot records who made it).
+#[utoipa::path(
+    post,
+    path = "/api/v1/comparisons",
+    summary = "Freeze a comparison into a permalink.",
+    request_body = CompareRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "Created", body = ComparisonCreated),
+        (status = 400, response = ErrorBody),
+        (status = 401, response = ErrorBody),
+        (status = 403, response = ErrorBody),
+        (status = 404, response = ErrorBody),
+        (status = 413, response = ErrorBody),
+        (status = 422, response = ErrorBody),
+    )
+)]
 #[tracing::instrument(skip_all)]
 pub async fn create_comparison(
     State(state): State<AppState>,
@@ -28,18 +62,34 @@ pub async fn create_comparison(
     let url = state.url(&format!("/c/{slug}"));
     Ok((
         StatusCode::CREATED,
-        Json(json!({
-            "slug": slug,
-            "url": url,
-            "txt": format!("{url}.txt"),
-            "json": format!("{url}.json"),
-            "svg": format!("{url}.svg"),
-        })),
+        Json(ComparisonCreated {
+            txt: format!("{url}.txt"),
+            json: format!("{url}.json"),
+            svg: format!("{url}.svg"),
+            slug,
+            url,
+        }),
     )
         .into_response())
 }
 
+/// Remove a permalink (its maker or admin); it answers 410 afterwards.
+///
 /// Only the token that made a snapshot, or an admin token, may remove it.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/comparisons/{slug}",
+    params(("slug" = String, Path, description = "the permalink's slug")),
+    security(("bearer" = [])),
+    responses(
+        (status = 204, description = "Removed"),
+        (status = 400, response = ErrorBody),
+        (status = 401, response = ErrorBody),
+        (status = 403, response = ErrorBody),
+        (status = 404, response = ErrorBody),
+        (status = 410, response = ErrorBody),
+    )
+)]
 #[tracing::instrument(skip_all, fields(comparison.slug = %slug))]
 pub async fn delete_comparison(
     State(state): State<AppState>,
@@ -65,9 +115,24 @@ pub async fn delete_comparison(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Soft-delete an upload and its runs. Permalinks that used them keep their
-/// frozen copy (a permalink never changes); the runs vanish from listings,
-/// comparisons and run pages (404).
+/// Delete an upload and its runs (the token that made it, or admin).
+///
+/// A soft delete: permalinks that used the runs keep their frozen copy (a
+/// permalink never changes); the runs vanish from listings, comparisons
+/// and run pages (404).
+#[utoipa::path(
+    delete,
+    path = "/api/v1/uploads/{id}",
+    params(("id" = i64, Path, description = "upload id")),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Deleted", body = UploadDeleted),
+        (status = 400, response = ErrorBody),
+        (status = 401, response = ErrorBody),
+        (status = 403, response = ErrorBody),
+        (status = 404, response = ErrorBody),
+    )
+)]
 #[tracing::instrument(skip_all, fields(upload.id = id))]
 pub async fn delete_upload(
     State(state): State<AppState>,
@@ -86,5 +151,9 @@ pub async fn delete_upload(
     let mut tx = state.pool.begin().await?;
     let runs = crate::storage::snapshots::delete_upload(&mut tx, id).await?;
     tx.commit().await?;
-    Ok(Json(json!({"upload_id": id, "runs_deleted": runs})).into_response())
+    Ok(Json(UploadDeleted {
+        upload_id: id,
+        runs_deleted: runs,
+    })
+    .into_response())
 }

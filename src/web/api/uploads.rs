@@ -19,11 +19,10 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::stream::BoxStream;
 use futures_util::{Stream, StreamExt};
-use serde_json::json;
 
 use crate::auth::{Caller, Scope};
 use crate::blob::{self, Spool, SpoolSink};
-use crate::error::{AppError, AppResult};
+use crate::error::{AppError, AppResult, ErrorBody};
 use crate::ingest::{self, Cancel, RawUpload, UploadMeta};
 use crate::storage::runs;
 use crate::web::AppState;
@@ -31,19 +30,112 @@ use crate::web::AppState;
 pub use crate::blob::gunzip;
 
 /// Metadata in the query string.
-#[derive(Debug, Default, serde::Deserialize)]
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct UploadParams {
+    /// Board name.
     pub board: Option<String>,
+    /// Full kernel version.
     pub kernel: Option<String>,
+    /// Patch variant.
     pub variant: Option<String>,
+    /// Parent variant in a chain.
     pub parent: Option<String>,
+    /// lore Message-ID.
     pub message_id: Option<String>,
+    /// Load recipe / command line.
     pub tool_args: Option<String>,
+    /// Which way is better for this upload's metrics: higher, lower,
+    /// neutral, or NAME:higher,NAME2:lower (docs/COMPARING.md).
     pub direction: Option<String>,
+    /// Put in front of every variant name the document gives (labels,
+    /// table columns), so one thread's before/after never merge with
+    /// another's.
     pub variant_prefix: Option<String>,
+    /// Label of the file.
     pub filename: Option<String>,
+    /// true: reachable by link only.
     pub unlisted: Option<bool>,
+}
+
+/// A `multipart/form-data` upload: the file part and the metadata of
+/// [`UploadParams`] as fields (read by [`split_multipart`]).
+#[derive(utoipa::ToSchema)]
+#[expect(
+    dead_code,
+    reason = "split_multipart reads the form field by field; this type is its schema"
+)]
+pub struct UploadForm {
+    /// The result text.
+    #[schema(value_type = String, format = Binary)]
+    file: Vec<u8>,
+    board: Option<String>,
+    kernel: Option<String>,
+    variant: Option<String>,
+    parent: Option<String>,
+    message_id: Option<String>,
+    tool_args: Option<String>,
+    /// Which way is better: higher, lower, neutral, or
+    /// NAME:higher,NAME2:lower.
+    direction: Option<String>,
+    /// Put in front of every variant name the document gives (labels,
+    /// table columns).
+    variant_prefix: Option<String>,
+    /// Label of the file (default: the file part's name).
+    filename: Option<String>,
+    /// true, 1, on or yes: reachable by link only.
+    unlisted: Option<bool>,
+    /// JSON array of per-block corrections.
+    blocks: Option<String>,
+}
+
+/// The fields [`split_multipart`] reads: those of [`UploadForm`].
+const MULTIPART_FIELDS: &[&str] = &[
+    "file",
+    "board",
+    "kernel",
+    "variant",
+    "parent",
+    "message_id",
+    "tool_args",
+    "direction",
+    "variant_prefix",
+    "filename",
+    "unlisted",
+    "blocks",
+];
+
+/// A run an upload stored.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct UploadRun {
+    pub id: i64,
+    /// The run's page.
+    pub url: String,
+    /// The run as JSON.
+    pub api_url: String,
+    pub board: String,
+    pub kernel: String,
+    pub variant: String,
+    /// The run's block kind.
+    pub kind: String,
+    pub label: Option<String>,
+}
+
+/// What an upload stored (or, replayed, had stored).
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = Upload)]
+pub struct UploadResponse {
+    pub upload_id: i64,
+    /// false when the same content and metadata were already stored.
+    pub created: bool,
+    pub runs: Vec<UploadRun>,
+    /// The format the text was recognized as.
+    pub format: String,
+    /// Result blocks in the document.
+    pub blocks: usize,
+    #[schema(schema_with = crate::web::api::doc::warnings)]
+    pub warnings: Vec<reclaimlab_formats::Warning>,
 }
 
 impl UploadParams {
@@ -64,6 +156,32 @@ impl UploadParams {
     }
 }
 
+/// Upload a result (raw text, or multipart).
+///
+/// 201 created, 200 replay of the live upload with the same key; after a
+/// delete the same content is stored again (201).
+#[utoipa::path(
+    post,
+    path = "/api/v1/uploads",
+    params(UploadParams),
+    request_body(content(
+        (String = "text/plain"),
+        (UploadForm = "multipart/form-data"),
+    )),
+    security(("bearer" = [])),
+    responses(
+        (status = 201, description = "Stored", body = UploadResponse),
+        (status = 200, description = "Same content and metadata already stored; same ids", body = UploadResponse),
+        (status = 400, response = ErrorBody),
+        (status = 401, response = ErrorBody),
+        (status = 403, response = ErrorBody),
+        (status = 409, response = ErrorBody),
+        (status = 413, response = ErrorBody),
+        (status = 415, response = ErrorBody),
+        (status = 422, response = ErrorBody),
+        (status = 429, response = ErrorBody),
+    )
+)]
 #[tracing::instrument(skip_all)]
 pub async fn create_upload(
     State(state): State<AppState>,
@@ -120,26 +238,27 @@ pub async fn create_upload(
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         StatusCode::OK
     };
-    let runs: Vec<_> = summaries
-        .iter()
-        .map(|r| {
-            json!({
-                "id": r.id,
-                "url": state.url(&format!("/runs/{}", r.id)),
-                "api_url": state.url(&format!("/api/v1/runs/{}", r.id)),
-                "board": r.board, "kernel": r.kernel, "variant": r.variant,
-                "kind": r.block_kind, "label": r.label,
-            })
+    let runs = summaries
+        .into_iter()
+        .map(|r| UploadRun {
+            url: state.url(&format!("/runs/{}", r.id)),
+            api_url: state.url(&format!("/api/v1/runs/{}", r.id)),
+            id: r.id,
+            board: r.board,
+            kernel: r.kernel,
+            variant: r.variant,
+            kind: r.block_kind,
+            label: r.label,
         })
         .collect();
-    let body = json!({
-        "upload_id": stored.upload_id,
-        "created": stored.created,
-        "runs": runs,
-        "format": doc.format,
-        "blocks": doc.blocks,
-        "warnings": doc.warnings,
-    });
+    let body = UploadResponse {
+        upload_id: stored.upload_id,
+        created: stored.created,
+        runs,
+        format: doc.format,
+        blocks: doc.blocks,
+        warnings: doc.warnings,
+    };
     Ok((status, Json(body)).into_response())
 }
 
@@ -147,6 +266,24 @@ pub async fn create_upload(
 /// ([`ParseGate::anonymous_max_bytes`], as sent and decoded) and rate
 /// ([`ParseGate::anonymous_per_minute`] per client address); with a valid
 /// token of any scope the upload limits apply.
+#[utoipa::path(
+    post,
+    path = "/api/v1/parse",
+    summary = "Parse without storing: the parse document (docs/FORMATS.md).",
+    request_body(content(
+        (String = "text/plain"),
+        (UploadForm = "multipart/form-data"),
+    )),
+    responses(
+        (status = 200, description = "The parse document (docs/FORMATS.md)", body = inline(crate::web::api::doc::ParseDocument)),
+        (status = 400, response = ErrorBody),
+        (status = 401, response = ErrorBody),
+        (status = 413, response = ErrorBody),
+        (status = 415, response = ErrorBody),
+        (status = 422, response = ErrorBody),
+        (status = 429, response = ErrorBody),
+    )
+)]
 #[tracing::instrument(skip_all)]
 pub async fn parse_upload(
     State(state): State<AppState>,
@@ -390,7 +527,8 @@ async fn split_multipart(
             }
             other => {
                 return Err(AppError::BadRequest(format!(
-                    "unknown multipart field '{other}' (expected file, board, kernel, variant, parent, message_id, tool_args, filename, unlisted, blocks)"
+                    "unknown multipart field '{other}' (expected {})",
+                    MULTIPART_FIELDS.join(", ")
                 )));
             }
         }
@@ -398,4 +536,25 @@ async fn split_multipart(
     let (spool, ftype) =
         file.ok_or_else(|| AppError::BadRequest("multipart body has no 'file' part".into()))?;
     Ok((spool, ftype, meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented multipart form is the one read.
+    #[test]
+    fn the_form_schema_names_the_fields_read() {
+        let schema = serde_json::to_value(<UploadForm as utoipa::PartialSchema>::schema()).unwrap();
+        let mut documented: Vec<&str> = schema["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        let mut read = MULTIPART_FIELDS.to_vec();
+        documented.sort_unstable();
+        read.sort_unstable();
+        assert_eq!(documented, read);
+    }
 }
