@@ -624,7 +624,7 @@ pub struct Knobs {
     /// S5 patch 3: kswapd stalls up to this long when its batched tree_lock
     /// trylock fails and another node is the exclusive one.
     pub kswapd_backoff_on_tree_lock_ms: Option<f64>,
-    /// S5 patch 4: direct reclaim marks the node congested on tree_lock contention.
+    /// S5 patch 4: patch 3's stalling kswapd marks its node PGDAT_CONGESTED.
     pub direct_congest_on_tree_lock: bool,
     /// S4 patch 2: move_expired_inodes breaks after 100 inodes when
     /// need_resched and this long has passed.
@@ -826,7 +826,7 @@ pub(crate) const KNOBS: &[KnobSpec] = &[
         name: "direct_congest_on_tree_lock",
         ty: KnobType::Bool,
         unit: "",
-        models: "S5 patch 4: direct reclaim marks the node congested on tree_lock contention (spec §1.6)",
+        models: "S5 patch 4: a kswapd about to stall in patch 3 sets PGDAT_CONGESTED on its node, read by direct reclaim's wait_iff_congested() (sleeps only while a backing device is congested; brd never is) (spec §1.6)",
     },
     KnobSpec {
         name: "writeback_move_expired_cap_us",

@@ -157,7 +157,10 @@ pub(crate) struct Node {
     pub kswapd: Option<TaskId>,
     /// Highest zone index requested since kswapd last looked.
     pub kswapd_idx: Option<u8>,
-    pub congested_until: u64,
+    /// NR_ISOLATED_ANON: anon folios taken off the LRU by shrinks in flight.
+    pub isolated_anon: u64,
+    /// PGDAT_CONGESTED (4.8): set by S5 patch 4, cleared by zone_balanced().
+    pub congested: bool,
 }
 
 /// vmstat-like counters (spec §2.5 item 4).
@@ -181,6 +184,15 @@ pub(crate) struct Vmstat {
     /// do_try_to_free_pages() passes that went to a lower priority.
     pub reclaim_prio_drops: u64,
     pub congestion_waits: u64,
+    /// S5 patch 4: PGDAT_CONGESTED set by a stalling kswapd.
+    pub pgdat_congested_marks: u64,
+    /// 4.8 too_many_isolated() in direct reclaim throttles (congestion_wait
+    /// HZ/10 in a loop) while `NR_ISOLATED_ANON > NR_INACTIVE_ANON / 8`:
+    /// the largest `8 · isolated / anon LRU` seen, in thousandths. The
+    /// model's anon LRU holds every anon folio and 4.8's inactive list at
+    /// least half of them on nodes under 1 GB (inactive_ratio 1), so the
+    /// test value is at most twice this; throttling starts at 1000.
+    pub isolated_ratio_max: u64,
     pub pgalloc: u64,
     pub tlb_flush_madvise: u64,
     pub isolate_max_visited: u64,
@@ -330,6 +342,16 @@ impl Mem {
                 .sum();
             zones[i].free >= zones[i].high + reserve
         })
+    }
+
+    /// `nr_wb_congested[BLK_RW_ASYNC] != 0`: some backing device is write
+    /// congested. Only request-based block queues set it
+    /// (`blk_set_congested()` once `nr_requests` fills); brd and zram are
+    /// bio-based (`make_request_fn`) and never do, and the model has no
+    /// request-based swap device, so `wait_iff_congested()` never sleeps
+    /// here (spec §1.6).
+    pub(crate) fn wb_congested(&self) -> bool {
+        false
     }
 
     /// wakeup_kswapd: returns the kswapd to wake.

@@ -167,7 +167,8 @@ pub(crate) fn run_one(
             lru_lock,
             kswapd: None,
             kswapd_idx: None,
-            congested_until: 0,
+            isolated_anon: 0,
+            congested: false,
         });
     }
     if m.swap != SwapKind::None {
@@ -597,6 +598,14 @@ fn extract(sim: &Sim, point: Point, repeat: f64) -> RunOut {
             ),
             ("reclaim_prio_drops".into(), vm.reclaim_prio_drops as f64),
             ("congestion_waits".into(), vm.congestion_waits as f64),
+            (
+                "isolated_ratio_max".into(),
+                vm.isolated_ratio_max as f64 / 1000.0,
+            ),
+            (
+                "pgdat_congested_marks".into(),
+                vm.pgdat_congested_marks as f64,
+            ),
             ("isolate_max_visited".into(), vm.isolate_max_visited as f64),
             ("tlb_flush_madvise".into(), vm.tlb_flush_madvise as f64),
             ("kswapd_cpu_s".into(), kswapd_sys as f64 / 1e9),

@@ -487,6 +487,15 @@ impl Shrink {
         loop {
             match self.st {
                 S::Drain => {
+                    if self.direct && self.list == LruList::InactiveAnon {
+                        // too_many_isolated(): measured, not applied; it
+                        // never reaches its threshold in the scenarios
+                        // (see Vmstat::isolated_ratio_max).
+                        let n = &cx.core.mem.nodes[self.node];
+                        let r = n.isolated_anon * 8 * 1000 / n.anon.len.max(1);
+                        let vm = &mut cx.core.mem.vm;
+                        vm.isolated_ratio_max = vm.isolated_ratio_max.max(r);
+                    }
                     self.st = S::LockForIsolate;
                     let d = cx.cost(PAGEVEC, c.lru_add_drain);
                     let path = match self.list {
@@ -537,6 +546,9 @@ impl Shrink {
                         vm.pgscan_direct += r.taken;
                     } else {
                         vm.pgscan_kswapd += r.taken;
+                    }
+                    if self.list == LruList::InactiveAnon {
+                        cx.core.mem.nodes[self.node].isolated_anon += r.taken;
                     }
                     self.taken = r.taken;
                     self.by_zone = r.by_zone;
@@ -696,6 +708,12 @@ impl Shrink {
                     // exclusive node is balanced.
                     let ms = cx.core.knobs.kswapd_backoff_on_tree_lock_ms.unwrap_or(10.0);
                     cx.core.mem.vm.kswapd_backoffs += 1;
+                    if cx.core.knobs.direct_congest_on_tree_lock {
+                        // S5 patch 4: set_bit(PGDAT_CONGESTED) before the
+                        // stall, for direct reclaim's wait_iff_congested().
+                        cx.core.mem.nodes[self.node].congested = true;
+                        cx.core.mem.vm.pgdat_congested_marks += 1;
+                    }
                     if !cx.core.mem.contended_wait.contains(&cx.tid) {
                         cx.core.mem.contended_wait.push(cx.tid);
                     }
@@ -766,6 +784,8 @@ impl Shrink {
                     }
                     if self.list == LruList::InactiveAnon {
                         vm.pswpout += self.taken;
+                        let n = &mut cx.core.mem.nodes[self.node];
+                        n.isolated_anon = n.isolated_anon.saturating_sub(self.taken);
                     }
                     return Some(Step::Unlock(lru_lock));
                 }
@@ -843,6 +863,8 @@ impl Kswapd {
                     if cx.core.mem.balanced(self.node, self.idx) {
                         // zone_balanced with S5 patch 3: the exclusive node
                         // gives up exclusivity and wakes the stalled kswapds.
+                        // 4.8 zone_balanced() clears PGDAT_CONGESTED.
+                        cx.core.mem.nodes[self.node].congested = false;
                         if cx.core.mem.kswapd_exclusive == Some(self.node) {
                             cx.core.mem.kswapd_exclusive = None;
                             for t in std::mem::take(&mut cx.core.mem.contended_wait) {
@@ -1781,15 +1803,6 @@ impl Usemem {
                         }
                         None => {
                             cx.core.mem.vm.allocstall += 1;
-                            let node = &cx.core.mem.nodes[self.node];
-                            if cx.core.knobs.direct_congest_on_tree_lock
-                                && node.congested_until > cx.now
-                            {
-                                // wait_iff_congested
-                                cx.core.mem.vm.congestion_waits += 1;
-                                let until = node.congested_until;
-                                return Step::SleepUntil(until);
-                            }
                             self.dr = DirectReclaim {
                                 prio: DEF_PRIORITY,
                                 ..Default::default()
@@ -1894,10 +1907,19 @@ impl Usemem {
                     {
                         return s;
                     }
-                    if cx.core.knobs.direct_congest_on_tree_lock && self.shrink.contended {
-                        // S5 patch 4: mark the node congested for a jiffy.
-                        let j = 1_000_000_000 / u64::from(cx.core.hz);
-                        cx.core.mem.nodes[self.shrink.node].congested_until = cx.now + j;
+                    // The end of 4.8 shrink_inactive_list() in direct
+                    // reclaim: wait_iff_congested(pgdat, BLK_RW_ASYNC,
+                    // HZ/10) sleeps only while a backing device is write
+                    // congested *and* the node is PGDAT_CONGESTED (spec
+                    // §1.6); otherwise it is a cond_resched().
+                    let ran = self.shrink.st == ShrinkSt::Done && self.shrink.nr > 0;
+                    if ran
+                        && cx.core.mem.wb_congested()
+                        && cx.core.mem.nodes[self.shrink.node].congested
+                    {
+                        cx.core.mem.vm.congestion_waits += 1;
+                        self.shrink.nr = 0;
+                        return Step::SleepUntil(cx.now + 100_000_000);
                     }
                     self.dr.reclaimed += self.shrink.taken;
                     self.dr.node_reclaimed += self.shrink.taken;

@@ -190,7 +190,11 @@ const PROBES: &[Probe] = &[
     Probe {
         knob: "direct_congest_on_tree_lock",
         scenario: V5,
-        base: &[],
+        // Patch 4 marks the node in patch 3's stall branch.
+        base: &[
+            ("remove_mapping_batched", B(true)),
+            ("kswapd_backoff_on_tree_lock_ms", N(10.0)),
+        ],
         from: B(false),
         to: B(true),
         duration_s: 600.0,

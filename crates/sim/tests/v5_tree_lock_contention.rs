@@ -7,7 +7,9 @@
 //! 4 of 5 (wrong only at 3 instances, where the seed's +10 % is its own
 //! outlier); P3 at 3 of 5: with the backoff's stalls effective, the model
 //! predicts more System at 1 and 3 instances too, where the seed has -1 %
-//! and -20 % (docs/SIMULATOR.md, "What is not reproduced").
+//! and -20 % (docs/SIMULATOR.md, "What is not reproduced"). P4 changes
+//! nothing on brd (no congested backing device for wait_iff_congested),
+//! and 4.8's too_many_isolated() throttle never starts.
 mod common;
 
 use reclaimlab_sim::{SimReport, load_scenario};
@@ -105,6 +107,27 @@ fn v5_patch_directions_on_three_seeds() {
             "seed {seed}: direct {d2} -> {d3}, kswapd {k2} -> {k3}"
         );
         assert!(vm(&r, "p3-kswapd-backoff", "kswapd_backoffs") > 0.0);
+
+        // P4 on brd: the stalling kswapds mark their nodes congested, but
+        // wait_iff_congested() sleeps only while a backing device is
+        // congested and bio-based brd never is, so no direct reclaimer
+        // sleeps and System is P3's at every thread count.
+        assert!(vm(&r, "p4-congest", "pgdat_congested_marks") > 0.0);
+        assert_eq!(vm(&r, "p3-kswapd-backoff", "pgdat_congested_marks"), 0.0);
+        assert_eq!(vm(&r, "p4-congest", "congestion_waits"), 0.0);
+        for n in COUNTS {
+            assert_eq!(
+                sys(&r, "p3-kswapd-backoff", n),
+                sys(&r, "p4-congest", n),
+                "seed {seed}: System-{n}"
+            );
+        }
+        // too_many_isolated() (isolated > inactive / 8) never starts
+        // throttling: a few reclaimers' 32-folio batches against a full LRU.
+        for v in ["p2-nonrot", "p3-kswapd-backoff"] {
+            let x = vm(&r, v, "isolated_ratio_max");
+            assert!(x > 0.0 && x < 0.5, "seed {seed}: {v} isolated ratio {x}");
+        }
         // Direct reclaim is do_try_to_free_pages: with 64 MB nodes
         // lru_size >> DEF_PRIORITY over the zonelist is below
         // SWAP_CLUSTER_MAX, so calls go on to priority 11.
