@@ -521,6 +521,7 @@ pub const DIMENSIONS: &[&str] = &[
     "scenario",
     "run",
     "iteration",
+    "group",
     "groups",
     "loops",
     "fds",
@@ -750,7 +751,7 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
     let title = title_above(lines, start);
     let title_unit = title.as_deref().and_then(unit_in_parens);
     let single = raw.len() == 1;
-    let mut rows = Vec::new();
+    let mut rows: Vec<TableRow> = Vec::new();
     let mut units: Vec<String> = Vec::new();
     for (n, (label, cs)) in raw.into_iter().enumerate() {
         let (label, values): (Option<String>, Vec<Cell>) = match label {
@@ -822,17 +823,56 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
         .filter(|(_, d)| **d)
         .map(|(h, _)| h.to_string())
         .collect();
+    let mut columns: Vec<String> = value_headers
+        .iter()
+        .zip(&delta_at)
+        .filter(|(_, d)| !**d)
+        .map(|(h, _)| h.to_string())
+        .collect();
+    if delta_columns.is_empty()
+        && let Some(groups) = group_header(lines, start, &columns)
+    {
+        // `latency 0` over `min avg max`, `latency -20` over the next
+        // three: the groups are the columns compared, and each row gives a
+        // row per statistic (`max group=16`).
+        let per = columns.len() / groups.len();
+        let ng = groups.len();
+        rows = rows
+            .iter()
+            .flat_map(|r| {
+                let columns = &columns;
+                (0..per).map(move |s| {
+                    let pick = |g: usize| g * per + s;
+                    TableRow {
+                        stat: None,
+                        metric: format!("{} {}", columns[s], r.metric),
+                        values: (0..ng)
+                            .map(|g| r.values.get(pick(g)).copied().flatten())
+                            .collect(),
+                        printed_deltas_pct: Vec::new(),
+                        spread_pct: if r.spread_pct.is_empty() {
+                            Vec::new()
+                        } else {
+                            (0..ng)
+                                .map(|g| r.spread_pct.get(pick(g)).copied().flatten())
+                                .collect()
+                        },
+                        printed: (0..ng)
+                            .filter_map(|g| r.printed.get(pick(g)).cloned())
+                            .collect(),
+                        unit: r.unit.clone(),
+                    }
+                })
+            })
+            .collect();
+        columns = groups;
+    }
     Some(Ok((
         i - start,
         BlockBody::Table(Table {
             style: "plain".into(),
             title,
-            columns: value_headers
-                .iter()
-                .zip(&delta_at)
-                .filter(|(_, d)| !**d)
-                .map(|(h, _)| h.to_string())
-                .collect(),
+            columns,
             column_kernels: Vec::new(),
             column_variants: Vec::new(),
             rows,
@@ -841,6 +881,26 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
             delta_columns,
         }),
     )))
+}
+
+/// A line of group names right above a table's header, one over each run
+/// of columns (`latency 0    latency -20` over `min avg max min avg
+/// max`): the groups, when they split the columns evenly into two or more
+/// runs of two or more that repeat the same names.
+fn group_header(lines: &[Line<'_>], start: usize, columns: &[String]) -> Option<Vec<String>> {
+    let head = lines.get(start)?;
+    let above = lines.get(start.checked_sub(1)?)?;
+    if above.quote != head.quote {
+        return None;
+    }
+    let groups = spaced_header(above.text)?;
+    let n = groups.len();
+    if n < 2 || !columns.len().is_multiple_of(n) || columns.len() / n < 2 {
+        return None;
+    }
+    let per = columns.len() / n;
+    let repeats = (1..n).all(|g| columns[g * per..(g + 1) * per] == columns[..per]);
+    repeats.then_some(groups)
 }
 
 /// Build a row from cells: values, printed text and the row's main unit
@@ -912,6 +972,35 @@ mod tests {
         assert_eq!(t.rows[0].spread_pct, [Some(2.0), Some(3.0)]);
         assert_eq!(t.rows[1].values, [Some(88.1), Some(61.0)]);
         assert_eq!(t.rows[1].printed, ["88.1 ± 4.2", "61.0 ± 3.3"]);
+    }
+
+    #[test]
+    fn groups_over_repeated_columns_are_the_columns_compared() {
+        // The hackbench/cyclictest table of Vincent Guittot's latency-nice
+        // series ([PATCH v4 8/8] sched/fair: Add latency list).
+        let text = "        latency 0           latency -20\n\
+                    group   min  avg    max     min  avg    max\n\
+                    0       17    19     29      17   18     30\n\
+                    1       65   306   7149      64   83    208\n\
+                    16      60  1392  87237      59   86    490\n";
+        let lines = crate::lines::split(text);
+        let Some(Ok((n, BlockBody::Table(t)))) = word_table(&lines, 1) else {
+            panic!("no table");
+        };
+        assert_eq!(n, 4);
+        assert_eq!(t.columns, ["latency 0", "latency -20"]);
+        assert_eq!(t.label_columns, ["group"]);
+        let row = |m: &str| {
+            t.rows
+                .iter()
+                .find(|r| r.metric == m)
+                .unwrap()
+                .values
+                .clone()
+        };
+        assert_eq!(row("max group=16"), [Some(87237.0), Some(490.0)]);
+        assert_eq!(row("avg group=1"), [Some(306.0), Some(83.0)]);
+        assert_eq!(t.rows.len(), 9);
     }
 
     #[test]

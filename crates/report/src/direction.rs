@@ -227,6 +227,9 @@ mod tests {
         assert_eq!(dir("pwrite-single-rewrite-async-Elapsd", ""), Better::Lower);
         assert_eq!(dir("real", "s"), Better::Lower);
         assert_eq!(dir("wakeup_latency.median", "us"), Better::Lower);
+        // cyclictest's histogram footer rows, copied into a hand-made table.
+        assert_eq!(dir("Max Latencies", ""), Better::Lower);
+        assert_eq!(dir("99% latencies", ""), Better::Lower);
         assert_eq!(dir("perf-stat.i.ipc", ""), Better::Neutral);
         assert_eq!(
             dir("vm-scalability.time.voluntary_context_switches", ""),
