@@ -391,11 +391,16 @@ pub fn recognize(
         true => header_above(lines, start, ncols).unwrap_or_default(),
         false => (kernels, variants),
     };
+    // Without any header the columns are still distinct: named by their
+    // position, as the values stand left to right.
     let columns = (0..ncols)
         .map(|c| {
             let k = kernels.get(c).copied().unwrap_or("");
             let v = variants.get(c).copied().unwrap_or("");
-            format!("{k} {v}").trim().to_string()
+            match format!("{k} {v}").trim() {
+                "" => format!("column {}", c + 1),
+                name => name.to_string(),
+            }
         })
         .collect();
     let title = if rows_at > start {
