@@ -160,6 +160,11 @@ fn is_header(text: &str) -> Option<Vec<&str>> {
     if words.len() < 2 || words.len() > MAX_COLUMNS {
         return None;
     }
+    // `thp_defrag: always`: a `key: value` line of a parameter list (an LKP
+    // job's `nr_task: 32` under it is not a row).
+    if words.len() == 2 && words[0].ends_with(':') {
+        return None;
+    }
     let ok = words.iter().all(|w| {
         w.chars().count() <= 32
             && w.chars().any(char::is_alphanumeric)
@@ -898,6 +903,17 @@ mod tests {
         // Without the alignment row it is not a markdown table.
         let lines = crate::lines::split("| a | b |\n| 1 | 2 |\n");
         assert!(pipe_table(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn a_parameter_list_is_not_a_table() {
+        // An LKP job's parameters (lore 20201230062412.GD22185@xsang-OptiPlex-9020).
+        let text = "\truntime: 300\n\tthp_enabled: never\n\tthp_defrag: always\n\tnr_task: 32\n\tnr_ssd: 1\n\ttest: swap-w-rand-mt\n\tcpufreq_governor: performance\n\tucode: 0x4003003\n";
+        let lines = crate::lines::split(text);
+        for i in 0..lines.len() {
+            assert!(recognize(&lines, i).is_none(), "line {}", i + 1);
+        }
+        assert!(crate::parse_str(text, None).is_err());
     }
 
     #[test]
