@@ -347,11 +347,21 @@ fn spaced_header(text: &str) -> Option<Vec<String>> {
         .collect();
     let ok = names.len() >= 2
         && names.len() <= MAX_COLUMNS
-        && names
-            .iter()
-            .all(|n| parse_number_unit(n).is_none() && !n.ends_with(['.', ':', ',']))
+        && names.iter().all(|n| {
+            parse_number_unit(n).is_none()
+                && !is_parenthesised_number(n)
+                && !n.ends_with(['.', ':', ','])
+        })
         && names.iter().all(|n| n.split_whitespace().count() <= 4);
     ok.then_some(names)
+}
+
+/// `( 26.11%)`: a share printed after a value (stress-ng's `376.06s total
+/// time  ( 26.11%)` footer), never a column name.
+fn is_parenthesised_number(name: &str) -> bool {
+    name.strip_prefix('(')
+        .and_then(|n| n.strip_suffix(')'))
+        .is_some_and(|n| parse_number_unit(n).is_some())
 }
 
 /// A row under a spaced header of `k` columns: the last `k` cells are
@@ -914,6 +924,24 @@ mod tests {
             assert!(recognize(&lines, i).is_none(), "line {}", i + 1);
         }
         assert!(crate::parse_str(text, None).is_err());
+    }
+
+    #[test]
+    fn stress_ng_times_footer_is_not_a_table() {
+        let text = include_str!(
+            "../tests/real/stress_ng/lore-20230727080502-qi.zheng-ramfs-metrics-brief-times-before.txt"
+        );
+        let lines = crate::lines::split(text);
+        let footer = lines
+            .iter()
+            .position(|l| l.text.starts_with("for a "))
+            .unwrap();
+        for i in footer..lines.len() {
+            assert!(recognize(&lines, i).is_none(), "line {}", i + 1);
+        }
+        let doc = crate::parse_str(text, None).unwrap();
+        assert_eq!(doc.blocks.len(), 1);
+        assert!(matches!(doc.blocks[0].body, BlockBody::Metrics(_)));
     }
 
     #[test]
