@@ -515,8 +515,9 @@ fn plan_block(
         }
         BlockBody::Metrics(m) => {
             for x in &m.metrics {
-                base.metrics
-                    .push(metric(x.name.clone(), None, x.value, x.unit.as_deref()));
+                let mut row = metric(x.name.clone(), None, x.value, x.unit.as_deref());
+                row.spread_pct = x.spread_pct;
+                base.metrics.push(row);
             }
             out.push(base);
         }
@@ -1832,11 +1833,12 @@ mod tests {
                 [0, 0],
                 BlockBody::Metrics(reclaimlab_formats::Metrics {
                     tool: "vmstat".into(),
-                    metrics: vec![reclaimlab_formats::Metric {
-                        name: "pgscan_kswapd".into(),
-                        value: 900.0,
-                        unit: None,
-                    }],
+                    metrics: vec![reclaimlab_formats::Metric::new(
+                        "pgscan_kswapd",
+                        900.0,
+                        None,
+                    )],
+                    runs: None,
                 }),
             )],
             warnings: vec![],

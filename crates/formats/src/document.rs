@@ -641,6 +641,10 @@ pub struct Metrics {
     /// "stress-ng" | "vm-scalability" | "perf-stat" | "vmstat" | "lockstat" | ...
     pub tool: String,
     pub metrics: Vec<Metric>,
+    /// How many runs each value summarises, when the tool says so (`perf
+    /// stat -r N`: the N of `(N runs)`). Not a metric of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -649,6 +653,26 @@ pub struct Metric {
     pub value: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
+    /// The spread over the runs in percent of the value, as printed (`perf
+    /// stat -r N`: `( +- 2.40% )`, `-x,` and `-j` variance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread_pct: Option<f64>,
+    /// The spread in the metric's own unit, as printed (`0.1200 +- 0.0155
+    /// seconds time elapsed`: 0.0155).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<f64>,
+}
+
+impl Metric {
+    /// A metric without a spread.
+    pub fn new(name: impl Into<String>, value: f64, unit: Option<&str>) -> Metric {
+        Metric {
+            name: name.into(),
+            value,
+            unit: unit.map(str::to_string),
+            ..Metric::default()
+        }
+    }
 }
 
 // ----------------------------------------------------------------- counters

@@ -50,6 +50,27 @@ fn is_snip_line(text: &str) -> bool {
     matches!(inner, Some("snip" | "snipped" | "..." | "\u{2026}"))
 }
 
+/// `       fail:runs  %reproduction    fail:runs`: the header of the
+/// failure counts the robot prints above the `%stddev` section.
+fn is_fail_header(text: &str) -> bool {
+    text.contains("fail:runs") && text.contains("%reproduction")
+}
+
+/// `          1:4            5%           1:4     perf-profile.x`: a row of
+/// failure counts (`fails:runs`, the share of runs that reproduced it).
+fn is_fail_row(text: &str) -> bool {
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    let Some((metric, cells)) = toks.split_last() else {
+        return false;
+    };
+    metric.chars().any(|c| c.is_ascii_alphabetic())
+        && cells.iter().any(|c| c.contains(':'))
+        && cells.iter().all(|c| {
+            c.chars()
+                .all(|ch| ch.is_ascii_digit() || matches!(ch, ':' | '%' | '.' | '+' | '-'))
+        })
+}
+
 fn is_marker_line(text: &str) -> bool {
     let t = text.trim();
     !t.is_empty() && t.chars().all(|c| matches!(c, '\\' | '|' | ' '))
@@ -148,11 +169,20 @@ pub fn recognize(
     };
     let (commits, mut i) = if let Some(ids) = is_commit_line(first.text).or_else(names) {
         let dash = same(start + 1).is_some_and(|l| is_dash_line(l.text));
-        let head = same(start + 2).is_some_and(|l| is_stddev_header(l.text));
+        // The failure counts (`fail:runs  %reproduction  fail:runs`, a
+        // marker line, `1:4  5%  1:4  metric` rows) may come first.
+        let mut at = start + 2;
+        if same(at).is_some_and(|l| is_fail_header(l.text)) {
+            at += 1;
+            while same(at).is_some_and(|l| is_marker_line(l.text) || is_fail_row(l.text)) {
+                at += 1;
+            }
+        }
+        let head = same(at).is_some_and(|l| is_stddev_header(l.text));
         if !(dash && head) {
             return None;
         }
-        (ids, start + 3)
+        (ids, at + 1)
     } else if is_stddev_header(first.text) {
         (Vec::new(), start + 1)
     } else {
@@ -261,5 +291,21 @@ mod tests {
                 .unwrap();
         assert_eq!(r.spreads, vec![None, Some(2.0)]);
         assert!(parse_row("this is prose 12").is_none());
+    }
+
+    #[test]
+    fn failure_counts() {
+        assert!(is_fail_header(
+            "       fail:runs  %reproduction    fail:runs"
+        ));
+        assert!(is_fail_row(
+            "          1:4            5%           1:4     perf-profile.children.cycles-pp.error_entry"
+        ));
+        assert!(is_fail_row(
+            "           :4           25%           1:4     dmesg.WARNING"
+        ));
+        assert!(!is_fail_row(
+            "      3.97           +33.0%       5.28 ±  2%  vm-scalability.free_time"
+        ));
     }
 }

@@ -103,19 +103,13 @@ fn perf_json_line(text: &str) -> Option<Vec<Metric>> {
         .and_then(|u| u.as_str())
         .filter(|u| !u.is_empty())
         .map(str::to_string);
-    let mut out = vec![Metric {
-        name: event.clone(),
+    Some(vec![Metric {
+        name: event,
         value,
-        unit: unit.clone(),
-    }];
-    if let Some(var) = v.get("variance").and_then(|x| x.as_f64()) {
-        out.push(Metric {
-            name: format!("{event} +-"),
-            value: var,
-            unit: Some("%".into()),
-        });
-    }
-    Some(out)
+        unit,
+        spread_pct: v.get("variance").and_then(|x| x.as_f64()),
+        spread: None,
+    }])
 }
 
 /// A run of `perf stat -j` lines.
@@ -136,6 +130,7 @@ fn perf_json(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             BlockBody::Metrics(Metrics {
                 tool: "perf-stat".into(),
                 metrics,
+                runs: None,
             }),
         )
     })
@@ -175,6 +170,7 @@ pub fn recognize_blocks(
                 BlockBody::Metrics(Metrics {
                     tool: "perf-stat".into(),
                     metrics,
+                    runs: None,
                 }),
                 label,
             )],
@@ -296,11 +292,11 @@ fn stress_ng_from(
                 break;
             };
             let desc: Vec<&str> = words.take_while(|w| !w.starts_with('(')).collect();
-            metrics.push(Metric {
-                name: format!("{stressor} {}", desc.join(" ")),
-                value: v,
-                unit: None,
-            });
+            metrics.push(Metric::new(
+                format!("{stressor} {}", desc.join(" ")),
+                v,
+                None,
+            ));
             i += n;
             continue;
         }
@@ -315,11 +311,7 @@ fn stress_ng_from(
             break;
         }
         for (v, (name, unit)) in values.iter().zip(STRESS_NG_COLUMNS) {
-            metrics.push(Metric {
-                name: format!("{stressor} {name}"),
-                value: *v,
-                unit: Some((*unit).to_string()),
-            });
+            metrics.push(Metric::new(format!("{stressor} {name}"), *v, Some(unit)));
         }
         stressors.push(stressor.to_string());
         i += n;
@@ -332,6 +324,7 @@ fn stress_ng_from(
         BlockBody::Metrics(Metrics {
             tool: "stress-ng".into(),
             metrics,
+            runs: None,
         }),
     ))
 }
@@ -395,17 +388,9 @@ fn perf_counter(rest: &str) -> Option<Vec<Metric>> {
         return None;
     }
     let name = name.join(" ");
-    let mut out = vec![Metric {
-        name: name.clone(),
-        value,
-        unit: None,
-    }];
+    let mut out = vec![Metric::new(name.clone(), value, None)];
     if let Some(rate) = perf_rate(&words[name_end..].join(" ")) {
-        out.push(Metric {
-            name: format!("{name} rate"),
-            value: rate.0,
-            unit: Some(rate.1),
-        });
+        out.push(Metric::new(format!("{name} rate"), rate.0, Some(&rate.1)));
     }
     Some(out)
 }
@@ -436,11 +421,7 @@ fn stress_ng_perf(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)
         if let (true, Some((v, unit)), Some(last)) =
             (wrapped_rate, perf_rate(l.text), metrics.last().cloned())
         {
-            metrics.push(Metric {
-                name: format!("{} rate", last.name),
-                value: v,
-                unit: Some(unit),
-            });
+            metrics.push(Metric::new(format!("{} rate", last.name), v, Some(&unit)));
             i += 1;
             continue;
         }
@@ -452,6 +433,7 @@ fn stress_ng_perf(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)
             BlockBody::Metrics(Metrics {
                 tool: "stress-ng".into(),
                 metrics,
+                runs: None,
             }),
         )
     })
@@ -489,20 +471,18 @@ fn usemem(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
         match u {
             Usemem::Throughput { bytes, usecs, kbps } => {
                 run += 1;
-                let m = |name: &str, value, unit: &str| Metric {
-                    name: format!("usemem[{run}] {name}"),
-                    value,
-                    unit: Some(unit.into()),
+                let m = |name: &str, value, unit: &str| {
+                    Metric::new(format!("usemem[{run}] {name}"), value, Some(unit))
                 };
                 metrics.push(m("bytes", bytes, "B"));
                 metrics.push(m("time", usecs, "us"));
                 metrics.push(m("throughput", kbps, "KB/s"));
             }
-            Usemem::Free { usecs } => metrics.push(Metric {
-                name: format!("usemem[{run}] free time"),
-                value: usecs,
-                unit: Some("us".into()),
-            }),
+            Usemem::Free { usecs } => metrics.push(Metric::new(
+                format!("usemem[{run}] free time"),
+                usecs,
+                Some("us"),
+            )),
         }
         i += 1;
     }
@@ -512,24 +492,30 @@ fn usemem(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             BlockBody::Metrics(Metrics {
                 tool: "vm-scalability".into(),
                 metrics,
+                runs: None,
             }),
         )
     })
 }
 
-/// `( +-  0.09% )` at the end of a `perf stat -r` line: the spread in %.
+/// `( +-  0.09% )` at the end of a `perf stat -r` line: the spread in %,
+/// also with a decimal comma (`( +-  2,40% )`).
 fn perf_spread_pct(text: &str) -> Option<f64> {
     let at = text.rfind("( +-")?;
     let rest = text.get(at + 4..)?.trim_start();
     let end = rest.find('%')?;
-    rest.get(..end)?.trim().parse().ok()
+    let pct = rest.get(..end)?.trim();
+    match pct.split_once(',') {
+        Some((a, b)) if !pct.contains('.') => format!("{a}.{b}").parse().ok(),
+        _ => pct.parse().ok(),
+    }
 }
 
 /// `  1,234.56 msec task-clock   #  0.998 CPUs utilized   ( +-  0.09% )`,
 /// `  <not counted>  cycles`, `  49.634 seconds time elapsed`,
 /// `  0.1200 +- 0.0155 seconds time elapsed  ( +- 12.95% )`. The metric,
-/// then its spread over the runs when `-r N` printed one: `<name> +-` in
-/// `%`, for the elapsed time in seconds as printed.
+/// with its spread over the runs when `-r N` printed one: `spread_pct`
+/// from `( +- x% )`, `spread` from `+- y` in the metric's unit.
 fn perf_line(text: &str) -> Option<Vec<Metric>> {
     perf_line_in(text, false)
 }
@@ -565,7 +551,8 @@ fn perf_line_in(text: &str, european: bool) -> Option<Vec<Metric>> {
     let mut abs_spread = None;
     if words.peek() == Some(&"+-") {
         words.next();
-        abs_spread = Some(parse_number_unit(words.next()?)?.0);
+        // The spread is printed like the value: `0,0018904 +- 0,0000454`.
+        abs_spread = Some(perf_number(words.next()?)?);
     }
     let rest: Vec<&str> = words.collect();
     let (unit, name) = match rest.as_slice() {
@@ -582,25 +569,13 @@ fn perf_line_in(text: &str, european: bool) -> Option<Vec<Metric>> {
         [name, cgroup] if is_cgroup(cgroup) => (None, format!("{name} {cgroup}")),
         _ => return None,
     };
-    let mut out = vec![Metric {
-        name: name.clone(),
+    Some(vec![Metric {
+        name,
         value,
         unit: unit.map(str::to_string),
-    }];
-    match (abs_spread, spread_pct) {
-        (Some(s), _) => out.push(Metric {
-            name: format!("{name} +-"),
-            value: s,
-            unit: unit.map(str::to_string),
-        }),
-        (None, Some(p)) => out.push(Metric {
-            name: format!("{name} +-"),
-            value: p,
-            unit: Some("%".into()),
-        }),
-        (None, None) => {}
-    }
-    Some(out)
+        spread_pct,
+        spread: abs_spread,
+    }])
 }
 
 /// The end of a `# 0.956 CPUs utilized` comment that a mailer wrapped onto
@@ -722,7 +697,7 @@ fn is_european(w: &str) -> bool {
 }
 
 /// `Performance counter stats for 'cmd' (3 runs):` → 3.
-fn perf_runs(text: &str) -> Option<f64> {
+fn perf_runs(text: &str) -> Option<u64> {
     let t = text
         .trim()
         .strip_suffix(':')?
@@ -735,14 +710,7 @@ fn perf_runs(text: &str) -> Option<f64> {
 fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     let quote = lines.get(start)?.quote;
     let mut metrics = Vec::new();
-    if let Some(runs) = lines.get(start).and_then(|l| perf_runs(l.text)) {
-        metrics.push(Metric {
-            name: "runs".into(),
-            value: runs,
-            unit: None,
-        });
-    }
-    let header = metrics.len();
+    let runs = lines.get(start).and_then(|l| perf_runs(l.text));
     let european = lines
         .iter()
         .skip(start + 1)
@@ -756,7 +724,7 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
         if l.text.trim().is_empty() {
             blanks += 1;
-            if blanks > 1 && metrics.len() > header {
+            if blanks > 1 && !metrics.is_empty() {
                 break;
             }
             i += 1;
@@ -773,7 +741,7 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
         i += 1;
         end = i;
     }
-    if metrics.len() == header {
+    if metrics.is_empty() {
         return None;
     }
     Some((
@@ -781,6 +749,7 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
         BlockBody::Metrics(Metrics {
             tool: "perf-stat".into(),
             metrics,
+            runs,
         }),
     ))
 }
@@ -810,21 +779,17 @@ fn perf_csv_line(text: &str) -> Option<Vec<Metric>> {
     }
     let value: f64 = value.parse().ok().filter(|v: &f64| v.is_finite())?;
     let unit = (!unit.is_empty()).then(|| unit.to_string());
-    let mut out = vec![Metric {
+    let spread_pct = f
+        .get(3)
+        .and_then(|v| v.trim().strip_suffix('%'))
+        .and_then(|v| v.parse::<f64>().ok());
+    Some(vec![Metric {
         name: event.to_string(),
         value,
-        unit: unit.clone(),
-    }];
-    if let Some(var) = f.get(3).and_then(|v| v.trim().strip_suffix('%'))
-        && let Ok(p) = var.parse::<f64>()
-    {
-        out.push(Metric {
-            name: format!("{event} +-"),
-            value: p,
-            unit: Some("%".into()),
-        });
-    }
-    Some(out)
+        unit,
+        spread_pct,
+        spread: None,
+    }])
 }
 
 /// A run of `perf stat -x,` lines (at least two).
@@ -845,6 +810,7 @@ fn perf_csv(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             BlockBody::Metrics(Metrics {
                 tool: "perf-stat".into(),
                 metrics,
+                runs: None,
             }),
         )
     })
@@ -886,11 +852,8 @@ pub fn perf_intervals(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Me
                 ts,
                 Metrics {
                     tool: "perf-stat".into(),
-                    metrics: vec![Metric {
-                        name: "interval end".into(),
-                        value: ts,
-                        unit: Some("s".into()),
-                    }],
+                    metrics: vec![Metric::new("interval end", ts, Some("s"))],
+                    runs: None,
                 },
             ));
         }
@@ -930,22 +893,41 @@ mod tests {
     fn perf_spreads() {
         let m =
             perf_line("            0.1200 +- 0.0155 seconds time elapsed  ( +- 12.95% )").unwrap();
+        assert_eq!(m.len(), 1);
         assert_eq!((m[0].name.as_str(), m[0].value), ("time elapsed", 0.12));
         assert_eq!(
-            (m[1].name.as_str(), m[1].value, m[1].unit.as_deref()),
-            ("time elapsed +-", 0.0155, Some("s"))
+            (m[0].spread, m[0].spread_pct, m[0].unit.as_deref()),
+            (Some(0.0155), Some(12.95), Some("s"))
         );
         let m = perf_line(
             "   146      context-switches      #    2.613 K/sec                    ( +- 13.64% )",
         )
         .unwrap();
+        assert_eq!(m.len(), 1);
         assert_eq!(
-            (m[1].name.as_str(), m[1].value, m[1].unit.as_deref()),
-            ("context-switches +-", 13.64, Some("%"))
+            (m[0].name.as_str(), m[0].value, m[0].spread_pct, m[0].spread),
+            ("context-switches", 146.0, Some(13.64), None)
         );
+        // A German locale prints the spreads with a decimal comma.
+        let m = perf_line_in(
+            "         0,0018904 +- 0,0000454 seconds time elapsed  ( +-  2,40% )",
+            true,
+        )
+        .unwrap();
+        assert_eq!(m.len(), 1);
+        assert_eq!(
+            (m[0].value, m[0].spread, m[0].spread_pct),
+            (0.0018904, Some(0.0000454), Some(2.40))
+        );
+        let m = perf_line_in(
+            "           278.788      cycles:u                  #    0,246 GHz                      ( +- 10,28% )  (32,41%)",
+            true,
+        )
+        .unwrap();
+        assert_eq!((m[0].value, m[0].spread_pct), (278788.0, Some(10.28)));
         assert_eq!(
             perf_runs(" Performance counter stats for 'sh -c x' (3 runs):"),
-            Some(3.0)
+            Some(3)
         );
     }
 
@@ -956,7 +938,7 @@ mod tests {
             label.as_deref(),
             Some("REFCOUNT_TIMING (REFCOUNT_FULL, mainline)")
         );
-        assert_eq!((m[0].value, m[1].value), (1.0, 0.1));
+        assert_eq!((m[0].value, m[0].spread), (1.0, Some(0.1)));
         let (label, m) =
             elapsed_line("  6.5681 +- 0.0225 seconds time elapsed  ( +-  0.34% )").unwrap();
         assert_eq!((label, m[0].value), (None, 6.5681));
@@ -979,7 +961,7 @@ mod tests {
     fn perf_csv_and_intervals() {
         let m = perf_csv_line("57.08,msec,task-clock,0.37%,57076211,100.00,0.439,CPUs utilized")
             .unwrap();
-        assert_eq!((m[0].value, m[1].value), (57.08, 0.37));
+        assert_eq!((m[0].value, m[0].spread_pct), (57.08, Some(0.37)));
         assert_eq!(
             perf_csv_line("<not supported>,,cycles,0,100.00,,"),
             Some(vec![])

@@ -43,11 +43,7 @@ pub fn recognize(
 }
 
 fn metric(name: impl Into<String>, value: f64, unit: Option<&str>) -> Metric {
-    Metric {
-        name: name.into(),
-        value,
-        unit: unit.map(str::to_string),
-    }
+    Metric::new(name, value, unit)
 }
 
 // ----------------------------------------------------------------- schbench
@@ -166,6 +162,7 @@ fn schbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody
         BlockBody::Metrics(Metrics {
             tool: "schbench".into(),
             metrics,
+            runs: None,
         }),
     )))
 }
@@ -235,6 +232,7 @@ fn hackbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBod
                 BlockBody::Metrics(Metrics {
                     tool: "hackbench".into(),
                     metrics,
+                    runs: None,
                 }),
             )));
         }
@@ -316,6 +314,7 @@ fn perf_bench(
         BlockBody::Metrics(Metrics {
             tool: "perf-bench".into(),
             metrics,
+            runs: None,
         }),
     )))
 }

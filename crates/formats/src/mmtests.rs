@@ -109,6 +109,10 @@ fn stat_row(text: &str) -> Option<StatRow> {
             .find(|c: char| c.is_whitespace() || c == '(' || c == '*')
             .unwrap_or(rest.len());
         let (tok, after) = rest.split_at(end);
+        if !cols.is_empty() && is_annotation(rest) {
+            // `... 25934202.02 (   0.02%) <--`: the poster points at a row.
+            break;
+        }
         let value = number_or_nan(tok)?;
         rest = after.trim_start();
         let mut delta = None;
@@ -134,6 +138,18 @@ fn stat_row(text: &str) -> Option<StatRow> {
         return None;
     }
     Some((stat.to_string(), metric.to_string(), cols))
+}
+
+/// What a poster appends to a row to point at it: `<--`, `<==`, `<-
+/// this one`, `# note`, `!!`, `^^^`. Starts with an arrow or a mark, never
+/// with a number or a word.
+fn is_annotation(rest: &str) -> bool {
+    let t = rest.trim_start();
+    t.starts_with("<-")
+        || t.starts_with("<=")
+        || t.starts_with("--")
+        || t.starts_with("==")
+        || t.starts_with(['#', '!', '^', '\u{2190}'])
 }
 
 /// A number, or `Some(None)` for the `nan` / `-nan` mmtests prints for
@@ -436,11 +452,16 @@ pub fn recognize(
         Some(kv) => kv,
         None => (kernels, variants),
     };
+    // Without any header the columns are still distinct: named by their
+    // position, as the values stand left to right.
     let columns = (0..ncols)
         .map(|c| {
             let k = kernels.get(c).copied().unwrap_or("");
             let v = variants.get(c).copied().unwrap_or("");
-            format!("{k} {v}").trim().to_string()
+            match format!("{k} {v}").trim() {
+                "" => format!("column {}", c + 1),
+                name => name.to_string(),
+            }
         })
         .collect();
     let title = if rows_at > start {
@@ -567,13 +588,25 @@ fn underlined(lines: &[Line<'_>], start: usize) -> Option<String> {
     ok.then(|| n.to_string())
 }
 
-/// A short line right above the headers names the table (`xfsio Time`).
+/// Words of a caption line that starts its own paragraph right above the
+/// headers (`2-socket CascadeLake (40 cores, 80 CPUs HT enabled)`).
+const CAPTION_WORDS: usize = 12;
+
+/// A short line right above the headers names the table (`xfsio Time`),
+/// and so does a longer caption that starts its own paragraph.
 fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
-    let prev = lines.get(start.checked_sub(1)?)?;
+    let at = start.checked_sub(1)?;
+    let prev = lines.get(at)?;
     let t = prev.text.trim();
+    let words = t.split_whitespace().count();
+    let standalone = at == 0
+        || lines
+            .get(at - 1)
+            .is_some_and(|p| p.quote != prev.quote || p.text.trim().is_empty());
     if prev.quote != lines.get(start)?.quote
         || t.is_empty()
-        || t.split_whitespace().count() > 6
+        || words > CAPTION_WORDS
+        || (words > 6 && !standalone)
         || t.ends_with(['.', ',', ';', ':'])
         || row_kind(t).is_some()
     {
@@ -642,6 +675,14 @@ mod tests {
         }
         assert!(stat_row("Amean     95     1.00 (  0.00%)    2.00 ( -nan%)").is_some());
         assert!(stat_row("Always here 1").is_none());
+        // A trailing mark the poster added is not a column.
+        let (_, m, c) = stat_row(
+            "Hmean     page_fault1-processes-79      25928742.64 (   0.00%)      25934202.02 (   0.02%) <--",
+        )
+        .unwrap();
+        assert_eq!((m.as_str(), c.len()), ("page_fault1-processes-79", 2));
+        assert_eq!(c[1].0, Some(25934202.02));
+        assert!(stat_row("Amean     foo  <-- 1.00").is_none());
         let (_, _, c) =
             stat_row("Hmean     4        40110.02 (   0.00%)    39012.44 *  -2.74%*").unwrap();
         assert_eq!(

@@ -160,6 +160,11 @@ fn is_header(text: &str) -> Option<Vec<&str>> {
     if words.len() < 2 || words.len() > MAX_COLUMNS {
         return None;
     }
+    // `thp_defrag: always`: a `key: value` line of a parameter list (an LKP
+    // job's `nr_task: 32` under it is not a row).
+    if words.len() == 2 && words[0].ends_with(':') {
+        return None;
+    }
     let ok = words.iter().all(|w| {
         w.chars().count() <= 32
             && w.chars().any(char::is_alphanumeric)
@@ -375,11 +380,21 @@ fn spaced_header(text: &str) -> Option<Vec<String>> {
         .collect();
     let ok = names.len() >= 2
         && names.len() <= MAX_COLUMNS
-        && names
-            .iter()
-            .all(|n| parse_number_unit(n).is_none() && !n.ends_with(['.', ':', ',']))
+        && names.iter().all(|n| {
+            parse_number_unit(n).is_none()
+                && !is_parenthesised_number(n)
+                && !n.ends_with(['.', ':', ','])
+        })
         && names.iter().all(|n| n.split_whitespace().count() <= 4);
     ok.then_some(names)
+}
+
+/// `( 26.11%)`: a share printed after a value (stress-ng's `376.06s total
+/// time  ( 26.11%)` footer), never a column name.
+fn is_parenthesised_number(name: &str) -> bool {
+    name.strip_prefix('(')
+        .and_then(|n| n.strip_suffix(')'))
+        .is_some_and(|n| parse_number_unit(n).is_some())
 }
 
 /// A row under a spaced header of `k` columns: the last `k` cells are
@@ -1020,6 +1035,35 @@ mod tests {
         // Without the alignment row it is not a markdown table.
         let lines = crate::lines::split("| a | b |\n| 1 | 2 |\n");
         assert!(pipe_table(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn a_parameter_list_is_not_a_table() {
+        // An LKP job's parameters (lore 20201230062412.GD22185@xsang-OptiPlex-9020).
+        let text = "\truntime: 300\n\tthp_enabled: never\n\tthp_defrag: always\n\tnr_task: 32\n\tnr_ssd: 1\n\ttest: swap-w-rand-mt\n\tcpufreq_governor: performance\n\tucode: 0x4003003\n";
+        let lines = crate::lines::split(text);
+        for i in 0..lines.len() {
+            assert!(recognize(&lines, i).is_none(), "line {}", i + 1);
+        }
+        assert!(crate::parse_str(text, None).is_err());
+    }
+
+    #[test]
+    fn stress_ng_times_footer_is_not_a_table() {
+        let text = include_str!(
+            "../tests/real/stress_ng/lore-20230727080502-qi.zheng-ramfs-metrics-brief-times-before.txt"
+        );
+        let lines = crate::lines::split(text);
+        let footer = lines
+            .iter()
+            .position(|l| l.text.starts_with("for a "))
+            .unwrap();
+        for i in footer..lines.len() {
+            assert!(recognize(&lines, i).is_none(), "line {}", i + 1);
+        }
+        let doc = crate::parse_str(text, None).unwrap();
+        assert_eq!(doc.blocks.len(), 1);
+        assert!(matches!(doc.blocks[0].body, BlockBody::Metrics(_)));
     }
 
     #[test]

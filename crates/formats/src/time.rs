@@ -127,9 +127,18 @@ fn clock(s: &str) -> Option<f64> {
     Some(total)
 }
 
-/// The values of `key` on a bash line: `real 0m49.634s real 0m46.334s`.
+/// The values of `key` on a bash line: `real 0m49.634s real 0m46.334s`,
+/// or the key once with a column per run (`real  0m8.939s  0m5.546s`
+/// under an `upstream  patched` header), then each value with its unit.
 fn keyed_values(text: &str, key: &str) -> Option<Vec<f64>> {
     let toks: Vec<&str> = text.split_whitespace().collect();
+    if toks.len() >= 3
+        && toks.first() == Some(&key)
+        && toks.iter().skip(1).all(|t| t.ends_with('s'))
+        && let Some(vs) = toks.iter().skip(1).map(|t| duration(t)).collect()
+    {
+        return Some(vs);
+    }
     if toks.len() < 2 || !toks.len().is_multiple_of(2) {
         return None;
     }
@@ -442,6 +451,20 @@ mod tests {
         assert_eq!(runs[1].0.sys_s, Some(44.265));
         assert_eq!(runs[0].1.as_deref(), Some("w/o patch"));
         assert_eq!(runs[1].0.command.as_deref(), Some("./a.out"));
+    }
+
+    #[test]
+    fn one_key_a_column_per_run() {
+        // lore 20250402194425.GB198651@cmpxchg.org
+        let text = "         upstream          patched\nreal     0m8.939s         0m5.546s\nuser     0m2.617s         0m2.528s\nsys     0m52.885s        0m30.183s\n";
+        let lines = split(text);
+        let (n, runs) = recognize_runs(&lines, 1).unwrap().unwrap();
+        assert_eq!((n, runs.len()), (3, 2));
+        assert_eq!((runs[0].0.real_s, runs[1].0.real_s), (8.939, 5.546));
+        assert_eq!(runs[1].0.sys_s, Some(30.183));
+        assert_eq!(runs[0].1.as_deref(), Some("upstream"));
+        assert_eq!(runs[1].1.as_deref(), Some("patched"));
+        assert!(keyed_values("real 1 2", "real").is_none());
     }
 
     #[test]

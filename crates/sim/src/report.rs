@@ -584,12 +584,9 @@ fn render(sc: &Scenario, v: &crate::config::Variant, a: &Agg, label: &str) -> Re
             metrics: a
                 .vmstat
                 .iter()
-                .map(|(k, v)| Metric {
-                    name: k.clone(),
-                    value: *v,
-                    unit: None,
-                })
+                .map(|(k, v)| Metric::new(k.clone(), *v, None))
                 .collect(),
+            runs: None,
         })));
     }
     let mut locks = Vec::new();
@@ -618,16 +615,13 @@ fn render(sc: &Scenario, v: &crate::config::Variant, a: &Agg, label: &str) -> Re
                 ("holdtime-max", l.holdtime_max_us, Some("us")),
                 ("holdtime-total", l.holdtime_total_us, Some("us")),
             ] {
-                ms.push(Metric {
-                    name: format!("{}:{k}", l.class),
-                    value: v,
-                    unit: u.map(str::to_string),
-                });
+                ms.push(Metric::new(format!("{}:{k}", l.class), v, u));
             }
         }
         blocks.push(label(BlockBody::Metrics(Metrics {
             tool: "lockstat".into(),
             metrics: ms,
+            runs: None,
         })));
         // The same contention as `perf lock contention -l` prints it (keyed
         // by lock), so a prediction and a measured table meet row by row.
