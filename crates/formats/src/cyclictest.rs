@@ -20,11 +20,13 @@
 
 use serde_json::{Map, Value};
 
+use crate::MAX_LINE_LEN;
 use crate::document::{BlockBody, Cyclictest, CyclictestThread};
 use crate::error::ParseError;
 use crate::ftrace::ascii_spaces;
 use crate::histogram::{self, HistogramBuilder};
 use crate::lines::{self, Line};
+use crate::stream::{Newlines, strip_cr};
 
 const FORMAT: &str = "cyclictest";
 
@@ -121,6 +123,30 @@ impl Run {
                 .pending
                 .as_ref()
                 .is_some_and(|(_, p)| self.b.cut_off(p))
+    }
+
+    /// [`Self::feed_raw`] on the lines at the start of `buf` (numbered
+    /// from `no + 1`, each ended by `\n`) while they are bucket rows in the
+    /// exact `print_hist()` layout, in one loop: how many lines and bytes
+    /// were taken. The line that stops it is left to [`Self::feed_raw`].
+    pub(crate) fn run(&mut self, _no: u64, buf: &[u8], newlines: &Newlines) -> (u64, usize) {
+        if self.quote != 0 || self.b.pending.is_some() || !self.b.hist.in_rows() {
+            return (0, 0);
+        }
+        let mut n = 0;
+        let mut pos = 0;
+        while let Some(k) = newlines.find(&buf[pos..]) {
+            let line = strip_cr(&buf[pos..pos + k]);
+            if line.len() > MAX_LINE_LEN
+                || !line.first().is_some_and(u8::is_ascii_digit)
+                || !self.b.hist.fixed_row_bytes(line)
+            {
+                break;
+            }
+            n += 1;
+            pos += k + 1;
+        }
+        (n, pos)
     }
 
     /// The block, or `None` when it held neither a thread nor a histogram.

@@ -27,12 +27,14 @@
 
 use std::collections::VecDeque;
 
+use crate::MAX_LINE_LEN;
 use crate::culprit::{self, GapCandidate};
 use crate::document::{
     BlockBody, FtraceLatency, FunctionOther, FunctionTotal, TraceEvent, TraceGap, TraceTask,
 };
 use crate::error::ParseError;
 use crate::lines::{self, Line};
+use crate::stream::{Newlines, strip_cr};
 
 const FORMAT: &str = "ftrace";
 
@@ -141,8 +143,8 @@ fn is_elision_marker(t: &str) -> bool {
 pub struct Report {
     p: Parser,
     quote: u32,
-    /// Column where the padded time field of the last fast-read line began.
-    time_col: usize,
+    /// Columns of the time field of the last fast-read line.
+    cols: FastCols,
 }
 
 impl Report {
@@ -155,7 +157,7 @@ impl Report {
         Some(Report {
             p: Parser::new(first.no),
             quote: first.quote,
-            time_col: 0,
+            cols: FastCols::default(),
         })
     }
 
@@ -176,19 +178,51 @@ impl Report {
     pub fn feed_raw(&mut self, no: u64, bytes: &[u8]) -> Result<bool, ParseError> {
         if self.quote == 0
             && self.p.events_seen > 0
-            && let Some((time, text_at)) = fast_event_time(bytes, &mut self.time_col)
+            && let Some((time, text_at)) = fast_event_time(bytes, &mut self.cols)
         {
-            let func = bytes.get(text_at..).and_then(function_span);
-            self.p.prev_event_len = Some(trim_end_len(bytes));
-            self.p.saw_body = true;
-            self.p.in_stack = false;
-            self.p
-                .count_event(no, time, bytes, func.map(Name::Unchecked), None);
+            self.fast_event(no, bytes, time, text_at);
             return Ok(true);
         }
         let raw = String::from_utf8_lossy(bytes);
         let (quote, text) = lines::strip_quote(&raw);
         self.feed_line(&Line { no, text, quote })
+    }
+
+    /// The event of a line [`fast_event_time`] read.
+    #[inline(always)]
+    fn fast_event(&mut self, no: u64, bytes: &[u8], time: f64, text_at: usize) {
+        let func = bytes.get(text_at..).and_then(function_span);
+        self.p.prev_event_len = Some(trim_end_len(bytes));
+        self.p.saw_body = true;
+        self.p.in_stack = false;
+        self.p
+            .count_event(no, time, bytes, func.map(Name::Unchecked), None);
+    }
+
+    /// [`Self::feed_raw`] on the lines at the start of `buf` (numbered from
+    /// `no + 1`, each ended by `\n`) while they take the fast path, in one
+    /// loop: how many lines and bytes were taken. The line that stops it
+    /// is left to [`Self::feed_raw`], which reads it as if this had not
+    /// looked at it.
+    pub(crate) fn run(&mut self, no: u64, buf: &[u8], newlines: &Newlines) -> (u64, usize) {
+        if self.quote != 0 || self.p.events_seen == 0 {
+            return (0, 0);
+        }
+        let mut n = 0;
+        let mut pos = 0;
+        while let Some(k) = newlines.find(&buf[pos..]) {
+            let line = strip_cr(&buf[pos..pos + k]);
+            if line.len() > MAX_LINE_LEN {
+                break;
+            }
+            let Some((time, text_at)) = fast_event_time(line, &mut self.cols) else {
+                break;
+            };
+            n += 1;
+            self.fast_event(no + n, line, time, text_at);
+            pos += k + 1;
+        }
+        (n, pos)
     }
 
     /// The report's block body.
@@ -197,6 +231,7 @@ impl Report {
     }
 }
 
+#[inline(always)]
 fn trim_end_len(b: &[u8]) -> usize {
     b.iter()
         .rposition(|c| !c.is_ascii_whitespace())
@@ -218,7 +253,7 @@ fn function_of(text: &[u8]) -> Option<&[u8]> {
 /// [`function_of`] but for the check of the name's own bytes
 /// ([`is_ident`]), which the fast path leaves to [`FunctionTable::count`]
 /// (a name found there was checked when it was added).
-#[inline]
+#[inline(always)]
 fn function_span(text: &[u8]) -> Option<&[u8]> {
     let n = text.len();
     let mut i = 0;
@@ -238,9 +273,7 @@ fn function_span(text: &[u8]) -> Option<&[u8]> {
             return None;
         }
         i += 3;
-        while i < n && !text[i].is_ascii_whitespace() {
-            i += 1;
-        }
+        i += whitespace_at(&text[i..]);
     }
     // Here `i` is at whitespace or the end.
     while i < n && text[i].is_ascii_whitespace() {
@@ -275,22 +308,54 @@ fn is_ident(name: &[u8]) -> bool {
 /// Position of the first `+` or ASCII whitespace in `b` (its length when
 /// none): where a function name can end. A byte below `!` that is not
 /// whitespace also stops the search; [`is_ident`] then rejects the name.
-#[inline]
+///
+/// The first 32 bytes (a name is rarely longer) are tested as four words
+/// at once and the first hit picked without a branch per word: names vary
+/// in length from event to event, and an early exit per word was a branch
+/// the processor guessed wrong.
+#[inline(always)]
 fn name_end(b: &[u8]) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const PLUS: u64 = LO * b'+' as u64;
+    if b.len() >= 32 {
+        let at = |k: usize| (stop_mask::<true>(word_at(b, k)).trailing_zeros() / 8) as usize;
+        let (t0, t1, t2, t3) = (at(0), at(8), at(16), at(24));
+        return if t0 < 8 {
+            t0
+        } else if t1 < 8 {
+            8 + t1
+        } else if t2 < 8 {
+            16 + t2
+        } else if t3 < 8 {
+            24 + t3
+        } else {
+            32 + stop_at::<true>(&b[32..])
+        };
+    }
+    stop_at::<true>(b)
+}
+
+/// Position of the first ASCII whitespace byte in `b` (its length when
+/// none), eight bytes at a time.
+#[inline(always)]
+fn whitespace_at(b: &[u8]) -> usize {
     let mut i = 0;
-    while let Some(c) = b.get(i..i + 8) {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        let x = u64::from_le_bytes(w);
-        // Lowest byte below 0x21, lowest byte equal to `+` (each exact for
-        // its lowest flagged byte, which is all that is used).
-        let ctl = x.wrapping_sub(LO * 0x21) & !x & HI;
-        let p = x ^ PLUS;
-        let plus = p.wrapping_sub(LO) & !p & HI;
-        let m = ctl | plus;
+    loop {
+        // The first byte below `!`: whitespace, or a control byte that is
+        // not and is stepped over.
+        i += stop_at::<false>(&b[i..]);
+        if i >= b.len() || b[i].is_ascii_whitespace() {
+            return i;
+        }
+        i += 1;
+    }
+}
+
+/// Position of the first byte below `!` (or `+` when `PLUS`) in `b`, its
+/// length when none.
+#[inline(always)]
+fn stop_at<const PLUS: bool>(b: &[u8]) -> usize {
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let m = stop_mask::<PLUS>(word_at(b, i));
         if m != 0 {
             return i + (m.trailing_zeros() / 8) as usize;
         }
@@ -298,8 +363,25 @@ fn name_end(b: &[u8]) -> usize {
     }
     i + b[i..]
         .iter()
-        .position(|&c| c == b'+' || c <= b' ')
+        .position(|&c| c <= b' ' || (PLUS && c == b'+'))
         .unwrap_or(b.len() - i)
+}
+
+/// The top bit of the lowest byte of `x` below `!` (or equal to `+` when
+/// `PLUS`), and maybe of higher ones: exact for the lowest flagged byte,
+/// which is all that is used.
+#[inline(always)]
+fn stop_mask<const PLUS: bool>(x: u64) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const PLUS_W: u64 = LO * b'+' as u64;
+    let ctl = x.wrapping_sub(LO * 0x21) & !x & HI;
+    if PLUS {
+        let p = x ^ PLUS_W;
+        ctl | (p.wrapping_sub(LO) & !p & HI)
+    } else {
+        ctl
+    }
 }
 
 /// The time of a plain event line (`  comm-pid  5d..1. 77765us : text`)
@@ -308,23 +390,138 @@ fn name_end(b: &[u8]) -> usize {
 /// left to the full parser because they open a stack.
 ///
 /// The kernel pads comm, pid and CPU to fixed widths, so the time field
-/// starts at the same column on every line of a report: `time_col`
+/// starts at the same column on every line of a report: `cols.time`
 /// remembers it and the columns before it are only scanned when the
-/// shortcut does not match.
-fn fast_event_time(b: &[u8], time_col: &mut usize) -> Option<(f64, usize)> {
-    let c = *time_col;
+/// shortcut does not match. It also pads the time to a fixed width, right
+/// aligned, so its `us` sits at one column too (`cols.us`), and a time of
+/// at most eight digits there is read with word operations
+/// ([`padded_time`]).
+#[inline(always)]
+fn fast_event_time(b: &[u8], cols: &mut FastCols) -> Option<(f64, usize)> {
+    let c = cols.time;
+    if c >= 3
+        && b.get(c - 1) == Some(&b' ')
+        && b.get(c - 2).is_some_and(|x| *x != b' ')
+        && !matches!(b.first(), Some(b'#' | b'>'))
+        && let Some(t) = padded_time(b, cols)
+    {
+        return Some(t);
+    }
+    reread_event_time(b, cols)
+}
+
+/// [`fast_event_time`] when the field is not where the last line had it,
+/// or not eight bytes of spaces and digits: out of line, to keep the fast
+/// loop small.
+#[inline(never)]
+fn reread_event_time(b: &[u8], cols: &mut FastCols) -> Option<(f64, usize)> {
+    let c = cols.time;
     if c >= 3
         && b.get(c - 1) == Some(&b' ')
         && b.get(c - 2).is_some_and(|x| *x != b' ')
         && !matches!(b.first(), Some(b'#' | b'>'))
         && let Some(t) = time_field(b, c)
     {
+        cols.set_us(t.1 - 4);
         return Some(t);
     }
     let col = event_time_col(b)?;
     let t = time_field(b, col)?;
-    *time_col = col;
+    cols.time = col;
+    cols.set_us(t.1 - 4);
     Some(t)
+}
+
+/// Where the fast path expects the time field of the next event line:
+/// the column it starts at and the column of its `us`; and the last
+/// field [`padded_time`] read there, as a word, with its value (several
+/// events often share a microsecond).
+#[derive(Debug, Clone, Copy, Default)]
+struct FastCols {
+    time: usize,
+    us: usize,
+    /// `word` and `value` are for these `time` and `us`.
+    word_ok: bool,
+    word: u64,
+    value: f64,
+}
+
+impl FastCols {
+    fn set_us(&mut self, us: usize) {
+        self.us = us;
+        self.word_ok = false;
+    }
+}
+
+/// [`time_field`] for the common case, without a loop: the field from
+/// `col` to `us` is at most eight bytes of spaces then digits (an integer
+/// time), `us` starts `us<marker>:`. `None` when anything differs (the
+/// caller then tries [`time_field`]); when `Some`, the same answer as
+/// [`time_field`].
+#[inline(always)]
+fn padded_time(b: &[u8], cols: &mut FastCols) -> Option<(f64, usize)> {
+    let (col, us) = (cols.time, cols.us);
+    let w = us.checked_sub(col)?;
+    if w == 0 || w > 8 || us < 8 {
+        return None;
+    }
+    match b.get(us..us + 4)? {
+        [
+            b'u',
+            b's',
+            b' ' | b'+' | b'!' | b'#' | b'*' | b'@' | b'$',
+            b':',
+        ] => {}
+        _ => return None,
+    }
+    // The eight bytes before `us`, the last digit in the top byte.
+    let x = word_at(b, us - 8);
+    let time = if cols.word_ok && x == cols.word {
+        cols.value
+    } else {
+        let v = padded_value(x, w)?;
+        cols.word = x;
+        cols.value = v;
+        cols.word_ok = true;
+        v
+    };
+    let text = us + 4;
+    let mut j = text;
+    while j < b.len() && b[j] == b' ' {
+        j += 1;
+    }
+    (b.get(j) != Some(&b'<')).then_some((time, text))
+}
+
+/// The value of the time field in the top `w` bytes of `x` (1 to 8) when
+/// they are spaces then at least one digit.
+#[inline(always)]
+fn padded_value(x: u64, w: usize) -> Option<f64> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = LO * 0x80;
+    // Per byte, exactly (setting each top bit first keeps borrows from
+    // crossing bytes): the top bit of each byte below `n`.
+    let below = |v: u64, n: u64| !((v | HI).wrapping_sub(n * LO) | v) & HI;
+    let vals = x ^ (LO * u64::from(b'0'));
+    let digits = below(vals, 10);
+    let spaces = below(x ^ (LO * u64::from(b' ')), 1);
+    let field = HI & (u64::MAX << (8 * (8 - w)));
+    let d = digits & field;
+    if d & (1 << 63) == 0 {
+        return None;
+    }
+    // The digits run from the lowest one to the top byte; spaces before.
+    let run = u64::MAX << (d.trailing_zeros() & !7);
+    if d != HI & run || spaces & field != field & !run {
+        return None;
+    }
+    // Eight digit values, most significant first in memory: pairs, then
+    // fours, then all eight (leading non-digits are zero).
+    let mut v = vals & run;
+    v = (v & 0x0F0F_0F0F_0F0F_0F0F).wrapping_mul(2561) >> 8;
+    v = (v & 0x00FF_00FF_00FF_00FF).wrapping_mul(6_553_601) >> 16;
+    v = (v & 0x0000_FFFF_0000_FFFF).wrapping_mul(42_949_672_960_001) >> 32;
+    Some(v as f64)
 }
 
 /// Column after `comm-pid CPUflags ` of an event line, checking their shape.
@@ -612,7 +809,7 @@ impl Ring {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, no: u64, raw: &[u8]) {
         if self.slots.len() < self.cap {
             self.slots.push((no, raw.to_vec()));
@@ -719,7 +916,7 @@ struct NameKey {
 }
 
 impl NameKey {
-    #[inline]
+    #[inline(always)]
     fn of(b: &[u8]) -> Self {
         const K: u64 = 0x517c_c1b7_2722_0a95;
         let n = b.len();
@@ -729,17 +926,18 @@ impl NameKey {
             let w = short_word(b);
             [w, w, w]
         };
-        // A multiplicative hash: the default SipHash was a third of the
-        // time of a function trace, and these keys are not chosen by an
-        // adversary that gains anything (the table is bounded).
-        let mut h = ((n as u64).rotate_left(5) ^ words[0]).wrapping_mul(K);
-        h = (h.rotate_left(5) ^ words[1]).wrapping_mul(K);
+        // Words mixed by rotations, then one multiply: the default SipHash
+        // was a third of the time of a function trace, a multiply per word
+        // a chain the lookup waited on, and these keys are not chosen by
+        // an adversary that gains anything (the table is bounded; a
+        // collision costs a probe, never a wrong count).
+        let mut h = (n as u64) ^ words[0] ^ words[1].rotate_left(21) ^ words[2].rotate_left(42);
         let mut i = 16;
         while i + 8 < n {
-            h = (h.rotate_left(5) ^ word_at(b, i)).wrapping_mul(K);
+            h = h.rotate_left(7) ^ word_at(b, i);
             i += 8;
         }
-        h = (h.rotate_left(5) ^ words[2]).wrapping_mul(K);
+        h = h.wrapping_mul(K);
         NameKey {
             hash: (h >> 32) as u32,
             words,
@@ -758,7 +956,7 @@ impl FunctionTable {
 
     /// Count an event of `name`: its row, or [`UNTRACKED`]; `None` when
     /// an unchecked name is not one ([`is_ident`]).
-    #[inline]
+    #[inline(always)]
     fn count(&mut self, name: Name<'_>) -> Option<u32> {
         let (name, checked) = match name {
             Name::Checked(n) => (n, true),
@@ -769,18 +967,24 @@ impl FunctionTable {
         let mask = self.slots.len() - 1;
         let mut k = (key.hash as usize) & mask;
         loop {
-            let sl = self.slots[k];
+            // By reference and word by word: a copy of the slot, or an
+            // array compare, went through the stack and stalled each
+            // lookup on a store that the load could not forward from.
+            let sl = &self.slots[k];
             if sl.row == 0 {
                 break;
             }
-            if sl.hash == key.hash
-                && sl.len == n
-                && sl.words == key.words
-                && let Some(row) = self.rows.get_mut(sl.row as usize - 1)
-                && (n <= 24 || same_bytes(&row.0, name))
-            {
-                row.1 += 1;
-                return Some(sl.row - 1);
+            let diff = (sl.words[0] ^ key.words[0])
+                | (sl.words[1] ^ key.words[1])
+                | (sl.words[2] ^ key.words[2]);
+            if sl.hash == key.hash && sl.len == n && diff == 0 {
+                let r = sl.row;
+                if let Some(row) = self.rows.get_mut(r as usize - 1)
+                    && (n <= 24 || same_bytes(&row.0, name))
+                {
+                    row.1 += 1;
+                    return Some(r - 1);
+                }
             }
             k = (k + 1) & mask;
         }
@@ -1301,7 +1505,7 @@ impl Parser {
     /// time, a candidate for the longest gaps and the culprit), the
     /// function's count, the windows still collecting, the head of
     /// `events`. `parsed` is absent on the fast path.
-    #[inline]
+    #[inline(always)]
     fn count_event(
         &mut self,
         no: u64,
@@ -1310,17 +1514,16 @@ impl Parser {
         func: Option<Name<'_>>,
         parsed: Option<EventRef<'_>>,
     ) {
+        // Inlined into the fast loop, with what is rare kept out of line
+        // (a call per event was a large part of its cost).
         self.events_seen += 1;
         if self.prev_valid {
             let gap = time_us - self.prev_time;
             if let Some(f) = self.prev_func {
                 self.functions.add_time(f, gap.max(0.0));
             }
-            if gap > self.best.as_ref().map_or(0.0, |b| b.gap_us)
-                && let Some((_, prev)) = self.recent.newest()
-                && let Some(c) = candidate(prev, gap)
-            {
-                self.best = Some(c);
+            if gap > self.best.as_ref().map_or(0.0, |b| b.gap_us) {
+                self.new_best(gap);
             }
             if gap > 0.0
                 && (self.gaps.len() < TOP_GAPS || self.gaps.last().is_some_and(|g| gap > g.gap_us))
@@ -1329,28 +1532,56 @@ impl Parser {
             }
         }
         if self.open_windows > 0 {
-            for g in self.gaps.iter_mut().filter(|g| g.after_left > 0) {
-                g.lines.push((no, raw.to_vec()));
-                g.after_left -= 1;
-                if g.after_left == 0 {
-                    self.open_windows -= 1;
-                }
-            }
+            self.fill_windows(no, raw);
         }
         self.recent.push(no, raw);
         self.prev_valid = true;
         self.prev_time = time_us;
         self.prev_func = func.and_then(|f| self.functions.count(f));
         if self.out.events.len() < HEAD_EVENTS {
-            let text = String::from_utf8_lossy(raw);
-            if let Some(ev) = parsed.or_else(|| parse_event(&text)) {
-                self.out.events.push(to_event(no, ev));
+            self.head_event(no, raw, parsed);
+        }
+    }
+
+    /// A gap longer than the best so far: the culprit candidate, when the
+    /// event before it names a function.
+    #[cold]
+    #[inline(never)]
+    fn new_best(&mut self, gap: f64) {
+        if let Some((_, prev)) = self.recent.newest()
+            && let Some(c) = candidate(prev, gap)
+        {
+            self.best = Some(c);
+        }
+    }
+
+    /// The event `raw` into the gap windows still collecting.
+    #[cold]
+    #[inline(never)]
+    fn fill_windows(&mut self, no: u64, raw: &[u8]) {
+        for g in self.gaps.iter_mut().filter(|g| g.after_left > 0) {
+            g.lines.push((no, raw.to_vec()));
+            g.after_left -= 1;
+            if g.after_left == 0 {
+                self.open_windows -= 1;
             }
+        }
+    }
+
+    /// One of the first [`HEAD_EVENTS`] events, parsed in full.
+    #[cold]
+    #[inline(never)]
+    fn head_event(&mut self, no: u64, raw: &[u8], parsed: Option<EventRef<'_>>) {
+        let text = String::from_utf8_lossy(raw);
+        if let Some(ev) = parsed.or_else(|| parse_event(&text)) {
+            self.out.events.push(to_event(no, ev));
         }
     }
 
     /// Open a window for a gap that is among the longest so far; the
     /// shortest of the kept ones goes when there are too many.
+    #[cold]
+    #[inline(never)]
     fn insert_gap(&mut self, gap_us: f64) {
         let Some(&(line, _)) = self.recent.newest() else {
             return;
@@ -1740,11 +1971,11 @@ mod tests {
 
     #[test]
     fn fast_path_time_column() {
-        let mut col = 0;
+        let mut col = FastCols::default();
         let a = b" kswapd0-90        5d..1.    0us*: isolate_lru_folios+0x0/0x3e0";
         let b = b" kswapd0-90        5d..1. 77765us : __rcu_read_lock+0x0/0x20";
         assert_eq!(fast_event_time(a, &mut col).map(|t| t.0), Some(0.0));
-        assert_eq!(col, 26);
+        assert_eq!((col.time, col.us), (26, 30));
         assert_eq!(fast_event_time(b, &mut col).map(|t| t.0), Some(77765.0));
         assert_eq!(
             fast_event_time(
@@ -1823,20 +2054,97 @@ mod tests {
     fn function_of_agrees_with_the_bytewise_scan() {
         // Names of every length around the eight-byte steps, each byte
         // position replaced by every byte value.
-        let base = b" isolate_lru_folios.part.0+0x160/0x3e0 <-shrink_list+0x1/0x2";
-        for cut in 1..base.len() {
-            let t = &base[..cut];
-            assert_eq!(function_of(t), function_of_bytewise(t), "{t:?}");
-        }
-        for pos in 0..base.len() {
-            for v in 0..=255u8 {
-                let mut t = base.to_vec();
-                t[pos] = v;
-                assert_eq!(function_of(&t), function_of_bytewise(&t), "{t:?}");
-                t.truncate(pos + 1);
-                assert_eq!(function_of(&t), function_of_bytewise(&t), "{t:?}");
+        // Names below 8 bytes, around 24 and 32 (where `name_end` stops
+        // testing four words at once) and beyond.
+        let bases: [&[u8]; 4] = [
+            b" isolate_lru_folios.part.0+0x160/0x3e0 <-shrink_list+0x1/0x2",
+            b" madvise_cold_or_pageout_pte_range_x+0x6c4/0xaa0 <-walk_pgd_range+0x1/0x2",
+            b" rt_lock+0x0/0x70 <-madvise_cold_or_pageout_pte_range+0x3d5/0xaa0 x",
+            b" abcdefghijklmnopqrstuvwxyz0123456+0x1/0x2\t<-a",
+        ];
+        for base in bases {
+            for cut in 1..base.len() {
+                let t = &base[..cut];
+                assert_eq!(function_of(t), function_of_bytewise(t), "{t:?}");
+            }
+            for pos in 0..base.len() {
+                for v in 0..=255u8 {
+                    let mut t = base.to_vec();
+                    t[pos] = v;
+                    assert_eq!(function_of(&t), function_of_bytewise(&t), "{t:?}");
+                    t.truncate(pos + 1);
+                    assert_eq!(function_of(&t), function_of_bytewise(&t), "{t:?}");
+                }
             }
         }
+    }
+
+    #[test]
+    fn padded_time_agrees_with_time_field() {
+        // Every field of up to five bytes over an alphabet of the bytes
+        // that matter (and a sample of longer ones), after prefixes of
+        // several lengths and before several tails, read one after another
+        // with the same columns (so the remembered field is exercised):
+        // whenever `padded_time` answers, `time_field` gives the same.
+        const ALPHABET: &[u8] = b" 0159.a/\t";
+        let tails: [&[u8]; 7] = [
+            b"us : f+0x0/0x1",
+            b"us!: x",
+            b"usX: x",
+            b"us :  <stack trace>",
+            b"us:",
+            b"u",
+            b"us*:",
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut agreed = 0;
+        for prefix in [
+            &b" kswapd0-90        5d..1. "[..],
+            b"a-1 0d. ",
+            b"xy-12 3dn. ",
+        ] {
+            let col = prefix.len();
+            for w in 1..=8usize {
+                let mut cols = FastCols {
+                    time: col,
+                    ..FastCols::default()
+                };
+                cols.set_us(col + w);
+                let total = ALPHABET.len().pow(w as u32);
+                let count = if w <= 5 { total } else { 20_000 };
+                for k in 0..count {
+                    let mut n = if w <= 5 { k } else { next() as usize % total };
+                    let mut line = prefix.to_vec();
+                    for _ in 0..w {
+                        line.push(ALPHABET[n % ALPHABET.len()]);
+                        n /= ALPHABET.len();
+                    }
+                    let tail = tails[k % tails.len()];
+                    line.extend_from_slice(tail);
+                    let fast = padded_time(&line, &mut cols);
+                    if let Some(t) = fast {
+                        assert_eq!(Some(t), time_field(&line, col), "{line:?}");
+                        agreed += 1;
+                    }
+                }
+            }
+        }
+        assert!(agreed > 1000, "{agreed}");
+        // A long time read with the word operations.
+        let line = b" kswapd0-90        5d..1. 12345678us : f+0x0/0x1";
+        let mut cols = FastCols {
+            time: 26,
+            ..FastCols::default()
+        };
+        cols.set_us(34);
+        assert_eq!(padded_time(line, &mut cols), Some((12_345_678.0, 38)));
+        assert_eq!(padded_time(line, &mut cols), Some((12_345_678.0, 38)));
     }
 
     #[test]

@@ -57,6 +57,9 @@ pub struct HistogramBuilder {
     overflow_cycles: Vec<Vec<u64>>,
     in_cycle_list: bool,
     seen: bool,
+    /// A [`Self::fixed_row`] row after its index with every cell
+    /// `000000`, for the current column count (built on first use).
+    zero_row: Vec<u8>,
 }
 
 /// A short row label (one word, not a number) in front of a footer line.
@@ -255,6 +258,17 @@ impl HistogramBuilder {
         Ok(())
     }
 
+    /// [`Self::row_bytes`] for a row in the layout of [`Self::fixed_row`]:
+    /// `false` (and nothing changed) for any other line.
+    #[inline]
+    pub(crate) fn fixed_row_bytes(&mut self, b: &[u8]) -> bool {
+        if self.fixed_row(b) {
+            self.in_cycle_list = false;
+            return true;
+        }
+        false
+    }
+
     /// The exact `print_hist()` layout (`%06d ` then `%06lu` cells joined by
     /// tabs) with the column count already known: every cell is checked
     /// for `000000` with one word compare. `false` leaves the row to the
@@ -267,8 +281,21 @@ impl HistogramBuilder {
         let Some(index) = six_digits(&b[..6]) else {
             return false;
         };
-        // Nearly every row of a long histogram is all zero cells: one pass
-        // checks the layout and whether any cell is not `000000`.
+        // Nearly every row of a long histogram is all zero cells: one
+        // compare with such a row settles it (a vector `memcmp`).
+        if self.zero_row.len() != b.len() - 7 {
+            self.zero_row = (0..cols)
+                .flat_map(|j| {
+                    let sep: &[u8] = if j == 0 { b"" } else { b"\t" };
+                    sep.iter().chain(b"000000")
+                })
+                .copied()
+                .collect();
+        }
+        if b[7..] == self.zero_row[..] {
+            return true;
+        }
+        // One pass checks the layout and whether any cell is not `000000`.
         let mut any = false;
         for j in 0..cols {
             let off = 7 + 7 * j;

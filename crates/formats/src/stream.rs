@@ -69,50 +69,22 @@ pub fn parse_reader<R: BufRead>(
     name: Option<&str>,
     limits: &Limits,
 ) -> Result<Document, ParseError> {
-    let mut s = Stream::new(*limits);
-    let mut sniff: Option<Vec<(u64, Vec<u8>)>> = Some(Vec::new());
-    let mut sniff_bytes = 0usize;
-    let mut mail_text: Option<Vec<u8>> = None;
-    let mut bytes: u64 = 0;
-    let lines = for_each_line(r, |no, line, raw_len| {
-        bytes += raw_len as u64;
-        if let Some(max) = limits.max_input_bytes
-            && bytes > max
-        {
-            return Err(too_large(no, format!("at most {max} bytes of input")));
-        }
-        if let Some(m) = mail_text.as_mut() {
-            if bytes > limits.max_mail_bytes {
-                return Err(too_large(
-                    no,
-                    format!(
-                        "a mail or thread of at most {} bytes",
-                        limits.max_mail_bytes
-                    ),
-                ));
-            }
-            m.extend_from_slice(line);
-            m.push(b'\n');
-            return Ok(());
-        }
-        if let Some(buf) = sniff.as_mut() {
-            buf.push((no, line.to_vec()));
-            sniff_bytes += line.len() + 1;
-            if buf.len() < SNIFF_LINES && sniff_bytes < SNIFF_BYTES {
-                return Ok(());
-            }
-            let head = std::mem::take(buf);
-            sniff = None;
-            return match decide(head, &mut s) {
-                Some(m) => {
-                    mail_text = Some(m);
-                    Ok(())
-                }
-                None => Ok(()),
-            };
-        }
-        s.line(no, line)
-    })?;
+    let mut feed = Feed {
+        limits,
+        s: Stream::new(*limits),
+        sniff: Some(Vec::new()),
+        sniff_bytes: 0,
+        mail_text: None,
+        bytes: 0,
+    };
+    let lines = for_each_line(r, &mut feed)?;
+    let Feed {
+        mut s,
+        mut sniff,
+        mut mail_text,
+        bytes,
+        ..
+    } = feed;
     if let Some(head) = sniff.take()
         && let Some(m) = decide(head, &mut s)
     {
@@ -125,6 +97,86 @@ pub fn parse_reader<R: BufRead>(
         return Ok(doc);
     }
     s.finish(name, bytes, lines)
+}
+
+/// What [`parse_reader`] does with each line: the input's byte count and
+/// limit, the first lines held until it is known whether the input is a
+/// mail, the mail's text, else the scan ([`Stream`]).
+struct Feed<'l> {
+    limits: &'l Limits,
+    s: Stream,
+    sniff: Option<Vec<(u64, Vec<u8>)>>,
+    sniff_bytes: usize,
+    mail_text: Option<Vec<u8>>,
+    bytes: u64,
+}
+
+impl Feed<'_> {
+    /// One line: `no`, its text without the line end, and the bytes it
+    /// took in the input.
+    #[inline]
+    fn line(&mut self, no: u64, line: &[u8], raw_len: usize) -> Result<(), ParseError> {
+        let limits = self.limits;
+        self.bytes += raw_len as u64;
+        if let Some(max) = limits.max_input_bytes
+            && self.bytes > max
+        {
+            return Err(too_large(no, format!("at most {max} bytes of input")));
+        }
+        if let Some(m) = self.mail_text.as_mut() {
+            if self.bytes > limits.max_mail_bytes {
+                return Err(too_large(
+                    no,
+                    format!(
+                        "a mail or thread of at most {} bytes",
+                        limits.max_mail_bytes
+                    ),
+                ));
+            }
+            m.extend_from_slice(line);
+            m.push(b'\n');
+            return Ok(());
+        }
+        if let Some(buf) = self.sniff.as_mut() {
+            buf.push((no, line.to_vec()));
+            self.sniff_bytes += line.len() + 1;
+            if buf.len() < SNIFF_LINES && self.sniff_bytes < SNIFF_BYTES {
+                return Ok(());
+            }
+            let head = std::mem::take(buf);
+            self.sniff = None;
+            if let Some(m) = decide(head, &mut self.s) {
+                self.mail_text = Some(m);
+            }
+            return Ok(());
+        }
+        self.s.line(no, line)
+    }
+
+    /// The lines at the start of `buf` (numbered from `no + 1`) that a
+    /// long block's accumulator takes in one go, without the per-line
+    /// work of [`Self::line`]: as many as it takes, each as [`Self::line`]
+    /// would have fed it. Returns how many lines and bytes were taken.
+    #[inline]
+    fn run(&mut self, no: u64, buf: &[u8], newlines: &Newlines) -> (u64, usize) {
+        if self.mail_text.is_some() || self.sniff.is_some() || self.s.error.is_some() {
+            return (0, 0);
+        }
+        let Some(a) = self.s.active.as_mut() else {
+            return (0, 0);
+        };
+        // A line that would pass the input limit is left to `line`.
+        let room = self.limits.max_input_bytes.map_or(usize::MAX, |max| {
+            usize::try_from(max.saturating_sub(self.bytes)).unwrap_or(usize::MAX)
+        });
+        let buf = &buf[..buf.len().min(room)];
+        let (n, used) = a.acc.run(no, buf, newlines);
+        if n > 0 {
+            a.last_no = no + n;
+            self.bytes += used as u64;
+        }
+        (n, used)
+    }
 }
 
 /// With the first lines read: the mail's text so far when the input is a
@@ -163,12 +215,10 @@ fn too_large(line: u64, expected: String) -> ParseError {
 /// `r` (`\n` or `\r\n`; a last line without one counts), holding at most one
 /// line beyond the reader's buffer. A line longer than [`MAX_LINE_LEN`] is
 /// an error. Returns the number of lines.
-fn for_each_line<R: BufRead>(
-    mut r: R,
-    mut f: impl FnMut(u64, &[u8], usize) -> Result<(), ParseError>,
-) -> Result<u64, ParseError> {
+fn for_each_line<R: BufRead>(mut r: R, f: &mut Feed<'_>) -> Result<u64, ParseError> {
     let mut no: u64 = 0;
     let mut carry: Vec<u8> = Vec::new();
+    let newlines = Newlines::new();
     let long = |no: u64, len: usize| ParseError {
         kind: ErrorKind::TooLarge,
         format: "unknown",
@@ -195,13 +245,21 @@ fn for_each_line<R: BufRead>(
             if !carry.is_empty() {
                 no += 1;
                 let n = carry.len();
-                f(no, strip_cr(&carry), n)?;
+                f.line(no, strip_cr(&carry), n)?;
             }
             return Ok(no);
         }
         let len = buf.len();
         let mut pos = 0;
-        while let Some(nl) = find_newline(&buf[pos..]) {
+        loop {
+            if carry.is_empty() {
+                let (n, used) = f.run(no, &buf[pos..], &newlines);
+                no += n;
+                pos += used;
+            }
+            let Some(nl) = newlines.find(&buf[pos..]) else {
+                break;
+            };
             let end = pos + nl;
             no += 1;
             if carry.is_empty() {
@@ -209,7 +267,7 @@ fn for_each_line<R: BufRead>(
                 if line.len() > MAX_LINE_LEN {
                     return Err(long(no, line.len()));
                 }
-                f(no, line, end - pos + 1)?;
+                f.line(no, line, end - pos + 1)?;
             } else {
                 carry.extend_from_slice(&buf[pos..end]);
                 let n = carry.len() + 1;
@@ -217,7 +275,7 @@ fn for_each_line<R: BufRead>(
                 if line.len() > MAX_LINE_LEN {
                     return Err(long(no, line.len()));
                 }
-                f(no, line, n)?;
+                f.line(no, line, n)?;
                 carry.clear();
             }
             pos = end + 1;
@@ -231,7 +289,7 @@ fn for_each_line<R: BufRead>(
 }
 
 #[inline]
-fn strip_cr(b: &[u8]) -> &[u8] {
+pub(crate) fn strip_cr(b: &[u8]) -> &[u8] {
     b.strip_suffix(b"\r").unwrap_or(b)
 }
 
@@ -256,6 +314,15 @@ impl Acc {
         match self {
             Acc::Ftrace(r) => r.feed_raw(no, b),
             Acc::Cyclictest(r) => r.feed_raw(no, b),
+        }
+    }
+
+    /// See [`Feed::run`].
+    #[inline]
+    fn run(&mut self, no: u64, buf: &[u8], newlines: &Newlines) -> (u64, usize) {
+        match self {
+            Acc::Ftrace(r) => r.run(no, buf, newlines),
+            Acc::Cyclictest(r) => r.run(no, buf, newlines),
         }
     }
 
@@ -613,6 +680,35 @@ fn streamable(f: Format) -> bool {
     matches!(f.name(), "ftrace" | "cyclictest" | "cyclictest_histogram")
 }
 
+/// The newline search of [`for_each_line`], one call per line: on x86-64
+/// with AVX2 the `memchr` crate's vector routine itself, without the
+/// dispatch through a function pointer that `memchr::memchr` takes on
+/// every call; else `memchr::memchr`.
+#[derive(Clone, Copy)]
+pub(crate) struct Newlines {
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<memchr::arch::x86_64::avx2::memchr::One>,
+}
+
+impl Newlines {
+    fn new() -> Self {
+        Newlines {
+            #[cfg(target_arch = "x86_64")]
+            avx2: memchr::arch::x86_64::avx2::memchr::One::new(b'\n'),
+        }
+    }
+
+    /// Position of the first `\n` in `hay`.
+    #[inline]
+    pub(crate) fn find(&self, hay: &[u8]) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(one) = &self.avx2 {
+            return one.find(hay);
+        }
+        find_newline(hay)
+    }
+}
+
 /// Position of the first `\n` (SIMD `memchr`): line splitting is a large
 /// part of the work for the plain event lines of a huge trace.
 #[inline]
@@ -633,5 +729,18 @@ mod tests {
             assert_eq!(find_newline(&v), Some(p));
         }
         assert_eq!(find_newline(b"abc"), None);
+        let nl = Newlines::new();
+        for len in 0..100 {
+            let mut v = vec![b'a'; len];
+            assert_eq!(nl.find(&v), None);
+            for p in 0..len {
+                v.iter_mut().for_each(|b| *b = b'a');
+                v[p] = b'\n';
+                if p + 1 < len {
+                    v[len - 1] = b'\n';
+                }
+                assert_eq!(nl.find(&v), Some(p));
+            }
+        }
     }
 }
