@@ -782,7 +782,9 @@ impl<'a> MetricIndex<'a> {
                 if found.len() <= pos {
                     found.resize(pos + 1, None);
                 }
-                found[pos].get_or_insert(m);
+                if found[pos].is_none() {
+                    found[pos] = Some(m);
+                }
             }
             per_column.push(found);
         }
