@@ -35,3 +35,9 @@ wait_healthy() {
     for _ in $(seq 100); do curl -sf "$1/healthz" >/dev/null && return 0; sleep 0.1; done
     curl -sf "$1/healthz" >/dev/null || { cat "$2"; exit 1; }
 }
+
+# CPU time (user + system, in clock ticks) the process $1 has used so far.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+# Milliseconds of CPU per request: ticks before $1, after $2, requests $3.
+cpu_ms_per() { python3 -c "import os; print(round(($2 - $1) * 1000 / os.sysconf('SC_CLK_TCK') / max($3, 1), 2))"; }

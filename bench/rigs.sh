@@ -31,14 +31,17 @@ server=$!
 base="http://127.0.0.1:$port"
 wait_healthy "$base" "$log"
 
-echo "| rigs | kernels | round | uploads/s | p50 | p99 | max | not 201 |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| rigs | kernels | round | uploads/s | p50 | p99 | max | not 201 | server CPU per upload |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for round in $(seq "$ROUNDS"); do
     for kernels in same distinct; do
+        before=$(cpu_ticks "$server")
         line=$(KERNELS=$kernels TOKEN=$token wrk -t"$RIGS" -c"$RIGS" -d"$DURATION" \
             -s bench/rigs/upload.lua "$base" | grep '^RIGS')
+        after=$(cpu_ticks "$server")
         eval "${line#RIGS }"
-        printf '| %s | %s | %s | %s | %s ms | %s ms | %s ms | %s |\n' \
-            "$RIGS" "$kernels" "$round" "$rate" "$p50_ms" "$p99_ms" "$max_ms" "$((not201 + errors))"
+        printf '| %s | %s | %s | %s | %s ms | %s ms | %s ms | %s | %s ms |\n' \
+            "$RIGS" "$kernels" "$round" "$rate" "$p50_ms" "$p99_ms" "$max_ms" "$((not201 + errors))" \
+            "$(cpu_ms_per "$before" "$after" "$uploads")"
     done
 done

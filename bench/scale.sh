@@ -107,14 +107,19 @@ api_simulation /api/v1/simulations/$sim
 api_openapi /api/openapi.json
 EOF
 }
+# p50 / p99, requests/s and the server's CPU (user + system) per request:
+# the latencies depend on what else the machine runs, the CPU much less.
 measure() {
-    local conns="$1" path="$2" out p50 p99 rps bad
+    local conns="$1" path="$2" out p50 p99 rps bad n before after
+    before=$(cpu_ticks "$server")
     out=$(wrk -t1 -c"$conns" -d"$DURATION" --latency "$base$path")
+    after=$(cpu_ticks "$server")
+    n=$(echo "$out" | awk '/requests in/ {print $1}')
     rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
     p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
     bad=$(echo "$out" | awk '/Non-2xx/ {print $4}')
-    echo "$p50 / $p99 ($rps/s${bad:+, $bad non-2xx})"
+    echo "$p50 / $p99 ($rps/s, $(cpu_ms_per "$before" "$after" "${n:-0}") ms CPU${bad:+, $bad non-2xx})"
 }
 table="$(mktemp)"
 for size in $SIZES; do
@@ -125,7 +130,7 @@ for size in $SIZES; do
         psql "$DATABASE_URL" -qc 'VACUUM ANALYZE'
     fi
     n=$(psql "$DATABASE_URL" -Atc 'SELECT count(*) FROM runs')
-    echo "| runs = $n | p50 / p99, 1 client | p50 / p99, 16 clients |" >>"$table"
+    echo "| runs = $n | p50 / p99 (req/s, server CPU per request), 1 client | the same, 16 clients |" >>"$table"
     echo "|---|---|---|" >>"$table"
     while read -r name path; do
         one=$(measure 1 "$path"); many=$(measure 16 "$path")

@@ -485,9 +485,13 @@ impl Blob<'_> {
 /// int)`; the two-key space does not meet the one-key locks elsewhere).
 const BLOB_LOCK_CLASS: i32 = 0x626c_6f62;
 
+/// Spooled contents up to this size are stored with one `INSERT`.
+const INSERT_AT_MOST: u64 = 64 * 1024;
+
 /// Store `content` under `sha256` on `conn` (inside the caller's
-/// transaction), unless it is stored already. Bytes in memory go in one
-/// statement; a spool goes through `COPY (FORMAT binary)` in [`CHUNK`]s,
+/// transaction), unless it is stored already. Bytes in memory, and a spool
+/// of at most [`INSERT_AT_MOST`] bytes, go in one statement; a bigger spool
+/// goes through `COPY (FORMAT binary)` in [`CHUNK`]s,
 /// so the process never holds it whole. Concurrent uploads of the same
 /// content wait for each other on a transaction-scoped advisory lock, and
 /// the second finds the first's row.
@@ -510,6 +514,19 @@ pub async fn store(
         }
         Blob::Spool(s) => s,
     };
+    // A small upload (a rig's result) is one `INSERT ... ON CONFLICT DO
+    // NOTHING` like bytes in memory: one round trip instead of a lock, a
+    // lookup and a COPY. Reading a few KiB of a spool file just written is
+    // served from the page cache.
+    if spool.len() <= INSERT_AT_MOST {
+        use std::os::unix::fs::FileExt;
+        let mut buf = vec![0u8; spool.len() as usize];
+        spool
+            .file
+            .read_exact_at(&mut buf, 0)
+            .map_err(|e| spool_error("read", e))?;
+        return Box::pin(store(conn, sha256, Blob::Bytes(&buf))).await;
+    }
     let key = i32::from_be_bytes([sha256[0], sha256[1], sha256[2], sha256[3]]);
     sqlx::query("SELECT pg_advisory_xact_lock($1, $2)")
         .bind(BLOB_LOCK_CLASS)

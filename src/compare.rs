@@ -591,20 +591,25 @@ pub async fn resolve(
             .join(" vs ")
     });
     let chain_previous = req.chain_previous.unwrap_or(false);
-    let input = build_input(&title, &req.columns, &columns, req.baseline, chain_previous);
     let run_ids = columns.iter().flat_map(|c| &c.runs).map(|r| r.id).collect();
+    let more: Vec<bool> = columns.iter().map(|c| c.more).collect();
     let mut opts = reclaimlab_report::compare::CompareOptions::default();
     if detail == Detail::Page {
         opts.bootstrap_resamples = 0;
     }
+    // Building the input walks every metric row: it runs with the
+    // statistics, off the async runtime.
+    let (specs, baseline) = (req.columns.clone(), req.baseline);
     let mut comparison = tokio::task::spawn_blocking(move || {
+        let input = build_input(&title, &specs, &columns, baseline, chain_previous);
+        drop(columns);
         reclaimlab_report::compare::compare_with(&input, &opts)
     })
     .await
     .map_err(|e| AppError::Internal(anyhow::anyhow!("comparison task failed: {e}")))?;
     comparison.context = context_runs(pool, &req.context).await?;
-    for (c, col) in comparison.columns.iter().zip(&columns) {
-        if col.more {
+    for (c, more) in comparison.columns.iter().zip(more) {
+        if more {
             comparison.notes.push(format!(
                 "{}: the newest {MAX_RUNS_PER_COLUMN} runs; older ones are left out",
                 c.label

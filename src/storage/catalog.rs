@@ -54,38 +54,78 @@ pub async fn kernel_id(conn: &mut PgConnection, version: &str) -> sqlx::Result<i
     }
 }
 
+/// Ids of boards (by canonical name) and kernels (by version) looked up
+/// before an upload's transaction.
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    pub boards: std::collections::HashMap<String, i64>,
+    pub kernels: std::collections::HashMap<String, i64>,
+}
+
+impl Known {
+    /// The id of board `name` (any spelling), from the map or the database.
+    pub async fn board_id(&self, conn: &mut PgConnection, name: &str) -> sqlx::Result<i64> {
+        match self.boards.get(&crate::boards::canonical(name)) {
+            Some(id) => Ok(*id),
+            None => board_id(conn, name).await,
+        }
+    }
+
+    /// The id of kernel `version`, from the map or the database.
+    pub async fn kernel_id(&self, conn: &mut PgConnection, version: &str) -> sqlx::Result<i64> {
+        match self.kernels.get(version) {
+            Some(id) => Ok(*id),
+            None => kernel_id(conn, version).await,
+        }
+    }
+}
+
 /// Create the boards, kernels and variants (names only) an upload will
-/// name, each in its own short statement outside the upload's transaction.
-/// Rows are never deleted, so they are there when the transaction looks.
+/// name outside the upload's transaction, and return the ids of the boards
+/// and kernels: one statement for both (and one more for variants, when
+/// there are any). Rows are never deleted, so they are there when the
+/// transaction looks. A name created by a concurrent upload after this
+/// statement's snapshot is left out of the map (the statement cannot see
+/// it); [`Known`] then looks it up on its own.
 pub async fn ensure(
     pool: &sqlx::PgPool,
     boards: &[&str],
     kernels: &[&str],
     variants: &[&str],
-) -> sqlx::Result<()> {
+) -> sqlx::Result<Known> {
     let boards: Vec<String> = boards.iter().map(|b| crate::boards::canonical(b)).collect();
-    sqlx::query(
-        "INSERT INTO boards (name) SELECT DISTINCT unnest($1::text[]) ORDER BY 1
-         ON CONFLICT (name) DO NOTHING",
+    let rows: Vec<(bool, i64, String)> = sqlx::query_as(
+        "WITH nb AS (INSERT INTO boards (name) SELECT DISTINCT unnest($1::text[]) ORDER BY 1
+                     ON CONFLICT (name) DO NOTHING RETURNING id, name),
+              nk AS (INSERT INTO kernels (version) SELECT DISTINCT unnest($2::text[]) ORDER BY 1
+                     ON CONFLICT (version) DO NOTHING RETURNING id, version)
+         SELECT true, id, name FROM nb
+         UNION ALL SELECT true, id, name FROM boards WHERE name = ANY($1)
+         UNION ALL SELECT false, id, version FROM nk
+         UNION ALL SELECT false, id, version FROM kernels WHERE version = ANY($2)",
     )
     .bind(&boards)
-    .execute(pool)
-    .await?;
-    sqlx::query(
-        "INSERT INTO kernels (version) SELECT DISTINCT unnest($1::text[]) ORDER BY 1
-         ON CONFLICT (version) DO NOTHING",
-    )
     .bind(kernels)
-    .execute(pool)
+    .fetch_all(pool)
     .await?;
-    sqlx::query(
-        "INSERT INTO variants (name) SELECT DISTINCT unnest($1::text[]) ORDER BY 1
-         ON CONFLICT (name) DO NOTHING",
-    )
-    .bind(variants)
-    .execute(pool)
-    .await?;
-    Ok(())
+    if !variants.is_empty() {
+        sqlx::query(
+            "INSERT INTO variants (name) SELECT DISTINCT unnest($1::text[]) ORDER BY 1
+             ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(variants)
+        .execute(pool)
+        .await?;
+    }
+    let mut known = Known::default();
+    for (is_board, id, name) in rows {
+        if is_board {
+            known.boards.insert(name, id);
+        } else {
+            known.kernels.insert(name, id);
+        }
+    }
+    Ok(known)
 }
 
 pub async fn series_id(
@@ -311,6 +351,21 @@ pub async fn variants(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<VariantRow>> 
     )
     .fetch_all(db)
     .await
+}
+
+/// The Message-ID a variant's page links to: its series', else its own.
+pub async fn variant_message_id(
+    db: impl PgExecutor<'_>,
+    name: &str,
+) -> sqlx::Result<Option<String>> {
+    let row: Option<Option<String>> = sqlx::query_scalar(
+        "SELECT coalesce(s.message_id, v.message_id) FROM variants v
+         LEFT JOIN series s ON s.id = v.series_id WHERE v.name = $1",
+    )
+    .bind(name)
+    .fetch_optional(db)
+    .await?;
+    Ok(row.flatten())
 }
 
 /// The newest variant of a patch chain and how many variants the chain

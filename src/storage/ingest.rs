@@ -41,12 +41,12 @@ pub async fn store(pool: &PgPool, up: NewUpload<'_>) -> Result<StoredUpload, App
     // each other's transactions for them.
     let boards: Vec<&str> = up.runs.iter().map(|r| r.board.as_str()).collect();
     let kernels: Vec<&str> = up.runs.iter().map(|r| r.kernel.as_str()).collect();
-    catalog::ensure(pool, &boards, &kernels, &[]).await?;
+    let known = catalog::ensure(pool, &boards, &kernels, &[]).await?;
     // A connection keeps the capacity of the buffers it sent a big blob
     // through: one that stored a big upload is closed afterwards, so the
     // memory goes back (a pooled connection would keep hundreds of MB).
     let mut conn = pool.acquire().await?;
-    let result = store_on(pool, &mut conn, &up).await;
+    let result = store_on(pool, &mut conn, &up, &known).await;
     if up.content.len() >= CLOSE_AFTER_BYTES as u64 {
         let _ = sqlx::Connection::close(conn.detach()).await;
     }
@@ -60,12 +60,13 @@ async fn store_on(
     pool: &PgPool,
     conn: &mut PgConnection,
     up: &NewUpload<'_>,
+    known: &catalog::Known,
 ) -> Result<StoredUpload, AppError> {
     // Twice at most: the upload a replay points at may be deleted between
     // the conflicting insert and the lookup; then the key is free again.
     for _ in 0..2 {
         let mut tx = sqlx::Connection::begin(&mut *conn).await?;
-        match write_upload(&mut tx, up, None).await? {
+        match write_upload_known(&mut tx, up, None, known).await? {
             Some(stored) => {
                 tx.commit().await?;
                 return Ok(stored);
@@ -90,6 +91,16 @@ pub async fn write_upload(
     conn: &mut PgConnection,
     up: &NewUpload<'_>,
     simulation_id: Option<i64>,
+) -> Result<Option<StoredUpload>, AppError> {
+    write_upload_known(conn, up, simulation_id, &catalog::Known::default()).await
+}
+
+/// [`write_upload`] with the ids of boards and kernels already looked up.
+async fn write_upload_known(
+    conn: &mut PgConnection,
+    up: &NewUpload<'_>,
+    simulation_id: Option<i64>,
+    known: &catalog::Known,
 ) -> Result<Option<StoredUpload>, AppError> {
     crate::blob::store(conn, up.content_sha, up.content).await?;
     let metadata = serde_json::to_value(up.meta).unwrap_or_default();
@@ -127,6 +138,7 @@ pub async fn write_upload(
         meta: up.meta,
         kind: up.kind,
         simulation_id,
+        known,
     };
     let mut run_ids = Vec::with_capacity(up.runs.len());
     // Each block is stored once, with the first run planned from it; the
@@ -189,6 +201,7 @@ struct RunContext<'a> {
     meta: &'a UploadMeta,
     kind: &'a str,
     simulation_id: Option<i64>,
+    known: &'a catalog::Known,
 }
 
 /// Key of a run's block that names the run holding the whole block.
@@ -259,9 +272,10 @@ async fn insert_run(
         meta,
         kind,
         simulation_id,
+        known,
     } = *cx;
-    let board = catalog::board_id(conn, &spec.board).await?;
-    let kernel = catalog::kernel_id(conn, &spec.kernel).await?;
+    let board = known.board_id(conn, &spec.board).await?;
+    let kernel = known.kernel_id(conn, &spec.kernel).await?;
     let variant = catalog::variant_id(
         conn,
         &spec.variant,

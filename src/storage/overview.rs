@@ -144,12 +144,22 @@ async fn upsert_cells(conn: &mut PgConnection, filter: &str, run_ids: &[i64]) ->
              {HISTORY_UPSERT}"
         ),
     ];
-    for sql in statements {
-        sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(run_ids)
-            .execute(&mut *conn)
-            .await?;
-    }
+    // One statement, one round trip: each upsert is a data-modifying
+    // `WITH` part (each runs once; they write different cells, and the two
+    // history parts different keys: `metric = ''` with a latency kind,
+    // a metric's name with `kind = ''`).
+    let parts: Vec<String> = statements
+        .iter()
+        .enumerate()
+        .map(|(i, sql)| format!("u{i} AS ({sql})"))
+        .collect();
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "WITH {} SELECT 1",
+        parts.join(",\n")
+    )))
+    .bind(run_ids)
+    .execute(&mut *conn)
+    .await?;
     Ok(())
 }
 
@@ -177,32 +187,50 @@ pub async fn run_page(
     q: &RunListing,
     limit: i64,
 ) -> sqlx::Result<(Vec<crate::storage::runs::RunSummary>, bool)> {
+    // The page's runs are picked from `runs` alone (a filter by name is
+    // the row's id, looked up once), and only those rows are joined with
+    // their names and traces: joining first would join every run of a
+    // board or variant before the limit.
     let mut b = sqlx::QueryBuilder::<sqlx::Postgres>::new(
         "SELECT r.id, r.upload_id, b.name AS board, k.version AS kernel, v.name AS variant,
                 r.kind, r.block_kind, r.label, r.created_at, r.unlisted, r.worst_us, t.culprit
-         FROM runs r
-         JOIN boards b ON b.id = r.board_id
-         JOIN kernels k ON k.id = r.kernel_id
-         JOIN variants v ON v.id = r.variant_id
-         LEFT JOIN traces t ON t.run_id = r.id
-         WHERE r.deleted_at IS NULL AND NOT r.unlisted",
+         FROM (SELECT id, upload_id, board_id, kernel_id, variant_id, kind, block_kind, label,
+                      created_at, unlisted, worst_us
+               FROM runs r WHERE r.deleted_at IS NULL AND NOT r.unlisted",
     );
     let filters: [(&str, &Option<String>); 5] = [
-        (" AND b.name = ", &q.board),
-        (" AND k.version = ", &q.kernel),
-        (" AND v.name = ", &q.variant),
-        (" AND r.kind = ", &q.kind),
-        (" AND r.block_kind = ", &q.block_kind),
+        (
+            " AND r.board_id = (SELECT id FROM boards WHERE name = ",
+            &q.board,
+        ),
+        (
+            " AND r.kernel_id = (SELECT id FROM kernels WHERE version = ",
+            &q.kernel,
+        ),
+        (
+            " AND r.variant_id = (SELECT id FROM variants WHERE name = ",
+            &q.variant,
+        ),
+        (" AND (r.kind = ", &q.kind),
+        (" AND (r.block_kind = ", &q.block_kind),
     ];
     for (fragment, value) in filters {
         if let Some(v) = value {
-            b.push(fragment).push_bind(v.clone());
+            b.push(fragment).push_bind(v.clone()).push(")");
         }
     }
     if let Some(before) = q.before {
         b.push(" AND r.id < ").push_bind(before);
     }
     b.push(" ORDER BY r.id DESC LIMIT ").push_bind(limit + 1);
+    b.push(
+        ") r
+         JOIN boards b ON b.id = r.board_id
+         JOIN kernels k ON k.id = r.kernel_id
+         JOIN variants v ON v.id = r.variant_id
+         LEFT JOIN traces t ON t.run_id = r.id
+         ORDER BY r.id DESC",
+    );
     let mut rows: Vec<crate::storage::runs::RunSummary> = b.build_query_as().fetch_all(db).await?;
     let more = rows.len() as i64 > limit;
     rows.truncate(limit.max(0) as usize);

@@ -36,17 +36,33 @@ pub async fn create(
     .await
 }
 
-/// The token with this hash, if it is neither revoked nor expired. Marks it used.
+/// How stale `last_used_at` may get before a use writes it again.
+pub const LAST_USED_GRANULARITY_SECS: i64 = 60;
+
+/// The token with this hash, if it is neither revoked nor expired. Marks it
+/// used, to the minute: the row is written only when its `last_used_at` is
+/// older than [`LAST_USED_GRANULARITY_SECS`], so rigs sharing a token do not
+/// each write (and lock, and commit) the same row on every upload.
 pub async fn find_active(
     db: impl PgExecutor<'_>,
     hash: &[u8],
 ) -> sqlx::Result<Option<TokenRecord>> {
     sqlx::query_as(
-        "UPDATE tokens SET last_used_at = now()
-         WHERE hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
-         RETURNING id, name, prefix, scope, created_at, expires_at, revoked_at, last_used_at",
+        "WITH t AS (
+             SELECT id, name, prefix, scope, created_at, expires_at, revoked_at, last_used_at
+             FROM tokens
+             WHERE hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())),
+         u AS (
+             UPDATE tokens SET last_used_at = now() FROM t
+             WHERE tokens.id = t.id
+               AND (t.last_used_at IS NULL OR t.last_used_at < now() - make_interval(secs => $2))
+             RETURNING tokens.id, tokens.last_used_at)
+         SELECT t.id, t.name, t.prefix, t.scope, t.created_at, t.expires_at, t.revoked_at,
+                coalesce(u.last_used_at, t.last_used_at) AS last_used_at
+         FROM t LEFT JOIN u ON u.id = t.id",
     )
     .bind(hash)
+    .bind(LAST_USED_GRANULARITY_SECS as f64)
     .fetch_optional(db)
     .await
 }

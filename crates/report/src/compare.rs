@@ -724,9 +724,12 @@ pub fn compare_with(input: &ComparisonInput, opts: &CompareOptions) -> Compariso
         })
         .collect();
 
-    let mut metrics: Vec<MetricComparison> = metric_keys(input)
-        .into_iter()
-        .map(|key| compare_metric(input, &key, baseline, opts))
+    let index = MetricIndex::new(input);
+    let mut metrics: Vec<MetricComparison> = index
+        .keys
+        .iter()
+        .enumerate()
+        .map(|(k, key)| compare_metric(input, key, &index.found(k), baseline, opts))
         .collect();
     let family = adjust_family(&mut metrics);
 
@@ -745,43 +748,71 @@ pub fn compare_with(input: &ComparisonInput, opts: &CompareOptions) -> Compariso
 
 /// A metric's identity: scope, printed statistic, name and unit. A printed
 /// "Min Elapsd-8" and "Amean Elapsd-8" stay separate rows, and so do two
-/// tables that happen to share a metric name.
-#[derive(Debug, Clone, PartialEq)]
-struct MetricKey {
-    scope: String,
-    printed_stat: Option<String>,
-    name: String,
-    unit: String,
+/// tables that happen to share a metric name. Borrowed from the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct MetricKey<'a> {
+    scope: &'a str,
+    printed_stat: Option<&'a str>,
+    name: &'a str,
+    unit: &'a str,
 }
 
-fn key_of(m: &MetricSamples) -> MetricKey {
+fn key_of(m: &MetricSamples) -> MetricKey<'_> {
     MetricKey {
-        scope: m.scope.clone(),
+        scope: &m.scope,
         printed_stat: if m.samples.is_empty() {
-            m.printed.as_ref().map(|p| p.stat.clone())
+            m.printed.as_ref().map(|p| p.stat.as_str())
         } else {
             None
         },
-        name: m.name.clone(),
-        unit: m.unit.clone(),
+        name: &m.name,
+        unit: &m.unit,
     }
 }
 
-fn metric_keys(input: &ComparisonInput) -> Vec<MetricKey> {
-    let mut keys: Vec<MetricKey> = Vec::new();
-    for c in &input.columns {
-        for m in &c.metrics {
-            let k = key_of(m);
-            if !keys.contains(&k) {
-                keys.push(k);
+/// Every metric identity of a comparison in order of first appearance, and
+/// for each column the first of its metrics with each identity: one pass
+/// over the input instead of a search of every column for every identity.
+struct MetricIndex<'a> {
+    keys: Vec<MetricKey<'a>>,
+    /// `per_column[c][k]`: column `c`'s metric of identity `keys[k]`.
+    per_column: Vec<Vec<Option<&'a MetricSamples>>>,
+}
+
+impl<'a> MetricIndex<'a> {
+    fn new(input: &'a ComparisonInput) -> MetricIndex<'a> {
+        let mut keys: Vec<MetricKey<'a>> = Vec::new();
+        let mut position: std::collections::HashMap<MetricKey<'a>, usize> =
+            std::collections::HashMap::new();
+        let mut per_column: Vec<Vec<Option<&'a MetricSamples>>> =
+            Vec::with_capacity(input.columns.len());
+        for c in &input.columns {
+            let mut found: Vec<Option<&'a MetricSamples>> = vec![None; keys.len()];
+            for m in &c.metrics {
+                let k = key_of(m);
+                let pos = *position.entry(k).or_insert_with(|| {
+                    keys.push(k);
+                    keys.len() - 1
+                });
+                if found.len() <= pos {
+                    found.resize(pos + 1, None);
+                }
+                if found[pos].is_none() {
+                    found[pos] = Some(m);
+                }
             }
+            per_column.push(found);
         }
+        MetricIndex { keys, per_column }
     }
-    keys
-}
 
-fn find<'a>(col: &'a ColumnInput, key: &MetricKey) -> Option<&'a MetricSamples> {
-    col.metrics.iter().find(|m| key_of(m) == *key)
+    /// Each column's metric of identity `k`, in column order.
+    fn found(&self, k: usize) -> Vec<Option<&'a MetricSamples>> {
+        self.per_column
+            .iter()
+            .map(|f| f.get(k).copied().flatten())
+            .collect()
+    }
 }
 
 /// A column's metric reduced to what the deltas need.
@@ -869,34 +900,26 @@ fn summarize<'a>(m: Option<&'a MetricSamples>, kind: MeanKind) -> Side<'a> {
 
 fn compare_metric(
     input: &ComparisonInput,
-    key: &MetricKey,
+    key: &MetricKey<'_>,
+    found: &[Option<&MetricSamples>],
     baseline: usize,
     opts: &CompareOptions,
 ) -> MetricComparison {
-    let first = input
-        .columns
-        .iter()
-        .find_map(|c| find(c, key))
-        .cloned()
-        .unwrap_or_default();
+    let first = found.iter().flatten().next().copied();
     // The first column that knows a direction decides for the row.
-    let (better, direction_source) = input
-        .columns
+    let (better, direction_source) = found
         .iter()
-        .filter_map(|c| find(c, key))
+        .flatten()
         .find(|m| m.direction_source != DirectionSource::Unknown)
-        .map_or((first.better, first.direction_source), |m| {
+        .or(first.as_ref())
+        .map_or((Better::default(), DirectionSource::default()), |m| {
             (m.better, m.direction_source)
         });
-    let kind = mean_kind_for(&MetricSamples {
-        better,
-        ..first.clone()
+    let kind = first.and_then(|m| m.mean).unwrap_or(match better {
+        Better::Higher => MeanKind::Harmonic,
+        Better::Lower | Better::Neutral => MeanKind::Arithmetic,
     });
-    let sides: Vec<Side> = input
-        .columns
-        .iter()
-        .map(|c| summarize(find(c, key), kind))
-        .collect();
+    let sides: Vec<Side> = found.iter().map(|m| summarize(*m, kind)).collect();
     let mut cells: Vec<MetricCell> = sides.iter().map(|s| s.cell.clone()).collect();
     for (i, cell) in cells.iter_mut().enumerate() {
         if i != baseline && baseline < sides.len() {
@@ -911,15 +934,15 @@ fn compare_metric(
         .and_then(|s| s.cell.cov_pct)
         .filter(|_| sides[baseline].cell.n >= 2);
     MetricComparison {
-        scope: key.scope.clone(),
-        section: first.section.clone(),
-        name: key.name.clone(),
-        unit: key.unit.clone(),
+        scope: key.scope.to_string(),
+        section: first.map(|m| m.section.clone()).unwrap_or_default(),
+        name: key.name.to_string(),
+        unit: key.unit.to_string(),
         better,
         direction_source,
         mean_kind: kind,
         // A mean of single values is no mean: such rows have no statistic.
-        stat: key.printed_stat.clone().unwrap_or_else(|| {
+        stat: key.printed_stat.map(str::to_string).unwrap_or_else(|| {
             if cells.iter().any(|c| c.n >= 2) {
                 kind.label().to_string()
             } else {

@@ -38,11 +38,7 @@ pub async fn show_variant(
         200,
     )
     .await?;
-    let message_id = crate::storage::catalog::variants(&state.pool)
-        .await?
-        .into_iter()
-        .find(|v| v.name == name)
-        .and_then(|v| v.series_message_id.or(v.message_id));
+    let message_id = crate::storage::catalog::variant_message_id(&state.pool, &name).await?;
     Ok(VariantPage {
         compare_url: format!("/compare?chain={}", urlencode(&name)),
         name,
