@@ -398,16 +398,22 @@ fn stop_mask<const PLUS: bool>(x: u64) -> u64 {
 /// ([`padded_time`]).
 #[inline(always)]
 fn fast_event_time(b: &[u8], cols: &mut FastCols) -> Option<(f64, usize)> {
-    let c = cols.time;
-    if c >= 3
-        && b.get(c - 1) == Some(&b' ')
-        && b.get(c - 2).is_some_and(|x| *x != b' ')
-        && !matches!(b.first(), Some(b'#' | b'>'))
+    if time_column_fits(b, cols.time)
         && let Some(t) = padded_time(b, cols)
     {
         return Some(t);
     }
     reread_event_time(b, cols)
+}
+
+/// Whether an event line's time field can start at column `c`: a space
+/// before it after the flags, and not a comment or a quoted line.
+#[inline(always)]
+fn time_column_fits(b: &[u8], c: usize) -> bool {
+    c >= 3
+        && b.get(c - 1) == Some(&b' ')
+        && b.get(c - 2).is_some_and(|x| *x != b' ')
+        && !matches!(b.first(), Some(b'#' | b'>'))
 }
 
 /// [`fast_event_time`] when the field is not where the last line had it,
@@ -416,10 +422,7 @@ fn fast_event_time(b: &[u8], cols: &mut FastCols) -> Option<(f64, usize)> {
 #[inline(never)]
 fn reread_event_time(b: &[u8], cols: &mut FastCols) -> Option<(f64, usize)> {
     let c = cols.time;
-    if c >= 3
-        && b.get(c - 1) == Some(&b' ')
-        && b.get(c - 2).is_some_and(|x| *x != b' ')
-        && !matches!(b.first(), Some(b'#' | b'>'))
+    if time_column_fits(b, c)
         && let Some(t) = time_field(b, c)
     {
         cols.set_us(t.1 - 4);
