@@ -3,6 +3,8 @@
 //! during its `BEGIN` leaves behind (the session is in a transaction the
 //! driver does not know about).
 
+mod common;
+
 use reclaimlab::config::DbArgs;
 use sqlx::PgPool;
 
@@ -13,20 +15,10 @@ async fn pid(c: &mut sqlx::PgConnection) -> i32 {
         .unwrap()
 }
 
-async fn database_url(pool: &PgPool) -> String {
-    let name: String = sqlx::query_scalar("SELECT current_database()")
-        .fetch_one(pool)
-        .await
-        .unwrap();
-    let mut url = url::Url::parse(&std::env::var("DATABASE_URL").expect("DATABASE_URL")).unwrap();
-    url.set_path(&name);
-    url.to_string()
-}
-
 #[sqlx::test]
 async fn a_connection_left_in_a_transaction_is_not_handed_out(test_pool: PgPool) {
     let pool = reclaimlab::db::connect(&DbArgs {
-        database_url: database_url(&test_pool).await,
+        database_url: common::database_url(&test_pool).await,
         db_max_connections: 1,
         db_acquire_timeout_secs: 5,
     })

@@ -35,18 +35,6 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// The URL of the test's own database (sqlx::test made it from
-/// DATABASE_URL).
-async fn database_url(pool: &PgPool) -> String {
-    let name: String = sqlx::query_scalar("SELECT current_database()")
-        .fetch_one(pool)
-        .await
-        .unwrap();
-    let mut url = url::Url::parse(&std::env::var("DATABASE_URL").expect("DATABASE_URL")).unwrap();
-    url.set_path(&name);
-    url.to_string()
-}
-
 async fn start(db: &str, sim_workers: usize) -> Server {
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
@@ -108,7 +96,7 @@ fn post_json(
 
 #[sqlx::test]
 async fn two_processes_on_one_database_agree(pool: PgPool) {
-    let db = database_url(&pool).await;
+    let db = common::database_url(&pool).await;
     // `a` runs no simulation workers: its jobs can only run in `b`.
     let a = start(&db, 0).await;
     let b = start(&db, 1).await;

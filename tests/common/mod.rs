@@ -186,3 +186,15 @@ pub fn svg_texts(text: &str) -> Vec<String> {
         .map(|n| n.descendants().filter_map(|t| t.text()).collect::<String>())
         .collect()
 }
+
+/// A URL of the test's own database (`#[sqlx::test]` makes one per test),
+/// for what connects by itself: a server process, the service's pool.
+pub async fn database_url(pool: &PgPool) -> String {
+    let name: String = sqlx::query_scalar("SELECT current_database()")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    let mut url = url::Url::parse(&std::env::var("DATABASE_URL").expect("DATABASE_URL")).unwrap();
+    url.set_path(&name);
+    url.to_string()
+}

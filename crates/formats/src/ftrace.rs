@@ -456,6 +456,21 @@ impl FastCols {
     }
 }
 
+/// `us` and the delay mark after an event's time (` `, `+`, `!`, `#`,
+/// `*`, `@`, `$`), then `:`.
+#[inline(always)]
+fn is_us_mark(b: &[u8]) -> bool {
+    matches!(
+        b,
+        [
+            b'u',
+            b's',
+            b' ' | b'+' | b'!' | b'#' | b'*' | b'@' | b'$',
+            b':',
+        ]
+    )
+}
+
 /// [`time_field`] for the common case, without a loop: the field from
 /// `col` to `us` is at most eight bytes of spaces then digits (an integer
 /// time), `us` starts `us<marker>:`. `None` when anything differs (the
@@ -468,14 +483,8 @@ fn padded_time(b: &[u8], cols: &mut FastCols) -> Option<(f64, usize)> {
     if w == 0 || w > 8 || us < 8 {
         return None;
     }
-    match b.get(us..us + 4)? {
-        [
-            b'u',
-            b's',
-            b' ' | b'+' | b'!' | b'#' | b'*' | b'@' | b'$',
-            b':',
-        ] => {}
-        _ => return None,
+    if !is_us_mark(b.get(us..us + 4)?) {
+        return None;
     }
     // The eight bytes before `us`, the last digit in the top byte.
     let x = word_at(b, us - 8);
@@ -597,14 +606,8 @@ fn time_field(b: &[u8], col: usize) -> Option<(f64, usize)> {
             i += 1;
         }
     }
-    match b.get(i..i + 4)? {
-        [
-            b'u',
-            b's',
-            b' ' | b'+' | b'!' | b'#' | b'*' | b'@' | b'$',
-            b':',
-        ] => {}
-        _ => return None,
+    if !is_us_mark(b.get(i..i + 4)?) {
+        return None;
     }
     let text = i + 4;
     let mut j = text;
