@@ -259,7 +259,11 @@ fn is_parameter_names(t: &str) -> bool {
 
 /// The robot prints the job parameters above each table:
 /// `compiler/cpufreq_governor/.../testcase:` and on the next line their
-/// values (`gcc-12/performance/.../vm-scalability`); the values name the test.
+/// values (`gcc-12/performance/.../vm-scalability`). The title is what a
+/// reader calls the job: its testcase, its `test` and the machine
+/// (`tbox_group`), as in `vm-scalability swap-w-rand-mt on lkp-csl-2ap1`;
+/// the whole value line when names and values do not pair up or name
+/// neither a test nor a machine.
 fn testcase_above(lines: &[Line<'_>], start: usize) -> Option<String> {
     let quote = lines.get(start)?.quote;
     let from = start.saturating_sub(12);
@@ -268,8 +272,39 @@ fn testcase_above(lines: &[Line<'_>], start: usize) -> Option<String> {
             .get(i)
             .is_some_and(|l| l.quote == quote && is_parameter_names(l.text.trim()))
     })?;
+    let names = lines.get(at)?.text.trim().trim_end_matches(':');
     let values = lines.get(at + 1)?.text.trim();
-    (!values.is_empty() && values.contains('/')).then(|| values.to_string())
+    if values.is_empty() || !values.contains('/') {
+        return None;
+    }
+    let names: Vec<&str> = names.split('/').collect();
+    let vals: Vec<&str> = values.split('/').collect();
+    if names.len() != vals.len() {
+        return Some(values.to_string());
+    }
+    let get = |k: &str| {
+        names
+            .iter()
+            .position(|n| *n == k)
+            .map(|i| vals[i])
+            .filter(|v| !v.is_empty())
+    };
+    let Some(testcase) = get("testcase") else {
+        return Some(values.to_string());
+    };
+    if get("test").is_none() && get("tbox_group").is_none() {
+        return Some(values.to_string());
+    }
+    let mut title = testcase.to_string();
+    if let Some(test) = get("test") {
+        title.push(' ');
+        title.push_str(test);
+    }
+    if let Some(machine) = get("tbox_group") {
+        title.push_str(" on ");
+        title.push_str(machine);
+    }
+    Some(title)
 }
 
 #[cfg(test)]
