@@ -53,9 +53,11 @@ pub fn layout(c: &Comparison, permalink: &str) -> Vec<String> {
     }
     columns_legend(&mut out, c);
     context_lines(&mut out, c);
-    let mut tables = Vec::new();
-    metric_tables(&mut tables, c);
-    out.extend(tables.into_iter().filter(|l| !l.starts_with(TABLE_MARK)));
+    let tables = metric_tables(c);
+    for t in tables.tables {
+        out.extend(t.lines);
+    }
+    out.extend(tables.notes);
     if let Some(lat) = &c.latency {
         latency_section(&mut out, c, lat);
     }
@@ -76,12 +78,19 @@ pub fn layout(c: &Comparison, permalink: &str) -> Vec<String> {
     out.into_iter().map(|l| l.trim_end().to_string()).collect()
 }
 
-/// Starts a line that is no text: it marks where a table of
-/// [`metric_tables`] begins (`TABLE_MARK` then ` judged` when some row of
-/// it is judged better or worse) and where its tables end (`-end`), so
-/// the reply keeps or leaves out whole tables and counts them. [`layout`]
-/// drops these lines.
-const TABLE_MARK: &str = "\u{1}table";
+/// The metric tables of the full text, each whole, so the reply keeps or
+/// leaves out whole tables and counts them; then the notes below them.
+#[derive(Default)]
+struct MetricTables {
+    tables: Vec<TableText>,
+    notes: Vec<String>,
+}
+
+struct TableText {
+    /// Some row of it is judged better or worse.
+    judged: bool,
+    lines: Vec<String>,
+}
 
 /// Line budget of the reply text ([`render_reply`]).
 pub const REPLY_LINES: usize = 40;
@@ -167,8 +176,6 @@ pub fn reply_layout(
             hard_split_into(&mut footer, u);
         }
     }
-    // The full text's paragraphs (tables with their headings, legends), in
-    // order, whole ones only, while they fit.
     // The full text's parts, in order: the legend, each table whole (all
     // its column groups and its chain links: never half a table, which
     // could drop the column under test), the latency section, the notes.
@@ -184,22 +191,11 @@ pub fn reply_layout(
     let mut lines: Vec<String> = Vec::new();
     columns_legend(&mut lines, c);
     body.push((Part::Legend, std::mem::take(&mut lines)));
-    metric_tables(&mut lines, c);
-    for l in lines.drain(..) {
-        if let Some(flag) = l.strip_prefix(TABLE_MARK) {
-            let part = match flag {
-                "-end" => Part::Note,
-                f => Part::Table {
-                    judged: f == " judged",
-                },
-            };
-            body.push((part, Vec::new()));
-        } else if let Some((Part::Table { .. } | Part::Note, t)) = body.last_mut() {
-            t.push(l);
-        } else {
-            body.push((Part::Note, vec![l]));
-        }
+    let tables = metric_tables(c);
+    for t in tables.tables {
+        body.push((Part::Table { judged: t.judged }, t.lines));
     }
+    body.push((Part::Note, tables.notes));
     if let Some(lat) = &c.latency {
         latency_section(&mut lines, c, lat);
         body.push((Part::Latency, std::mem::take(&mut lines)));
@@ -933,9 +929,10 @@ fn n_header(metrics: &[&MetricComparison], j: usize) -> String {
     s
 }
 
-fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
+fn metric_tables(c: &Comparison) -> MetricTables {
+    let mut parts = MetricTables::default();
     if c.metrics.is_empty() {
-        return;
+        return parts;
     }
     // One table per (scope, unit, direction), in order of first
     // appearance: rows of different tables or tests never share one.
@@ -991,10 +988,8 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
                 })
             })
         });
-        out.push(format!(
-            "{TABLE_MARK}{}",
-            if judged { " judged" } else { "" }
-        ));
+        let mut lines: Vec<String> = Vec::new();
+        let out = &mut lines;
         let reference = if cols.contains(&base) { base } else { first };
         let unit = if unit.is_empty() {
             "no unit".to_string()
@@ -1175,8 +1170,9 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
             .render(out);
             out.push(String::new());
         }
+        parts.tables.push(TableText { judged, lines });
     }
-    out.push(format!("{TABLE_MARK}-end"));
+    let out = &mut parts.notes;
     if single_column_tables > 0 {
         wrap_into(
             out,
@@ -1231,6 +1227,7 @@ fn metric_tables(out: &mut Vec<String>, c: &Comparison) {
         );
     }
     out.push(String::new());
+    parts
 }
 
 /// A grid of label rows under the column headers, and a blank line.
