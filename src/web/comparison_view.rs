@@ -54,22 +54,36 @@ pub struct TailView {
     pub overflows: String,
 }
 
+/// One thread's cells across the columns.
+pub struct ThreadRowView {
+    pub thread: u32,
+    pub cells: Vec<String>,
+}
+
+/// A run shown beside the comparison and compared with nothing.
+pub struct ContextRunView {
+    pub id: i64,
+    /// What it measured.
+    pub what: String,
+    /// Its kernel and board, where known.
+    pub place: String,
+}
+
 pub struct ComparisonView {
     pub title: String,
     pub columns: Vec<ColView>,
     pub metrics: Vec<MetricRowView>,
-    pub threads: Vec<(u32, Vec<String>)>,
+    pub threads: Vec<ThreadRowView>,
     pub tails: Vec<TailView>,
     /// Per thread (CPU): "p99 / p99.9 / max" in each column, from histograms.
-    pub thread_tails: Vec<(u32, Vec<String>)>,
+    pub thread_tails: Vec<ThreadRowView>,
     pub worst: Vec<WorstView>,
     pub culprit_diffs: Vec<String>,
     pub family: String,
     pub notes: Vec<String>,
     pub has_latency: bool,
-    /// Runs beside the comparison, compared with nothing: (run id, what it
-    /// measured, kernel and board).
-    pub context: Vec<(i64, String, String)>,
+    /// Runs beside the comparison, compared with nothing.
+    pub context: Vec<ContextRunView>,
 }
 
 /// Per column "a / b / c", "-" where the column has none.
@@ -238,7 +252,11 @@ impl ComparisonView {
                         .into_iter()
                         .filter(|x| !x.is_empty())
                         .collect();
-                    (r.run.id, r.headline(), place.join(", "))
+                    ContextRunView {
+                        id: r.run.id,
+                        what: r.headline(),
+                        place: place.join(", "),
+                    }
                 })
                 .collect(),
         };
@@ -251,7 +269,10 @@ impl ComparisonView {
                     let cells = triples(&t.cells, |x| {
                         [fmt::us(x.min_us), fmt::us(x.avg_us), fmt::us(x.max_us)]
                     });
-                    (t.thread, cells)
+                    ThreadRowView {
+                        thread: t.thread,
+                        cells,
+                    }
                 })
                 .collect();
             v.tails = c
@@ -273,11 +294,9 @@ impl ComparisonView {
             v.thread_tails = l
                 .thread_tails
                 .iter()
-                .map(|t| {
-                    (
-                        t.thread,
-                        triples(&t.cells, |x| [x.p99.show(), x.p99_9.show(), x.max.show()]),
-                    )
+                .map(|t| ThreadRowView {
+                    thread: t.thread,
+                    cells: triples(&t.cells, |x| [x.p99.show(), x.p99_9.show(), x.max.show()]),
                 })
                 .collect();
             v.worst = l

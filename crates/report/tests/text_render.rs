@@ -23,17 +23,16 @@ fn check_width(text: &str, lines: &[String]) {
     }
 }
 
+/// The rendering of `input` against `tests/snapshots/{name}.snap`.
+/// `INSTA_UPDATE=always` (or `cargo insta review`) rewrites it; review the
+/// diff before keeping it.
 fn snapshot(name: &str, input: &ComparisonInput) {
     let c = compare(input);
     let got = render_text(&c, URL);
     check_width(&got, &layout(&c, URL));
-    let path = format!("{}/tests/snapshots/{name}.txt", env!("CARGO_MANIFEST_DIR"));
-    // RECLAIMLAB_BLESS=1 rewrites the file; review the diff before keeping it.
-    if std::env::var_os("RECLAIMLAB_BLESS").is_some() {
-        std::fs::write(&path, &got).unwrap();
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(got == want, "snapshot {name} differs; got:\n{got}");
+    insta::with_settings!({ prepend_module_to_snapshot => false, omit_expression => true }, {
+        insta::assert_snapshot!(name, got);
+    });
 }
 
 #[test]
