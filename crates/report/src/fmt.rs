@@ -120,9 +120,17 @@ pub fn pct(p: Option<f64>) -> String {
 }
 
 /// A change rounded to whole percent, for headline sentences (`-93%`);
-/// a non-zero change below 0.5% keeps the precise form of [`pct`].
+/// a non-zero change below 0.5% keeps the precise form of [`pct`], and a
+/// fall short of -100% keeps the decimals it needs not to read as "gone
+/// to zero" (`-99.84%`, not `-100%`).
 pub fn pct_whole(p: Option<f64>) -> String {
     match p {
+        Some(p) if p.is_finite() && p > -100.0 && p <= -99.5 => {
+            (1..=6)
+                .map(|d| format!("{p:+.d$}%"))
+                .find(|s| !s.starts_with("-100."))
+                .unwrap_or_else(|| format!("{p:+.6}%"))
+        }
         Some(p) if p.is_finite() && p.abs() >= 0.5 && p.abs() < 1e6 => format!("{p:+.0}%"),
         other => pct(other),
     }
@@ -175,6 +183,9 @@ mod tests {
         assert_eq!(pct(None), "n/a");
         assert_eq!(pct_whole(Some(-93.4)), "-93%");
         assert_eq!(pct_whole(Some(0.18)), "+0.18%");
+        assert_eq!(pct_whole(Some(-99.84)), "-99.8%");
+        assert_eq!(pct_whole(Some(-99.96)), "-99.96%");
+        assert_eq!(pct_whole(Some(-100.0)), "-100%");
     }
 
     #[test]

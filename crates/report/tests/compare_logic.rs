@@ -417,7 +417,7 @@ fn per_thread_histograms_give_per_cpu_tails_and_a_merged_histogram() {
 /// are too rounded to give it: LKP's `0.70 -> 0.77` is +8.7% (the
 /// table's), a hand-made `-57%` beside full values is the values' -57.14%.
 #[test]
-fn a_printed_delta_wins_only_over_values_too_rounded_to_give_it() {
+fn a_printed_delta_wins_where_it_is_more_precise_than_the_values() {
     let col = |label: &str, v: f64, d: Option<f64>| ColumnInput {
         label: label.into(),
         metrics: vec![MetricSamples {
@@ -444,7 +444,16 @@ fn a_printed_delta_wins_only_over_values_too_rounded_to_give_it() {
         let d = c.metrics[0].cells[1].vs_baseline.clone().unwrap();
         (d.pct.unwrap(), d.printed)
     };
+    // LKP: the rounded values give +10%, the table +8.7%.
     assert_eq!(pct((0.70, None), (0.77, Some(8.7))), (8.7, true));
-    let (p, printed) = pct((70.0, None), (30.0, Some(-57.0)));
-    assert!((p - -57.142857).abs() < 1e-4 && !printed, "{p}");
+    // LKP: 1.85 -> 1.73 gives -6.49%, anywhere in -7.0..-6.0% as rounded;
+    // the table's -7.0% is the finer figure.
+    assert_eq!(pct((1.85, None), (1.73, Some(-7.0))), (-7.0, true));
+    assert_eq!(pct((5.11, None), (4.52, Some(-11.5))), (-11.5, true));
+    // Integers with a whole-percent delta: the values are no finer.
+    assert_eq!(pct((70.0, None), (30.0, Some(-57.0))), (-57.0, true));
+    // mmtests prints four decimals and a two-decimal gain: the values'
+    // change agrees with it and is the more precise.
+    let (p, printed) = pct((7542.2844, None), (555.6236, Some(-92.63)));
+    assert!((p - -92.633_1).abs() < 1e-3 && !printed, "{p}");
 }
