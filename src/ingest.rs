@@ -655,7 +655,7 @@ fn plan_counters(
         m.delta_convention = m.printed_delta_pct.map(|_| DeltaConvention::Change);
         Some(m)
     };
-    if c.columns.len() < 2 || forced_variant.is_some() {
+    if c.columns.len() < 2 {
         let mut run = base;
         for x in &c.counters {
             for col in 0..x.values.len().max(1) {
@@ -678,10 +678,16 @@ fn plan_counters(
     for (col, name) in c.columns.iter().enumerate() {
         let mut run = base.clone();
         run.column_index = col;
-        run.variant = if name.is_empty() {
+        let own = if name.is_empty() {
             format!("column {}", col + 1)
         } else {
             name.clone()
+        };
+        // Named `{variant}/{column}` when the upload names a variant, as
+        // for tables.
+        run.variant = match forced_variant {
+            Some(f) => format!("{f}/{own}"),
+            None => own,
         };
         run.parent = prev_variant.clone().filter(|p| *p != run.variant);
         prev_variant = Some(run.variant.clone());
@@ -866,11 +872,33 @@ fn plan_table(
             *name = format!("{name} (column {})", c + 1);
         }
     }
+    // A row printed twice under one name (a table pasted with a line
+    // repeated, or two runs of one test) stays two rows: `name #2`.
+    let mut seen: std::collections::HashMap<(&str, Option<&str>), usize> =
+        std::collections::HashMap::new();
+    let row_names: Vec<String> = t
+        .rows
+        .iter()
+        .map(|row| {
+            let n = seen
+                .entry((row.metric.as_str(), row.stat.as_deref()))
+                .or_insert(0);
+            *n += 1;
+            if *n == 1 {
+                row.metric.clone()
+            } else {
+                format!("{} #{n}", row.metric)
+            }
+        })
+        .collect();
     // will-it-scale's columns are its measurements (processes, threads,
     // their idle share, the linear ideal), not variants: one run, a metric
     // per column and tasks count.
     let measurement_columns = t.style == "will-it-scale";
-    let per_column = ncols > 1 && forced_variant.is_none() && !measurement_columns;
+    // A table of several result columns is a run per column even when the
+    // upload names a variant: the columns are the sides of a comparison,
+    // named `{variant}/{column}`, never metrics of one run.
+    let per_column = ncols > 1 && !measurement_columns;
     if measurement_columns {
         let mut run = base;
         for row in &t.rows {
@@ -886,15 +914,11 @@ fn plan_table(
     }
     if !per_column {
         let mut run = base;
-        for row in &t.rows {
+        for (row, row_name) in t.rows.iter().zip(&row_names) {
             for (c, v) in row.values.iter().enumerate() {
                 if let Some(value) = v {
-                    let name = if ncols > 1 {
-                        format!("{} [{}]", row.metric, names[c])
-                    } else {
-                        row.metric.clone()
-                    };
-                    run.metrics.push(table_metric(t, row, c, name, *value));
+                    run.metrics
+                        .push(table_metric(t, row, c, row_name.clone(), *value));
                 }
             }
         }
@@ -908,21 +932,25 @@ fn plan_table(
         }
         let mut run = base.clone();
         run.column_index = c;
-        if let Some(v) = t.column_variants.get(c).filter(|v| !v.is_empty()) {
-            run.variant = v.clone();
-        } else {
-            run.variant = name.clone();
-        }
+        let own = t
+            .column_variants
+            .get(c)
+            .filter(|v| !v.is_empty())
+            .unwrap_or(name);
+        run.variant = match forced_variant {
+            Some(f) => format!("{f}/{own}"),
+            None => own.clone(),
+        };
         if let Some(k) = t.column_kernels.get(c).filter(|k| !k.is_empty()) {
             run.kernel = k.clone();
         }
         run.parent = prev_variant.clone().filter(|p| *p != run.variant);
         run.parent_inferred = true;
         prev_variant = Some(run.variant.clone());
-        for row in &t.rows {
+        for (row, row_name) in t.rows.iter().zip(&row_names) {
             if let Some(Some(value)) = row.values.get(c) {
                 run.metrics
-                    .push(table_metric(t, row, c, row.metric.clone(), *value));
+                    .push(table_metric(t, row, c, row_name.clone(), *value));
             }
         }
         out.push(run);

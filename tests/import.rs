@@ -362,3 +362,86 @@ async fn results_headed_by_their_kernels_are_a_column_each(pool: PgPool) {
     );
     assert!(!txt.contains("n=3"), "runs of three kernels pooled:\n{txt}");
 }
+
+/// Real threads (tests/fixtures/threads, sources in its SOURCES.md)
+/// imported with the form's defaults: a table's two columns are the two
+/// sides, blocks under different headings are never pooled, a repeated
+/// row is kept, and a table's printed change is the change where its
+/// values are too rounded to give it.
+#[sqlx::test]
+async fn real_threads_keep_their_sides_apart(pool: PgPool) {
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let thread = |name: &str| String::from_utf8(fixture(&format!("threads/{name}.eml"))).unwrap();
+    let full = |loc: &str| {
+        let app = app.clone();
+        let loc = loc.to_string();
+        async move {
+            let t = get(&app, &format!("{loc}.full.txt")).await.text();
+            t.split_whitespace().collect::<Vec<_>>().join(" ")
+        }
+    };
+
+    // mmtests vmstat tables of vanilla and the series: compared, not two
+    // metrics of one run; the header-less table below a paragraph takes
+    // the header above it, not the paragraph's last words.
+    let (loc, _) =
+        import_with_defaults(&app, &thread("02-reclaimcongest-v4-cover-mel"), &tok).await;
+    let words = full(&loc).await;
+    assert!(
+        words.contains("Ops Dir~t pages scanned 76886196.00 -92.72%"),
+        "{words}"
+    );
+    assert!(
+        words.contains("Amean mmap-32 #2 7542.28 512.18 -93.21% better"),
+        "{words}"
+    );
+    assert!(
+        !words.contains("/more on") && !words.contains("memory on"),
+        "{words}"
+    );
+    assert!(!words.contains("data in only one column"), "{words}");
+
+    // LKP: 5.11 -> 4.52 printed as -11.5%, 1.85 -> 1.73 as -7.0%.
+    let (loc, _) = import_with_defaults(&app, &thread("03-lkp-db86f55bf8-lmbench-wis"), &tok).await;
+    let words = full(&loc).await;
+    assert!(words.contains("4.52 -11.50% better"), "{words}");
+    // The will-it-scale table has no data in the comparison's baseline: its
+    // change is stored against its own first column, as the text shows it.
+    let json: serde_json::Value =
+        serde_json::from_str(&get(&app, &format!("{loc}.json")).await.text()).unwrap();
+    let ops = json["comparison"]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == "will-it-scale.per_process_ops")
+        .expect("per_process_ops row");
+    let last = ops["cells"].as_array().unwrap().last().unwrap();
+    let pct = last["vs_baseline"]["pct"]
+        .as_f64()
+        .expect("a stored change");
+    assert!((pct - 13.51).abs() < 0.01, "{last}");
+    assert_eq!(last["vs_baseline"]["judgement"], "better");
+
+    // perf stat under `Config=n` and `Config=y`: two columns, not one
+    // column whose spread is the difference between them.
+    let (loc, txt) =
+        import_with_defaults(&app, &thread("07-perfstat-page_cgroup-kamezawa"), &tok).await;
+    let words = full(&loc).await;
+    assert!(words.contains("config-n -> config-y"), "{txt}");
+    assert!(
+        words.contains("time elapsed 71.35 71.61 +0.37% worse"),
+        "{words}"
+    );
+    assert!(!words.contains("Noise floor"), "{words}");
+
+    // cyclictest on the regressed kernel and with the commit reverted.
+    let (_, txt) =
+        import_with_defaults(&app, &thread("08-cyclictest-6.12.87-revert-beckmann"), &tok).await;
+    let words = txt.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words.contains("max 51965 us -> 81 us (-99.8%, better)"),
+        "{txt}"
+    );
+    assert!(!txt.contains("2 runs"), "{txt}");
+}

@@ -432,6 +432,156 @@ pub fn annotate(blocks: &mut [Scanned], lines: &[Line<'_>], ranges: &[(usize, us
         }
     }
     relate(blocks);
+    heading_labels(blocks, lines);
+}
+
+/// Whether a block is a table whose columns are results to compare (not
+/// will-it-scale's measurement columns).
+fn holds_columns(body: &BlockBody) -> bool {
+    match body {
+        BlockBody::Table(t) => {
+            t.style != "will-it-scale" && t.rows.iter().map(|r| r.values.len()).max() > Some(1)
+        }
+        _ => false,
+    }
+}
+
+/// The short line just above a block that introduces it (`Config=n`,
+/// `cyclictest results on 6.12.y with d66792919d4f reverted:`): the
+/// nearest non-blank line within [`HEADING_GAP`] lines, at the block's
+/// quote level, after the previous block.
+fn heading_of(blocks: &[Scanned], b: usize, lines: &[Line<'_>]) -> Option<String> {
+    let cur = blocks.get(b)?;
+    let quote = lines.get(cur.first)?.quote;
+    let floor = b
+        .checked_sub(1)
+        .and_then(|p| blocks.get(p))
+        .filter(|p| p.block.message == cur.block.message)
+        .map_or(0, |p| p.last + 1);
+    let mut k = cur.first;
+    while k > floor && cur.first - k < HEADING_GAP {
+        k -= 1;
+        let l = lines.get(k)?;
+        let text = l.text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        if l.quote != quote || text.len() > 100 || !text.chars().any(|c| c.is_alphabetic()) {
+            return None;
+        }
+        // A line of its own, not the end of a paragraph.
+        let alone = k == floor
+            || lines
+                .get(k - 1)
+                .is_none_or(|p| p.quote != quote || p.text.trim().is_empty());
+        return alone.then(|| text.trim_end_matches(':').trim().to_string());
+    }
+    None
+}
+
+/// Lines above a block searched for its heading.
+const HEADING_GAP: usize = 3;
+
+/// Blocks of one kind in one message that would share a column (no label,
+/// the same board and kernel) but are introduced by different headings are
+/// different things: each is labelled by its heading, so they are never
+/// pooled. Headings that differ only in their numbers (`run 1:`, `run
+/// 2:`) introduce repetitions and are left to pool.
+fn heading_labels(blocks: &mut [Scanned], lines: &[Line<'_>]) {
+    let headings: Vec<Option<String>> = (0..blocks.len())
+        .map(|b| heading_of(blocks, b, lines))
+        .collect();
+    let key = |s: &Scanned| {
+        (
+            s.block.message,
+            s.block.kind(),
+            s.block.quote_level,
+            s.block.board.clone(),
+            s.block.kernel.clone(),
+        )
+    };
+    let open = |s: &Scanned| {
+        s.block.label.is_none()
+            && s.block.duplicate_of.is_none()
+            && s.column_label.is_none()
+            && !holds_columns(&s.block.body)
+    };
+    let without_numbers = |h: &str| -> String {
+        h.chars()
+            .filter(|c| !c.is_ascii_digit())
+            .collect::<String>()
+            .to_lowercase()
+    };
+    let mut done = vec![false; blocks.len()];
+    for b in 0..blocks.len() {
+        if done[b] || !blocks.get(b).is_some_and(open) {
+            continue;
+        }
+        let k = blocks.get(b).map(key);
+        let group: Vec<usize> = (b..blocks.len())
+            .filter(|&j| blocks.get(j).is_some_and(|s| open(s) && Some(key(s)) == k))
+            .collect();
+        for &j in &group {
+            done[j] = true;
+        }
+        let named: Vec<(usize, &String)> = group
+            .iter()
+            .filter_map(|&j| headings.get(j).and_then(|h| h.as_ref()).map(|h| (j, h)))
+            .collect();
+        let mut kinds: Vec<String> = named.iter().map(|(_, h)| without_numbers(h)).collect();
+        kinds.sort();
+        kinds.dedup();
+        if kinds.len() < 2 {
+            continue;
+        }
+        let texts: Vec<&str> = named.iter().map(|(_, h)| h.as_str()).collect();
+        for (j, h) in &named {
+            if let Some(s) = blocks.get_mut(*j) {
+                s.block.label = Some(heading_slug(h, &texts));
+            }
+        }
+    }
+}
+
+/// A variant-like label for a heading: lower case, words joined by `-`;
+/// a long heading keeps only the words that set it apart from the other
+/// headings of its group (their common leading and trailing words go).
+fn heading_slug(heading: &str, all: &[&str]) -> String {
+    let words = |h: &str| -> Vec<String> {
+        h.split(|c: char| !(c.is_alphanumeric() || matches!(c, '.' | '+' | '_' | '=')))
+            .filter(|w| !w.is_empty())
+            .map(|w| w.to_lowercase().replace('=', "-"))
+            .collect()
+    };
+    let own = words(heading);
+    let mut keep: &[String] = &own;
+    if heading.len() > 32 {
+        let others: Vec<Vec<String>> = all.iter().map(|h| words(h)).collect();
+        let lead = (0..own.len())
+            .take_while(|&i| others.iter().all(|o| o.get(i) == own.get(i)))
+            .count();
+        let trail = (0..own.len() - lead)
+            .take_while(|&i| {
+                others
+                    .iter()
+                    .all(|o| o.len() > i && o.get(o.len() - 1 - i) == own.get(own.len() - 1 - i))
+            })
+            .count();
+        if lead + trail < own.len() {
+            keep = own.get(lead..own.len() - trail).unwrap_or(&own);
+        }
+    }
+    let mut out = String::new();
+    for w in keep {
+        if out.len() + w.len() > 48 && !out.is_empty() {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(w);
+    }
+    out
 }
 
 /// The hints of one block from bounded context: label from the prose just
@@ -448,7 +598,10 @@ pub fn annotate_block(
     let first = cur.first;
     let quote = lines.get(first).map(|l| l.quote).unwrap_or(0);
     let mut label = cur.column_label.as_deref().map(label_of_header);
-    if label.is_none() {
+    // A table of several result columns holds both sides itself: each
+    // column is named by its header, and the prose's "before" / "after"
+    // is about something else.
+    if label.is_none() && !holds_columns(&cur.block.body) {
         let mut prose = 0;
         let mut k = first;
         while k > at.prev_end && first - k < LABEL_WINDOW && prose < LABEL_PROSE_LINES {

@@ -501,8 +501,8 @@ fn header_above<'a>(
         lines
             .get(i)
             .filter(|n| n.quote == quote)
-            .and_then(|n| stat_row(n.text))
-            .is_some_and(|(_, _, c)| c.len() == ncols)
+            .and_then(|n| row_kind(n.text))
+            .is_some_and(|(_, c)| c == ncols)
     };
     // One blank line may separate the header from its first row.
     let rows_follow = |i: usize| {
@@ -519,6 +519,24 @@ fn header_above<'a>(
         let Some(h) = header(without_rule(l.text)).filter(|h| h.len() == ncols) else {
             continue;
         };
+        // The last line of a paragraph ("... a machine that had" / "more
+        // memory") is prose, not a header: a header line stands after a
+        // blank line, a rule or its own kernel line.
+        let in_paragraph = i
+            .checked_sub(1)
+            .and_then(|k| lines.get(k))
+            .filter(|k| k.quote == quote && !k.text.trim().is_empty())
+            .is_some_and(|k| {
+                header(without_rule(k.text)).is_none()
+                    && !k
+                        .text
+                        .trim()
+                        .chars()
+                        .all(|c| matches!(c, '=' | '-' | ' ' | '\t'))
+            });
+        if in_paragraph {
+            continue;
+        }
         if rows_follow(i + 1) {
             // Found from below, the variant line of a two-line header
             // comes first; the kernel line is the one above it.

@@ -931,9 +931,18 @@ fn compare_metric(
     });
     let sides: Vec<Side> = found.iter().map(|m| summarize(*m, kind)).collect();
     let mut cells: Vec<MetricCell> = sides.iter().map(|s| s.cell.clone()).collect();
+    // Outside a chain (where `vs_previous` compares each link), a row the
+    // baseline has no data for is compared with its first column that has
+    // (as the table printed it), so the change the text shows is the one
+    // stored; the delta's `against` names that column.
+    let reference = match sides.get(baseline) {
+        Some(b) if b.cell.n > 0 || input.chain_previous => baseline,
+        _ => sides.iter().position(|s| s.cell.n > 0).unwrap_or(baseline),
+    };
     for (i, cell) in cells.iter_mut().enumerate() {
         if i != baseline && baseline < sides.len() {
-            cell.vs_baseline = Some(delta(&sides, i, baseline, baseline, better, opts));
+            let against = if i > reference { reference } else { baseline };
+            cell.vs_baseline = Some(delta(&sides, i, against, against, better, opts));
         }
         if input.chain_previous && i > 0 {
             cell.vs_previous = Some(delta(&sides, i, i - 1, baseline, better, opts));

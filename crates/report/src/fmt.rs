@@ -125,12 +125,10 @@ pub fn pct(p: Option<f64>) -> String {
 /// to zero" (`-99.84%`, not `-100%`).
 pub fn pct_whole(p: Option<f64>) -> String {
     match p {
-        Some(p) if p.is_finite() && p > -100.0 && p <= -99.5 => {
-            (1..=6)
-                .map(|d| format!("{p:+.d$}%"))
-                .find(|s| !s.starts_with("-100."))
-                .unwrap_or_else(|| format!("{p:+.6}%"))
-        }
+        Some(p) if p.is_finite() && p > -100.0 && p <= -99.5 => (1..=6)
+            .map(|d| format!("{p:+.d$}%"))
+            .find(|s| !s.starts_with("-100."))
+            .unwrap_or_else(|| format!("{p:+.6}%")),
         Some(p) if p.is_finite() && p.abs() >= 0.5 && p.abs() < 1e6 => format!("{p:+.0}%"),
         other => pct(other),
     }

@@ -544,6 +544,61 @@ fn shorten(s: &str, w: usize) -> String {
     o
 }
 
+/// [`shorten`] for the row labels of one table, so that two different
+/// names never print alike: where two cut the same way, each shows its
+/// head, the part where the names start to differ, and its end
+/// (`perf-s~avg.ms.sc~do_poll` beside `perf-s~count.ms.~do_poll`).
+fn shorten_apart(labels: &[&str], w: usize) -> Vec<String> {
+    let mut out: Vec<String> = labels.iter().map(|l| shorten(l, w)).collect();
+    let chars: Vec<Vec<char>> = labels.iter().map(|l| l.chars().collect()).collect();
+    // Metric rows lead with their statistic in a field of 8 and a space:
+    // that part stays whole.
+    let stat = if chars
+        .iter()
+        .all(|c| c.len() > STAT_FIELD && c[STAT_FIELD - 1] == ' ')
+    {
+        STAT_FIELD
+    } else {
+        0
+    };
+    for i in 0..out.len() {
+        let clash: Vec<usize> = (0..out.len())
+            .filter(|&j| j != i && out[j] == out[i] && labels[j] != labels[i])
+            .collect();
+        let room = w.saturating_sub(stat);
+        if clash.is_empty() || room < 12 {
+            continue;
+        }
+        let (lead, me) = chars[i].split_at(stat);
+        // Where this name last parts from the ones it clashes with (their
+        // cut ends are alike, so the end is left out).
+        let from = clash
+            .iter()
+            .map(|&j| {
+                me.iter()
+                    .zip(chars[j].iter().skip(stat))
+                    .take_while(|(a, b)| a == b)
+                    .count()
+            })
+            .max()
+            .unwrap_or(0);
+        let head = room / 4;
+        let mid = room - head - 2;
+        let start = from.saturating_sub(1).max(head);
+        let mut s: String = lead.iter().chain(me.iter().take(head)).collect();
+        s.push('~');
+        s.extend(me.iter().skip(start).take(mid));
+        if start + mid < me.len() {
+            s.push('~');
+        }
+        out[i] = s;
+    }
+    out
+}
+
+/// Width of the statistic in front of a metric row's name, with its space.
+const STAT_FIELD: usize = 9;
+
 /// Greedy word wrap to WIDTH; words longer than a line are split.
 fn wrap_into(out: &mut Vec<String>, text: &str, first_indent: &str, indent: &str) {
     let mut line = first_indent.to_string();
@@ -759,8 +814,10 @@ impl Grid {
                 }
                 out.push(s);
             }
-            for (label, cells) in &self.rows {
-                let mut s = format!("{:<w$}", shorten(label, left_w), w = left_w);
+            let labels: Vec<&str> = self.rows.iter().map(|(l, _)| l.as_str()).collect();
+            let labels = shorten_apart(&labels, left_w);
+            for ((_, cells), label) in self.rows.iter().zip(&labels) {
+                let mut s = format!("{label:<left_w$}");
                 for &j in chunk {
                     let text = cells.get(j).map_or("", String::as_str);
                     let text = shorten(text, cell_w[j]);

@@ -211,6 +211,49 @@ fn long_row_names_share_a_prefix_instead_of_being_cut() {
     assert!(!text.contains('~'), "{text}");
 }
 
+/// Two LKP rows that differ only in the middle of long names (a real
+/// robot report's perf-sched rows) never print under one label.
+#[test]
+fn rows_cut_alike_are_told_apart() {
+    let names = [
+        "perf-sched.wait_and_delay.avg.ms.schedule_hrtimeout_range_clock.poll_schedule_timeout.constprop.0.do_poll",
+        "perf-sched.wait_and_delay.count.schedule_hrtimeout_range_clock.poll_schedule_timeout.constprop.0.do_poll",
+        "perf-sched.wait_time.avg.ms.schedule_hrtimeout_range_clock.poll_schedule_timeout.constprop.0.do_poll",
+        "vmstat.system.cs",
+    ];
+    let col = |label: &str, scale: f64| ColumnInput {
+        label: label.into(),
+        metrics: names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| MetricSamples {
+                scope: "lkp".into(),
+                name: (*n).into(),
+                samples: vec![(i as f64 + 1.0) * scale],
+                ..MetricSamples::default()
+            })
+            .collect(),
+        ..ColumnInput::default()
+    };
+    let input = ComparisonInput {
+        columns: vec![col("v6.18-rc3", 10.0), col("db86f55bf8", 12.0)],
+        ..ComparisonInput::default()
+    };
+    let c = compare(&input);
+    let text = render_text(&c, URL);
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with(' ') && l.contains(|c: char| c.is_ascii_digit()))
+        .filter(|l| !l.contains("n=1"))
+        .map(|l| l.trim_start().split("  ").next().unwrap_or(l))
+        .collect();
+    let mut distinct = rows.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert!(rows.len() >= names.len(), "{text}");
+    assert_eq!(distinct.len(), rows.len(), "labels printed alike:\n{text}");
+}
+
 /// The reply keeps whole tables, and says how many of the full text's it
 /// left out: the count is of tables, as the full text has them.
 #[test]
