@@ -721,6 +721,14 @@ impl Shrink {
                     return Some(Step::SleepUntil(cx.now + (ms * 1e6) as u64));
                 }
                 S::BatchLockAfterStall => {
+                    // finish_wait(&kswapd_contended_wait): off the queue
+                    // whether the timeout or a wake ended the stall, so
+                    // wakeup_kswapd() reaches this kswapd again once it
+                    // sleeps on kswapd_wait.
+                    let q = &mut cx.core.mem.contended_wait;
+                    if let Some(i) = q.iter().position(|&t| t == cx.tid) {
+                        q.swap_remove(i);
+                    }
                     self.st = S::BatchRemove;
                     return Some(Step::Lock(self.tree, Mode::Excl));
                 }
