@@ -1213,6 +1213,17 @@ pub struct ToyLockCfg {
     pub think_us: f64,
 }
 
+/// `make -jN` in outline: each of the `cpu_hogs` is a stream of
+/// CPU-bound jobs (compiler processes). A job runs `job_ms` of CPU (uniform
+/// in the range), exits, and the next one starts `gap_ms` later (make's
+/// fork and exec), on the CPU the scheduler's wakeup placement picks; the
+/// CPU left idle meanwhile pulls a queued task (newidle balance).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HogJobsCfg {
+    pub job_ms: [f64; 2],
+    pub gap_ms: [f64; 2],
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileLruCfg {
     /// Band sizes of the inactive file LRU, in MiB: long Normal-zone bands
@@ -1280,6 +1291,9 @@ pub struct UsememCfg {
 pub struct Workload {
     pub cyclictest: Option<CyclictestCfg>,
     pub cpu_hogs: u32,
+    /// The CPU hogs as the jobs of a parallel build instead of loops that
+    /// never sleep (`[workload.hog_jobs]`).
+    pub hog_jobs: Option<HogJobsCfg>,
     pub toy_lock: Option<ToyLockCfg>,
     pub file_lru: Option<FileLruCfg>,
     pub dma32_trickle: Option<Dma32Cfg>,
@@ -1416,6 +1430,7 @@ struct VariantFile {
 struct WorkloadFile {
     cyclictest: Option<CyclictestFile>,
     cpu_hogs: Option<AtMost<4096>>,
+    hog_jobs: Option<HogJobsFile>,
     toy_lock: Option<ToyLockFile>,
     file_lru: Option<FileLruFile>,
     dma32_trickle: Option<Dma32File>,
@@ -1443,6 +1458,13 @@ struct ToyLockFile {
     workers: Option<AtMost<4096>>,
     hold_us: Option<Positive>,
     think_us: Option<Positive>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "a table")]
+struct HogJobsFile {
+    job_ms: Pair<Positive>,
+    gap_ms: Pair<Positive>,
 }
 
 #[derive(Deserialize)]
@@ -1626,6 +1648,13 @@ pub(crate) fn parse_scenario(text: &str) -> R<Scenario> {
         ));
     }
 
+    if workload.hog_jobs.is_some() && workload.cpu_hogs == 0 {
+        return Err(ScenarioError::new(
+            "workload.hog_jobs",
+            "jobs of the CPU hogs: expected workload.cpu_hogs >= 1, found 0",
+        ));
+    }
+
     // Variants.
     let mut variants: Vec<Variant> = Vec::new();
     for (i, v) in f.variants.into_iter().flatten().enumerate() {
@@ -1682,6 +1711,10 @@ fn workload(f: Option<WorkloadFile>, machine: &Machine) -> Workload {
             histogram_us: or(c.histogram_us, 0, |x| x.0),
         }),
         cpu_hogs: or(w.cpu_hogs, 0, |n| n.0) as u32,
+        hog_jobs: w.hog_jobs.map(|h| HogJobsCfg {
+            job_ms: h.job_ms.0.map(|x| x.0),
+            gap_ms: h.gap_ms.0.map(|x| x.0),
+        }),
         toy_lock: w.toy_lock.map(|c| ToyLockCfg {
             workers: or(c.workers, 4, |n| n.0) as u32,
             hold_us: or(c.hold_us, 20.0, |x| x.0),

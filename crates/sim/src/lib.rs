@@ -41,9 +41,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, mpsc};
 
 pub use config::{
-    Board, Costs, CyclictestCfg, DropIf, KnobSpec, KnobType, KnobValue, Knobs, LruBackend, Machine,
-    MadviseResched, MunmapMode, Preempt, Preset, Scenario, ScenarioError, SwapKind, Variant,
-    Workload, ZoneCfg, knob_table, parse_duration,
+    Board, Costs, CyclictestCfg, DropIf, HogJobsCfg, KnobSpec, KnobType, KnobValue, Knobs,
+    LruBackend, Machine, MadviseResched, MunmapMode, Preempt, Preset, Scenario, ScenarioError,
+    SwapKind, Variant, Workload, ZoneCfg, knob_table, parse_duration,
 };
 pub use report::{Comparison, LatencyRow, LockRow, MetricStat, SimReport, Summary, VariantReport};
 

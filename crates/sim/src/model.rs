@@ -5,7 +5,7 @@ use crate::config::{Scenario, SwapKind, Variant};
 use crate::engine::{Class, Core, LatRec, LockKind, Place, Sim, St, Stop, Tracer};
 use crate::mem::{Lru, Node, Zone, watermarks};
 use crate::programs::{
-    Cyclic, Flusher, FlusherSt, Kswapd, Munmap, Pageout, Prog, Reader, Toy, ToySt, Trickle,
+    Cyclic, Flusher, FlusherSt, Hog, Kswapd, Munmap, Pageout, Prog, Reader, Toy, ToySt, Trickle,
     TrickleSt, Usemem, VmWorker, Writer, WriterSt,
 };
 use crate::rng::{Rng, derive};
@@ -218,6 +218,10 @@ pub(crate) fn run_one(
             );
         }
     }
+    let jobs = w.hog_jobs.as_ref().map(|h| {
+        let ns = |r: [f64; 2]| [(r[0] * 1e6) as u64, (r[1] * 1e6) as u64];
+        (ns(h.job_ms), ns(h.gap_ms))
+    });
     for i in 0..w.cpu_hogs {
         spawn(
             &mut sim,
@@ -226,7 +230,7 @@ pub(crate) fn run_one(
             Class::Fair,
             Place::Balanced(i as usize % cpus),
             false,
-            Prog::Hog,
+            Prog::Hog(Hog::new(jobs)),
             0,
         );
     }

@@ -721,6 +721,14 @@ impl Shrink {
                     return Some(Step::SleepUntil(cx.now + (ms * 1e6) as u64));
                 }
                 S::BatchLockAfterStall => {
+                    // finish_wait(&kswapd_contended_wait): off the queue
+                    // whether the timeout or a wake ended the stall, so
+                    // wakeup_kswapd() reaches this kswapd again once it
+                    // sleeps on kswapd_wait.
+                    let q = &mut cx.core.mem.contended_wait;
+                    if let Some(i) = q.iter().position(|&t| t == cx.tid) {
+                        q.swap_remove(i);
+                    }
                     self.st = S::BatchRemove;
                     return Some(Step::Lock(self.tree, Mode::Excl));
                 }
@@ -1941,12 +1949,51 @@ impl Usemem {
     }
 }
 
+// -------------------------------------------------------------- CPU hogs
+
+/// A CPU hog: a loop that never sleeps, or (with `jobs`) a stream of
+/// build jobs, each `job` ns of CPU, then `gap` ns without a runnable job
+/// (the process exits; make forks and execs the next one, which the
+/// wakeup is placed like: its previous CPU if idle, else an idle one,
+/// else the least loaded).
+#[derive(Debug, Clone)]
+pub(crate) struct Hog {
+    pub jobs: Option<([u64; 2], [u64; 2])>,
+    left: u64,
+}
+
+impl Hog {
+    pub(crate) fn new(jobs: Option<([u64; 2], [u64; 2])>) -> Self {
+        Hog { jobs, left: 0 }
+    }
+
+    /// The slice a hog runs between checks: 10 ms of user time.
+    const RUN: u64 = 10_000_000;
+
+    #[inline(never)]
+    fn step(&mut self, cx: &mut Cx<'_>) -> Step {
+        let Some((job, gap)) = self.jobs else {
+            let d = cx.cost(1.0, Self::RUN as f64);
+            return Step::Run(Seg::user(d, P_USER));
+        };
+        if self.left == 0 {
+            // The job ended: the next one starts after make's fork + exec.
+            self.left = cx.rng.range(job[0], job[1]).max(1);
+            let g = cx.rng.range(gap[0], gap[1]);
+            return Step::SleepUntil(cx.now + g);
+        }
+        let d = self.left.min(Self::RUN);
+        self.left -= d;
+        Step::Run(Seg::user(d, P_USER))
+    }
+}
+
 // ------------------------------------------------------------------- Prog
 
 #[derive(Debug, Clone)]
 pub(crate) enum Prog {
     Cyclic(Cyclic),
-    Hog,
+    Hog(Hog),
     Toy(Toy),
     Kswapd(Kswapd),
     Writer(Writer),
@@ -1966,10 +2013,7 @@ impl Prog {
     pub(crate) fn step(&mut self, cx: &mut Cx<'_>) -> Step {
         match self {
             Prog::Cyclic(p) => p.step(cx),
-            Prog::Hog => {
-                let d = cx.cost(1.0, 10_000_000.0);
-                Step::Run(Seg::user(d, P_USER))
-            }
+            Prog::Hog(h) => h.step(cx),
             Prog::Toy(p) => p.step(cx),
             Prog::Kswapd(p) => p.step(cx),
             Prog::Writer(p) => p.step(cx),

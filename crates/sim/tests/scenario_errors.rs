@@ -169,3 +169,21 @@ fn lists_are_complete() {
     assert_eq!(builtin_boards().len(), 3);
     assert_eq!(builtin_presets().len(), 5);
 }
+
+#[test]
+fn hog_jobs_need_hogs_and_ordered_ranges() {
+    let jobs = "[workload.hog_jobs]\njob_ms = [50, 1000]\ngap_ms = [0.5, 2]\n";
+    let e = err(&format!("{BASE}[workload]\n{jobs}"));
+    assert_eq!(
+        e,
+        "workload.hog_jobs: jobs of the CPU hogs: expected workload.cpu_hogs >= 1, found 0"
+    );
+    let ok = load_scenario(&format!("{BASE}[workload]\ncpu_hogs = 2\n{jobs}")).unwrap();
+    let h = ok.workload.hog_jobs.unwrap();
+    assert_eq!((h.job_ms, h.gap_ms), ([50.0, 1000.0], [0.5, 2.0]));
+    let e = err(&format!(
+        "{BASE}[workload]\ncpu_hogs = 2\n{}",
+        jobs.replace("[0.5, 2]", "[2, 0.5]")
+    ));
+    assert!(e.contains("gap_ms") && e.contains("min <= max"), "{e}");
+}

@@ -5,7 +5,8 @@
 //! count (66 ms in move_expired_inodes). Predicted, asserted on three
 //! seeds: cyclictest Max with no cap and with both caps (1.47-4.45 ms),
 //! where the residual comes from two capped isolate calls per
-//! shrink_lruvec round before its cond_resched (spec §2.2b).
+//! shrink_lruvec round before its cond_resched (spec §2.2b), and how many
+//! threads see the baseline's holdoffs (the build's jobs let kswapd move).
 mod common;
 
 use reclaimlab_sim::{RunOptions, load_scenario};
@@ -54,6 +55,16 @@ fn v4_holdoff_and_both_caps_residual_are_predicted_on_three_seeds() {
         // Prediction: cyclictest Max 52.6-67.5 ms per thread in the seed.
         let ct = base.cyclictest_max_us.unwrap();
         assert!((26_300.0..=135_000.0).contains(&ct), "seed {seed}: {ct}");
+        // Prediction: the seed has all 8 threads over 10 ms in 773 s. The
+        // build's jobs end and start, so kswapd is woken onto, or pulled
+        // to, CPUs the jobs left idle, and its long isolates reach most
+        // CPUs: at least half of them in 300 s (within 2x of 8).
+        let hit = base
+            .cyclictest_thread_max_us
+            .iter()
+            .filter(|m| **m > 10_000.0)
+            .count();
+        assert!(hit >= 4, "seed {seed}: {hit} of 8 threads over 10 ms");
         // The wakeup_rt report blames a section that held the CPU (the
         // skip walk or the flusher's list walk), not the switch point.
         let cul = base.wakeup_rt_culprit.as_deref().unwrap();
@@ -108,4 +119,41 @@ fn v4_isolate_cap_alone_leaves_move_expired_inodes() {
     assert!((1_000.0..=3_000.0).contains(&skip), "32k skip cap: {skip}");
     let mg = r.variant("mglru").unwrap().summary.irqsoff_max_us.unwrap();
     assert!(mg < 1_000.0, "mglru: {mg}");
+}
+
+#[test]
+fn v4_build_jobs_spread_the_holdoffs_over_more_cpus() {
+    // The same baseline with CPU hogs that never sleep: kswapd stays on
+    // the CPUs it started on, so fewer cyclictest threads see a holdoff.
+    let mut looped = 0;
+    let mut jobs = 0;
+    for seed in [1, 2] {
+        let hits = |hog_jobs: bool| {
+            let mut sc = load_scenario("v4-isolate-irq-holdoff").unwrap();
+            if !hog_jobs {
+                sc.workload.hog_jobs = None;
+            }
+            let opts = RunOptions {
+                seed,
+                replications: 1,
+                duration_ns: Some(300_000_000_000),
+                variants: Some(vec!["baseline".into()]),
+                ..Default::default()
+            };
+            let r = reclaimlab_sim::run(&sc, &opts, &mut |_| reclaimlab_sim::Control::Continue)
+                .unwrap();
+            r.variants[0]
+                .summary
+                .cyclictest_thread_max_us
+                .iter()
+                .filter(|m| **m > 10_000.0)
+                .count()
+        };
+        looped += hits(false);
+        jobs += hits(true);
+    }
+    assert!(
+        jobs > looped,
+        "threads over 10 ms: jobs {jobs}, loops {looped}"
+    );
 }
