@@ -6,6 +6,9 @@ use reclaimlab_report::fmt;
 
 pub struct ColView {
     pub label: String,
+    /// The label without the prefix every column shares up to a `/`, for
+    /// table heads (the columns table names them in full).
+    pub short: String,
     pub simulated: bool,
     pub runs: Vec<i64>,
     pub baseline: bool,
@@ -124,12 +127,14 @@ fn delta_text(d: &reclaimlab_report::compare::Delta) -> String {
 
 impl ComparisonView {
     pub fn new(c: &Comparison) -> Self {
+        let short = c.short_labels();
         let columns = c
             .columns
             .iter()
             .enumerate()
             .map(|(i, col)| ColView {
                 label: col.label.clone(),
+                short: short.get(i).cloned().unwrap_or_else(|| col.label.clone()),
                 simulated: col.simulated,
                 runs: col.runs.iter().map(|r| r.id).collect(),
                 baseline: i == c.baseline,
