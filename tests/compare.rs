@@ -38,7 +38,7 @@ async fn seed_004_chain_is_one_table_with_both_baselines(pool: PgPool) {
     ]
     .iter()
     .map(|v| {
-        html.find(&format!("<th class=\"num\">{v}</th>"))
+        html.find(&format!("<th class=\"num col-head\">{v}</th>"))
             .unwrap_or_else(|| panic!("column {v} missing"))
     })
     .collect();
