@@ -943,6 +943,12 @@ fn plan_table(
         };
         if let Some(k) = t.column_kernels.get(c).filter(|k| !k.is_empty()) {
             run.kernel = k.clone();
+        } else if t.style == "lkp"
+            && run.kernel == UNKNOWN
+            && let Some(k) = reclaimlab_formats::hints::kernel_of_token(name)
+        {
+            // LKP's base column is often a release tag (`v6.18-rc3`).
+            run.kernel = k;
         }
         run.parent = prev_variant.clone().filter(|p| *p != run.variant);
         run.parent_inferred = true;

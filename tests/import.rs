@@ -406,6 +406,24 @@ async fn real_threads_keep_their_sides_apart(pool: PgPool) {
     let (loc, _) = import_with_defaults(&app, &thread("03-lkp-db86f55bf8-lmbench-wis"), &tok).await;
     let words = full(&loc).await;
     assert!(words.contains("4.52 -11.50% better"), "{words}");
+    assert!(
+        words.contains("subject lmbench3.PIPE.latency.us -11.50% better"),
+        "{words}"
+    );
+    // Both tables compare the same two commits: two columns, the release
+    // tag on its kernel and the commit under test on none guessed.
+    assert!(words.contains("v6.18-rc3 (baseline, 6.18-rc3,"), "{words}");
+    assert!(!words.contains(" 3. "), "{words}");
+    // will-it-scale runs for a set time: its CPU time is not judged.
+    assert!(
+        words.contains("will-it~.time.user_time 1469.00 +4.20%"),
+        "{words}"
+    );
+    assert!(!words.contains("+4.20% worse"), "{words}");
+    assert!(
+        words.contains("perf-stat.overall.cpi 1.73 -7.00%"),
+        "{words}"
+    );
     // The will-it-scale table has no data in the comparison's baseline: its
     // change is stored against its own first column, as the text shows it.
     let json: serde_json::Value =

@@ -185,6 +185,17 @@ pub fn find_kernel(text: &str) -> Option<String> {
     None
 }
 
+/// The kernel a single token names (`v6.18-rc3` -> `6.18-rc3`,
+/// `6.12.0-rc5`), as [`find_kernel`] reads tokens: an LKP column head that
+/// is a release tag rather than a commit.
+pub fn kernel_of_token(tok: &str) -> Option<String> {
+    let tok = tok.trim();
+    match tok.strip_prefix('v') {
+        Some(b) => kernel_version(b, true),
+        None => kernel_version(tok, false),
+    }
+}
+
 fn kernel_version(s: &str, prefixed: bool) -> Option<String> {
     let mut parts = s.splitn(2, ['-']);
     let numeric = parts.next()?;
@@ -639,7 +650,11 @@ pub fn annotate_block(
         .or_else(|| from_headers(|h| h.board.as_ref()));
     // A table comparing kernels names them per column; one kernel for the
     // block only when every column ran the same one.
-    let per_column = matches!(&cur.block.body, BlockBody::Table(t) if !t.column_kernels.is_empty());
+    // An LKP table's columns are commits: a kernel read near it would file
+    // the commit under test under its base (its release-tag columns name
+    // their kernel at ingest).
+    let per_column = matches!(&cur.block.body, BlockBody::Table(t)
+        if !t.column_kernels.is_empty() || t.style == "lkp");
     let kernel = match body_kernel(&cur.block.body) {
         Some(k) => Some((k, 0)),
         None if per_column => None,
