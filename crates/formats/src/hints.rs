@@ -71,6 +71,8 @@ pub fn cue_matches(text: &str) -> Vec<(usize, String, String)> {
             }
         }
         match best {
+            // A phrase that only looks like a cue: skipped whole.
+            Some((phrase, label)) if label == "-" => pos += phrase.len(),
             Some((phrase, label)) => {
                 let printed = if same_len {
                     text.get(pos..pos + phrase.len()).unwrap_or(phrase)
@@ -788,6 +790,14 @@ mod tests {
         );
         assert_eq!(label_of_line("w/o patch   w/ patch"), None);
         assert_eq!(label_of_line("afterwards we beforehand"), None);
+        assert_eq!(
+            label_of_line("and do 10 times same test like what I have done before in IMX7D:"),
+            None
+        );
+        assert_eq!(
+            label_of_line("After applied this patch, it improved well.").as_deref(),
+            Some("after")
+        );
         let m: Vec<_> = cue_matches("w/o patch w/ patch")
             .into_iter()
             .map(|m| m.2)
