@@ -24,6 +24,7 @@ use crate::auth::{Caller, Scope};
 use crate::blob::{self, Spool, SpoolSink};
 use crate::error::{AppError, AppResult, ErrorBody};
 use crate::ingest::{self, Cancel, RawUpload, UploadMeta};
+use crate::storage::ingest::StoredRun;
 use crate::storage::runs;
 use crate::web::AppState;
 
@@ -224,7 +225,23 @@ pub async fn create_upload(
         cancel,
     )
     .await?;
-    let summaries = runs::summaries(&state.pool, &stored.run_ids).await?;
+    // A new upload knows its runs' names; a replay reads them back.
+    let summaries = if stored.created {
+        stored.runs
+    } else {
+        runs::summaries(&state.pool, &stored.run_ids)
+            .await?
+            .into_iter()
+            .map(|r| StoredRun {
+                id: r.id,
+                board: r.board,
+                kernel: r.kernel,
+                variant: r.variant,
+                block_kind: r.block_kind,
+                label: r.label,
+            })
+            .collect()
+    };
     let status = if stored.created {
         state
             .metrics
