@@ -486,7 +486,7 @@ impl Blob<'_> {
 const BLOB_LOCK_CLASS: i32 = 0x626c_6f62;
 
 /// Spooled contents up to this size are stored with one `INSERT`.
-const INSERT_AT_MOST: u64 = 64 * 1024;
+pub const INSERT_AT_MOST: u64 = 64 * 1024;
 
 /// Store `content` under `sha256` on `conn` (inside the caller's
 /// transaction), unless it is stored already. Bytes in memory, and a spool

@@ -524,3 +524,98 @@ async fn json_bodies_have_a_small_limit(pool: PgPool) {
     let up = upload(&app, Some(&tok), META, fixture("cyclictest-s4-before.txt")).await;
     assert_eq!(up.status, 201);
 }
+
+/// A raw body that declares its length and is small (a rig's result) is
+/// received in memory, not spooled: it is refused, stored and replayed as
+/// a spooled body is, and a new upload's answer names its runs as they are
+/// read back from the database.
+#[sqlx::test]
+async fn small_bodies_with_a_length_are_stored_as_spooled_ones(pool: PgPool) {
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let post = |query: &str, body: Vec<u8>, declared: usize| {
+        Request::post(format!("/api/v1/uploads?{query}"))
+            .header("authorization", format!("Bearer {tok}"))
+            .header("content-type", "text/plain")
+            .header("content-length", declared.to_string())
+            .body(Body::from(body))
+            .unwrap()
+    };
+    let mail = fixture("mail-s4.txt");
+    let mut nul = mail.clone();
+    nul[100] = 0;
+    let bin = send(&app, post(META, nul.clone(), nul.len())).await;
+    assert_eq!(bin.status, 415, "{}", bin.text());
+    assert_eq!(bin.json()["error"]["code"], "unsupported_content");
+    let long = send(&app, post(META, mail.clone(), mail.len() - 1)).await;
+    assert_eq!(long.status, 400, "{}", long.text());
+    assert!(long.text().contains("Content-Length"), "{}", long.text());
+    assert_eq!(counts(&pool).await, (0, 0, 0, 0));
+
+    // Three blocks of a mail with a Message-ID, the variants named by
+    // the mail's before / after (the catalogue records them).
+    let q = "board=licheepi-4a&kernel=6.5.0-rt6";
+    let first = send(&app, post(q, mail.clone(), mail.len())).await;
+    assert_eq!(first.status, 201, "{}", first.text());
+    let again = send(&app, post(q, mail.clone(), mail.len())).await;
+    assert_eq!(again.status, 200, "{}", again.text());
+    assert_eq!(again.json()["upload_id"], first.json()["upload_id"]);
+    let runs = first.json()["runs"].clone();
+    assert_eq!(runs.as_array().map(Vec::len), Some(3), "{runs}");
+    let series: Option<i64> =
+        sqlx::query_scalar("SELECT series_id FROM variants WHERE name = 'after'")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    assert!(
+        series.is_some(),
+        "the mail's series is recorded on its variant"
+    );
+    assert_eq!(runs, again.json()["runs"], "names as stored");
+    assert_eq!(runs[0]["board"], "LicheePi 4A");
+    // Spooled (no length given), the same bytes are the same upload.
+    let spooled = upload(&app, Some(&tok), q, mail.clone()).await;
+    assert_eq!(spooled.status, 200, "{}", spooled.text());
+    assert_eq!(spooled.json()["upload_id"], first.json()["upload_id"]);
+    let id = runs[0]["id"].as_i64().unwrap();
+    assert_eq!(get(&app, &format!("/runs/{id}/raw")).await.body, mail);
+
+    // A run with no parent takes the variant `ensure` made; a cyclictest
+    // body keeps every thread.
+    let rig = cyclictest_rig(3, 4, 7000, 90).into_bytes();
+    let q = "board=rig-3&kernel=6.13.0&variant=rigs-only";
+    let r = send(&app, post(q, rig.clone(), rig.len())).await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    let replay = send(&app, post(q, rig.clone(), rig.len())).await;
+    assert_eq!(replay.status, 200, "{}", replay.text());
+    assert_eq!(r.json()["runs"], replay.json()["runs"]);
+    assert_eq!(r.json()["runs"][0]["variant"], "rigs-only");
+    let run = r.json()["runs"][0]["id"].as_i64().unwrap();
+    let threads: i64 = sqlx::query_scalar("SELECT count(*) FROM latency_threads WHERE run_id = $1")
+        .bind(run)
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(threads, 4);
+    let cells: i64 = sqlx::query_scalar(
+        "SELECT runs FROM run_cells c JOIN variants v ON v.id = c.variant_id
+         WHERE v.name = 'rigs-only'",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(cells, 1, "the upload is counted once in the aggregates");
+    // A run naming a parent records it.
+    let child = cyclictest_rig(4, 2, 7100, 90).into_bytes();
+    let q = "board=rig-3&kernel=6.13.0&variant=rigs-child&parent=rigs-only";
+    let r = send(&app, post(q, child.clone(), child.len())).await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    let parent: Option<String> = sqlx::query_scalar(
+        "SELECT p.name FROM variants v JOIN variants p ON p.id = v.parent_id
+         WHERE v.name = 'rigs-child'",
+    )
+    .fetch_optional(&pool)
+    .await
+    .unwrap();
+    assert_eq!(parent.as_deref(), Some("rigs-only"));
+}

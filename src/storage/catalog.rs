@@ -54,12 +54,13 @@ pub async fn kernel_id(conn: &mut PgConnection, version: &str) -> sqlx::Result<i
     }
 }
 
-/// Ids of boards (by canonical name) and kernels (by version) looked up
-/// before an upload's transaction.
+/// Ids of boards (by canonical name), kernels (by version) and variants
+/// (by name) looked up before an upload's transaction.
 #[derive(Debug, Clone, Default)]
 pub struct Known {
     pub boards: std::collections::HashMap<String, i64>,
     pub kernels: std::collections::HashMap<String, i64>,
+    pub variants: std::collections::HashMap<String, i64>,
 }
 
 impl Known {
@@ -81,49 +82,49 @@ impl Known {
 }
 
 /// Create the boards, kernels and variants (names only) an upload will
-/// name outside the upload's transaction, and return the ids of the boards
-/// and kernels: one statement for both (and one more for variants, when
-/// there are any). Rows are never deleted, so they are there when the
+/// name outside the upload's transaction, and return their ids: one
+/// statement. Rows are never deleted, so they are there when the
 /// transaction looks. A name created by a concurrent upload after this
 /// statement's snapshot is left out of the map (the statement cannot see
 /// it); [`Known`] then looks it up on its own.
+///
+/// A variant's id from here is only the id of the row by that name: a run
+/// that names a parent, a series or a Message-ID still goes through
+/// [`variant_id`], which records them.
 pub async fn ensure(
-    pool: &sqlx::PgPool,
+    conn: &mut PgConnection,
     boards: &[&str],
     kernels: &[&str],
     variants: &[&str],
 ) -> sqlx::Result<Known> {
     let boards: Vec<String> = boards.iter().map(|b| crate::boards::canonical(b)).collect();
-    let rows: Vec<(bool, i64, String)> = sqlx::query_as(
+    let rows: Vec<(String, i64, String)> = sqlx::query_as(
         "WITH nb AS (INSERT INTO boards (name) SELECT DISTINCT unnest($1::text[]) ORDER BY 1
                      ON CONFLICT (name) DO NOTHING RETURNING id, name),
               nk AS (INSERT INTO kernels (version) SELECT DISTINCT unnest($2::text[]) ORDER BY 1
-                     ON CONFLICT (version) DO NOTHING RETURNING id, version)
-         SELECT true, id, name FROM nb
-         UNION ALL SELECT true, id, name FROM boards WHERE name = ANY($1)
-         UNION ALL SELECT false, id, version FROM nk
-         UNION ALL SELECT false, id, version FROM kernels WHERE version = ANY($2)",
+                     ON CONFLICT (version) DO NOTHING RETURNING id, version),
+              nv AS (INSERT INTO variants (name) SELECT DISTINCT unnest($3::text[]) ORDER BY 1
+                     ON CONFLICT (name) DO NOTHING RETURNING id, name)
+         SELECT 'b', id, name FROM nb
+         UNION ALL SELECT 'b', id, name FROM boards WHERE name = ANY($1)
+         UNION ALL SELECT 'k', id, version FROM nk
+         UNION ALL SELECT 'k', id, version FROM kernels WHERE version = ANY($2)
+         UNION ALL SELECT 'v', id, name FROM nv
+         UNION ALL SELECT 'v', id, name FROM variants WHERE name = ANY($3)",
     )
     .bind(&boards)
     .bind(kernels)
-    .fetch_all(pool)
+    .bind(variants)
+    .fetch_all(&mut *conn)
     .await?;
-    if !variants.is_empty() {
-        sqlx::query(
-            "INSERT INTO variants (name) SELECT DISTINCT unnest($1::text[]) ORDER BY 1
-             ON CONFLICT (name) DO NOTHING",
-        )
-        .bind(variants)
-        .execute(pool)
-        .await?;
-    }
     let mut known = Known::default();
-    for (is_board, id, name) in rows {
-        if is_board {
-            known.boards.insert(name, id);
-        } else {
-            known.kernels.insert(name, id);
-        }
+    for (table, id, name) in rows {
+        let map = match table.as_str() {
+            "b" => &mut known.boards,
+            "k" => &mut known.kernels,
+            _ => &mut known.variants,
+        };
+        map.insert(name, id);
     }
     Ok(known)
 }

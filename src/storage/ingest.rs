@@ -13,6 +13,22 @@ pub struct StoredUpload {
     pub upload_id: i64,
     pub created: bool,
     pub run_ids: Vec<i64>,
+    /// The names of each run, in the order of `run_ids`, when this upload
+    /// stored them (a replay has only the ids: its runs are read back).
+    #[serde(skip)]
+    pub runs: Vec<StoredRun>,
+}
+
+/// A run as stored: its id and names, as a run summary reads them back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRun {
+    pub id: i64,
+    /// The board's canonical name ([`crate::boards::canonical`]).
+    pub board: String,
+    pub kernel: String,
+    pub variant: String,
+    pub block_kind: String,
+    pub label: Option<String>,
 }
 
 pub struct NewUpload<'a> {
@@ -36,17 +52,27 @@ pub struct NewUpload<'a> {
 /// idempotency key. A deleted upload does not hold its key: the same
 /// content sent again after a delete is stored again, as a new upload.
 pub async fn store(pool: &PgPool, up: NewUpload<'_>) -> Result<StoredUpload, AppError> {
+    // One connection for the whole upload: each borrow from the pool costs
+    // a check of the connection and a ping when it goes back.
+    let mut conn = pool.acquire().await?;
     // Shared catalogue rows first, outside the transaction (see
     // `catalog::ensure`): concurrent uploads for one kernel never wait on
-    // each other's transactions for them.
+    // each other's transactions for them. A variant is ensured here only
+    // for runs that record nothing on it (no parent, series or
+    // Message-ID); the others go through `catalog::variant_id`.
     let boards: Vec<&str> = up.runs.iter().map(|r| r.board.as_str()).collect();
     let kernels: Vec<&str> = up.runs.iter().map(|r| r.kernel.as_str()).collect();
-    let known = catalog::ensure(pool, &boards, &kernels, &[]).await?;
+    let variants: Vec<&str> = up
+        .runs
+        .iter()
+        .filter(|r| up.message_id.is_none() && r.parent.is_none())
+        .map(|r| r.variant.as_str())
+        .collect();
+    let known = catalog::ensure(&mut conn, &boards, &kernels, &variants).await?;
+    let result = store_on(pool, &mut conn, &up, &known).await;
     // A connection keeps the capacity of the buffers it sent a big blob
     // through: one that stored a big upload is closed afterwards, so the
     // memory goes back (a pooled connection would keep hundreds of MB).
-    let mut conn = pool.acquire().await?;
-    let result = store_on(pool, &mut conn, &up, &known).await;
     if up.content.len() >= CLOSE_AFTER_BYTES as u64 {
         let _ = sqlx::Connection::close(conn.detach()).await;
     }
@@ -102,28 +128,45 @@ async fn write_upload_known(
     simulation_id: Option<i64>,
     known: &catalog::Known,
 ) -> Result<Option<StoredUpload>, AppError> {
-    crate::blob::store(conn, up.content_sha, up.content).await?;
+    // A small content (a rig's result) goes in with the upload row, in
+    // one statement; a bigger one first, on its own (`blob::store`).
+    let small = small_content(up.content)?;
+    if small.is_none() {
+        crate::blob::store(conn, up.content_sha, up.content).await?;
+    }
     let metadata = serde_json::to_value(up.meta).unwrap_or_default();
     let outline = outline(up.document);
-    let inserted: Option<i64> = sqlx::query_scalar(
+    let sql = if small.is_some() {
+        // The blob's part runs whether or not the upload row is new, as the
+        // separate INSERT would (a replay keeps the blob it points at).
+        "WITH b AS (INSERT INTO blobs (sha256, size, content) VALUES ($3, $12, $13)
+                    ON CONFLICT (sha256) DO NOTHING)
+         INSERT INTO uploads (idempotency_key, fingerprint, blob_sha256, content_type, filename,
+                              metadata, token_id, parser_version, document, message_id, unlisted)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         ON CONFLICT (idempotency_key) WHERE deleted_at IS NULL DO NOTHING RETURNING id"
+    } else {
         "INSERT INTO uploads (idempotency_key, fingerprint, blob_sha256, content_type, filename,
                               metadata, token_id, parser_version, document, message_id, unlisted)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-         ON CONFLICT (idempotency_key) WHERE deleted_at IS NULL DO NOTHING RETURNING id",
-    )
-    .bind(up.idempotency_key)
-    .bind(up.fingerprint)
-    .bind(up.content_sha)
-    .bind(up.content_type)
-    .bind(up.meta.filename.as_deref())
-    .bind(&metadata)
-    .bind(up.token_id)
-    .bind(up.parser_version)
-    .bind(&outline)
-    .bind(up.message_id)
-    .bind(up.meta.unlisted)
-    .fetch_optional(&mut *conn)
-    .await?;
+         ON CONFLICT (idempotency_key) WHERE deleted_at IS NULL DO NOTHING RETURNING id"
+    };
+    let mut insert = sqlx::query_scalar(sql)
+        .bind(up.idempotency_key)
+        .bind(up.fingerprint)
+        .bind(up.content_sha)
+        .bind(up.content_type)
+        .bind(up.meta.filename.as_deref())
+        .bind(&metadata)
+        .bind(up.token_id)
+        .bind(up.parser_version)
+        .bind(&outline)
+        .bind(up.message_id)
+        .bind(up.meta.unlisted);
+    if let Some(bytes) = &small {
+        insert = insert.bind(bytes.len() as i64).bind(&bytes[..]);
+    }
+    let inserted: Option<i64> = insert.fetch_optional(&mut *conn).await?;
     let Some(upload_id) = inserted else {
         return Ok(None);
     };
@@ -141,6 +184,7 @@ async fn write_upload_known(
         known,
     };
     let mut run_ids = Vec::with_capacity(up.runs.len());
+    let mut runs = Vec::with_capacity(up.runs.len());
     // Each block is stored once, with the first run planned from it; the
     // other runs of that block (columns of a table) keep a reference.
     let mut first_of_block: Option<(usize, i64)> = None;
@@ -153,13 +197,48 @@ async fn write_upload_known(
             first_of_block = Some((spec.block_index, id));
         }
         run_ids.push(id);
+        runs.push(StoredRun {
+            id,
+            board: crate::boards::canonical(&spec.board),
+            kernel: spec.kernel.clone(),
+            variant: spec.variant.clone(),
+            block_kind: spec.block_kind.to_string(),
+            label: spec.label.clone(),
+        });
     }
-    crate::storage::overview::add_runs(conn, &run_ids).await?;
+    // These are all the upload's runs: selected by upload, the statement
+    // keeps one plan (by a list of ids it is planned again each time).
+    crate::storage::overview::add_upload(conn, upload_id).await?;
     Ok(Some(StoredUpload {
         upload_id,
         created: true,
         run_ids,
+        runs,
     }))
+}
+
+/// The content, when it is small enough to be stored with one `INSERT`
+/// ([`crate::blob::INSERT_AT_MOST`]): bytes in memory as they are, a small
+/// spool read back (a few KiB just written, from the page cache).
+fn small_content<'a>(
+    content: crate::blob::Blob<'a>,
+) -> Result<Option<std::borrow::Cow<'a, [u8]>>, AppError> {
+    use std::io::Read;
+    if content.len() > crate::blob::INSERT_AT_MOST {
+        return Ok(None);
+    }
+    match content {
+        crate::blob::Blob::Bytes(b) => Ok(Some(b.into())),
+        crate::blob::Blob::Spool(s) => {
+            let mut buf = Vec::with_capacity(s.len() as usize);
+            s.reader().read_to_end(&mut buf).map_err(|e| {
+                AppError::Internal(anyhow::anyhow!(
+                    "cannot read the upload's spool file in the temporary directory: {e}"
+                ))
+            })?;
+            Ok(Some(buf.into()))
+        }
+    }
 }
 
 async fn replay(
@@ -190,6 +269,7 @@ async fn replay(
         upload_id,
         created: false,
         run_ids,
+        runs: Vec::new(),
     }))
 }
 
@@ -259,6 +339,16 @@ pub fn outline(doc: &serde_json::Value) -> serde_json::Value {
     serde_json::Value::Object(out)
 }
 
+/// The `INSERT` of a run, binding `$1` to `$18`.
+macro_rules! run_insert {
+    () => {
+        "INSERT INTO runs (upload_id, block_index, column_index, board_id, kernel_id, variant_id,
+                           kind, block_kind, label, labels, tool_args, first_line, last_line, block,
+                           unlisted, simulation_id, worst_us, worst_kind)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)"
+    };
+}
+
 async fn insert_run(
     conn: &mut PgConnection,
     spec: &RunSpec,
@@ -276,15 +366,22 @@ async fn insert_run(
     } = *cx;
     let board = known.board_id(conn, &spec.board).await?;
     let kernel = known.kernel_id(conn, &spec.kernel).await?;
-    let variant = catalog::variant_id(
-        conn,
-        &spec.variant,
-        spec.parent.as_deref(),
-        !spec.parent_inferred,
-        series,
-        message_id,
-    )
-    .await?;
+    // A run that records nothing on its variant takes the id `ensure`
+    // found; one that names a parent, series or Message-ID records them.
+    let variant = match known.variants.get(&spec.variant) {
+        Some(id) if spec.parent.is_none() && series.is_none() && message_id.is_none() => *id,
+        _ => {
+            catalog::variant_id(
+                conn,
+                &spec.variant,
+                spec.parent.as_deref(),
+                !spec.parent_inferred,
+                series,
+                message_id,
+            )
+            .await?
+        }
+    };
     let labels = serde_json::json!({});
     let reference;
     let block = match shared_block {
@@ -301,66 +398,85 @@ async fn insert_run(
             &reference
         }
     };
-    let run_id: i64 = sqlx::query_scalar(
-        "INSERT INTO runs (upload_id, block_index, column_index, board_id, kernel_id, variant_id,
-                           kind, block_kind, label, labels, tool_args, first_line, last_line, block, unlisted,
-                           simulation_id, worst_us, worst_kind)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-         RETURNING id",
-    )
-    .bind(upload_id)
-    .bind(spec.block_index as i32)
-    .bind(spec.column_index as i32)
-    .bind(board)
-    .bind(kernel)
-    .bind(variant)
-    .bind(kind)
-    .bind(spec.block_kind)
-    .bind(spec.label.as_deref())
-    .bind(&labels)
-    .bind(meta.tool_args.as_deref())
-    .bind(spec.lines[0] as i32)
-    .bind(spec.lines[1] as i32)
-    .bind(block)
-    .bind(meta.unlisted)
-    .bind(simulation_id)
-    .bind(spec.worst().map(|w| w.0))
-    .bind(spec.worst().map(|w| w.1))
-    .fetch_one(&mut *conn)
-    .await?;
+    // A run's latency threads go in with it, in one statement.
+    let t = &spec.threads;
+    let sql = if t.is_empty() {
+        concat!(run_insert!(), " RETURNING id")
+    } else {
+        concat!(
+            "WITH r AS (",
+            run_insert!(),
+            " RETURNING id),
+             t AS (INSERT INTO latency_threads (run_id, thread, tid, priority, interval_us, cycles,
+                                                cpu, min_us, act_us, avg_us, max_us)
+                   SELECT r.id, x.* FROM r, UNNEST($19::int[], $20::int[], $21::int[],
+                                                   $22::bigint[], $23::bigint[], $24::int[],
+                                                   $25::float8[], $26::float8[], $27::float8[],
+                                                   $28::float8[]) AS x
+                   ON CONFLICT (run_id, thread) DO NOTHING)
+             SELECT id FROM r"
+        )
+    };
+    let mut insert = sqlx::query_scalar(sql)
+        .bind(upload_id)
+        .bind(spec.block_index as i32)
+        .bind(spec.column_index as i32)
+        .bind(board)
+        .bind(kernel)
+        .bind(variant)
+        .bind(kind)
+        .bind(spec.block_kind)
+        .bind(spec.label.as_deref())
+        .bind(&labels)
+        .bind(meta.tool_args.as_deref())
+        .bind(spec.lines[0] as i32)
+        .bind(spec.lines[1] as i32)
+        .bind(block)
+        .bind(meta.unlisted)
+        .bind(simulation_id)
+        .bind(spec.worst().map(|w| w.0))
+        .bind(spec.worst().map(|w| w.1));
+    if !t.is_empty() {
+        insert = insert
+            .bind(t.iter().map(|x| x.thread as i32).collect::<Vec<_>>())
+            .bind(
+                t.iter()
+                    .map(|x| x.tid.map(|v| v as i32))
+                    .collect::<Vec<_>>(),
+            )
+            .bind(t.iter().map(|x| x.priority).collect::<Vec<_>>())
+            .bind(
+                t.iter()
+                    .map(|x| x.interval_us.map(|v| v as i64))
+                    .collect::<Vec<_>>(),
+            )
+            .bind(
+                t.iter()
+                    .map(|x| x.cycles.map(|v| v as i64))
+                    .collect::<Vec<_>>(),
+            )
+            .bind(
+                t.iter()
+                    .map(|x| x.cpu.map(|v| v as i32))
+                    .collect::<Vec<_>>(),
+            )
+            .bind(t.iter().map(|x| x.min_us).collect::<Vec<_>>())
+            .bind(t.iter().map(|x| x.act_us).collect::<Vec<_>>())
+            .bind(t.iter().map(|x| x.avg_us).collect::<Vec<_>>())
+            .bind(t.iter().map(|x| x.max_us).collect::<Vec<_>>());
+    }
+    let run_id: i64 = insert.fetch_one(&mut *conn).await?;
     insert_results(conn, run_id, upload_id, spec).await?;
     Ok(run_id)
 }
 
+/// The results of a run but its latency threads (stored with the run).
 async fn insert_results(
     conn: &mut PgConnection,
     run_id: i64,
     upload_id: i64,
     spec: &RunSpec,
 ) -> Result<(), AppError> {
-    if !spec.threads.is_empty() {
-        let t = &spec.threads;
-        sqlx::query(
-            "INSERT INTO latency_threads (run_id, thread, tid, priority, interval_us, cycles, cpu,
-                                          min_us, act_us, avg_us, max_us)
-             SELECT $1, * FROM UNNEST($2::int[], $3::int[], $4::int[], $5::bigint[], $6::bigint[],
-                                      $7::int[], $8::float8[], $9::float8[], $10::float8[], $11::float8[])
-             ON CONFLICT (run_id, thread) DO NOTHING",
-        )
-        .bind(run_id)
-        .bind(t.iter().map(|x| x.thread as i32).collect::<Vec<_>>())
-        .bind(t.iter().map(|x| x.tid.map(|v| v as i32)).collect::<Vec<_>>())
-        .bind(t.iter().map(|x| x.priority).collect::<Vec<_>>())
-        .bind(t.iter().map(|x| x.interval_us.map(|v| v as i64)).collect::<Vec<_>>())
-        .bind(t.iter().map(|x| x.cycles.map(|v| v as i64)).collect::<Vec<_>>())
-        .bind(t.iter().map(|x| x.cpu.map(|v| v as i32)).collect::<Vec<_>>())
-        .bind(t.iter().map(|x| x.min_us).collect::<Vec<_>>())
-        .bind(t.iter().map(|x| x.act_us).collect::<Vec<_>>())
-        .bind(t.iter().map(|x| x.avg_us).collect::<Vec<_>>())
-        .bind(t.iter().map(|x| x.max_us).collect::<Vec<_>>())
-        .execute(&mut *conn)
-        .await?;
-    }
     if let Some(h) = &spec.histogram {
         let (mut th, mut lo, mut cnt) = (Vec::new(), Vec::new(), Vec::new());
         for pt in &h.per_thread {

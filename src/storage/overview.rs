@@ -14,6 +14,13 @@ pub async fn add_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx::Result<
     upsert_cells(conn, "r.id = ANY($1)", run_ids).await
 }
 
+/// Add the runs of a freshly stored upload (all of them) to the
+/// aggregates: [`add_runs`] by upload, a filter PostgreSQL keeps one plan
+/// for (a list of ids makes it plan the statement again on every call).
+pub async fn add_upload(conn: &mut PgConnection, upload_id: i64) -> sqlx::Result<()> {
+    upsert_cells(conn, "r.upload_id = ($1::bigint[])[1]", &[upload_id]).await
+}
+
 /// Recompute the aggregates of every board x kernel the given runs touch
 /// (after they were deleted): deletions cannot be subtracted from a max.
 pub async fn rebuild_for_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx::Result<()> {

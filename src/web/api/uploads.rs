@@ -6,9 +6,11 @@
 //! also come in the query string. `Content-Encoding: gzip` is accepted with
 //! its own limit on the decoded size.
 //!
-//! A body is never held whole: it is spooled as it arrives (gunzipped in
-//! chunks on the blocking pool, multipart split as it streams), hashed on
-//! the way, and the spool is parsed and stored ([`crate::blob`]).
+//! A body is never held whole but a small raw one (at most
+//! [`SMALL_BODY_BYTES`], as a rig posts): it is spooled as it arrives
+//! (gunzipped in chunks on the blocking pool, multipart split as it
+//! streams), hashed on the way, and the spool is parsed and stored
+//! ([`crate::blob`]).
 
 use std::sync::{Arc, Mutex};
 
@@ -23,7 +25,8 @@ use futures_util::{Stream, StreamExt};
 use crate::auth::{Caller, Scope};
 use crate::blob::{self, Spool, SpoolSink};
 use crate::error::{AppError, AppResult, ErrorBody};
-use crate::ingest::{self, Cancel, RawUpload, UploadMeta};
+use crate::ingest::{self, Cancel, Content, RawUpload, UploadMeta};
+use crate::storage::ingest::StoredRun;
 use crate::storage::runs;
 use crate::web::AppState;
 
@@ -207,14 +210,14 @@ pub async fn create_upload(
     };
     let cancel = Cancel::default();
     let _guard = cancel.on_drop();
-    let (spool, content_type, meta) = receive(params.into_meta(), req, limits, &cancel).await?;
-    // The permit covers the parse and the store. The body is spooled, so
-    // its size does not add to the memory they take.
-    let permit = state.parse_gate.acquire(0).await?;
+    let (content, content_type, meta) = receive(params.into_meta(), req, limits, &cancel).await?;
+    // The permit covers the parse and the store. A body is spooled, or
+    // small and in memory: the permit counts those bytes.
+    let permit = state.parse_gate.acquire(content.held_bytes()).await?;
     let (stored, doc) = ingest::ingest_with(
         &state.pool,
         RawUpload {
-            content: spool.into(),
+            content,
             content_type,
             meta,
             idempotency_key,
@@ -224,7 +227,23 @@ pub async fn create_upload(
         cancel,
     )
     .await?;
-    let summaries = runs::summaries(&state.pool, &stored.run_ids).await?;
+    // A new upload knows its runs' names; a replay reads them back.
+    let summaries = if stored.created {
+        stored.runs
+    } else {
+        runs::summaries(&state.pool, &stored.run_ids)
+            .await?
+            .into_iter()
+            .map(|r| StoredRun {
+                id: r.id,
+                board: r.board,
+                kernel: r.kernel,
+                variant: r.variant,
+                block_kind: r.block_kind,
+                label: r.label,
+            })
+            .collect()
+    };
     let status = if stored.created {
         state
             .metrics
@@ -306,9 +325,9 @@ pub async fn parse_upload(
     }
     let cancel = Cancel::default();
     let _guard = cancel.on_drop();
-    let (spool, _ct, meta) = receive(UploadMeta::default(), req, limits, &cancel).await?;
-    let permit = gate.acquire(0).await?;
-    let json = ingest::parse_to_json(spool.into(), meta.filename, permit, cancel).await?;
+    let (content, _ct, meta) = receive(UploadMeta::default(), req, limits, &cancel).await?;
+    let permit = gate.acquire(content.held_bytes()).await?;
+    let json = ingest::parse_to_json(content, meta.filename, permit, cancel).await?;
     Ok((
         [(header::CONTENT_TYPE, "application/json")],
         Body::from(json),
@@ -337,7 +356,7 @@ async fn receive(
     req: Request,
     limits: BodyLimits,
     cancel: &Cancel,
-) -> AppResult<(Spool, Option<String>, UploadMeta)> {
+) -> AppResult<(Content, Option<String>, UploadMeta)> {
     let (parts, body) = req.into_parts();
     let gzip = is_gzip(&parts.headers)?;
     let content_type = parts
@@ -367,15 +386,49 @@ async fn receive(
     };
     if multipart {
         let ct = content_type.unwrap_or_default();
-        return split_multipart(meta, &ct, decoded, cancel).await;
+        let (spool, content_type, meta) = split_multipart(meta, &ct, decoded, cancel).await?;
+        return Ok((spool.into(), content_type, meta));
     }
-    let spool = blob::spool_stream(decoded, cancel).await?;
-    if spool.is_empty() {
+    let content: Content = match declared {
+        // A small body (a rig's result) is kept in memory: a temporary file
+        // would cost more system calls than the rest of its upload.
+        Some(n) if !gzip && n <= SMALL_BODY_BYTES => {
+            Content::Bytes(collect_small(decoded, n as usize).await?)
+        }
+        _ => blob::spool_stream(decoded, cancel).await?.into(),
+    };
+    if content.is_empty() {
         return Err(AppError::BadRequest(
             "empty body: send the result text".into(),
         ));
     }
-    Ok((spool, content_type, meta))
+    Ok((content, content_type, meta))
+}
+
+/// Raw bodies declared at most this long are received in memory; longer
+/// ones, gzip and multipart are spooled ([`blob::spool_stream`]).
+pub const SMALL_BODY_BYTES: u64 = blob::INSERT_AT_MOST;
+
+/// The whole body of `declared` bytes, refused as the spool would refuse
+/// it: binary content (a NUL byte) is not a text result.
+async fn collect_small(
+    mut chunks: BoxStream<'static, Result<Bytes, AppError>>,
+    declared: usize,
+) -> AppResult<Bytes> {
+    let mut buf = bytes::BytesMut::with_capacity(declared);
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk?;
+        if chunk.contains(&0) {
+            return Err(ingest::binary_content());
+        }
+        if buf.len() + chunk.len() > declared {
+            return Err(AppError::BadRequest(format!(
+                "the body is longer than its Content-Length ({declared} bytes)"
+            )));
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(buf.freeze())
 }
 
 /// True for `Content-Encoding: gzip`, false for none; 415 for others.
