@@ -18,7 +18,7 @@ use crate::document::{BlockBody, Warning};
 use crate::error::ParseError;
 use crate::lines::Line;
 use crate::{MAX_BLOCKS, time};
-use crate::{counters, distribution, microbench, perf_lock, profile, willitscale};
+use crate::{counters, dd, distribution, microbench, perf_lock, profile, willitscale};
 use crate::{cyclictest, cyclictest_json, ftrace, histogram, lkp, metrics, mmtests, plain, rtla};
 
 /// How much a claim of a recognizer is worth against another's.
@@ -142,6 +142,7 @@ pub static RECOGNIZERS: &[Recognizer] = &[
     Recognizer::single("profile", "a perf report / perf top profile", Strength::Specific, profile::recognize),
     Recognizer::single("will_it_scale", "will-it-scale CSV", Strength::Specific, willitscale::recognize),
     Recognizer::single("microbench", "schbench / hackbench / perf bench", Strength::Specific, microbench::recognize),
+    Recognizer::single("dd", "dd's `bytes ... copied` summary", Strength::Specific, dd::recognize),
     Recognizer::single("lkp", "an LKP robot table", Strength::Specific, lkp::recognize),
     Recognizer::single("counters", "vmstat / meminfo / memory.stat / PSI counters", Strength::Specific, counters::recognize),
     Recognizer::single("mmtests", "an mmtests compare table", Strength::Specific, mmtests::recognize),
