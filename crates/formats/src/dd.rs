@@ -51,7 +51,8 @@ fn records(text: &str) -> Option<(u64, u64)> {
     Some((units::int(full)?, units::int(part)?))
 }
 
-/// A decimal printed with a point or, in some locales, a comma.
+/// A decimal printed with a point or, in some locales, a comma; dd prints
+/// short times with an exponent (`5.9079e-05 s`).
 fn decimal(text: &str) -> Option<f64> {
     let t = text.trim();
     let t = if t.contains('.') {
@@ -59,7 +60,11 @@ fn decimal(text: &str) -> Option<f64> {
     } else {
         t.replacen(',', ".", 1)
     };
-    units::scaled(&t, 0)
+    units::scaled(&t, 0).or_else(|| {
+        let (mantissa, exp) = t.split_once(['e', 'E'])?;
+        let exp: i32 = exp.parse().ok()?;
+        units::scaled(mantissa, exp)
+    })
 }
 
 /// `10737418240 bytes (11 GB, 10 GiB) copied, 3.62128 s, 3.0 GB/s`, also
@@ -183,6 +188,8 @@ mod tests {
             (s.seconds, s.rate, s.rate_unit.as_str()),
             (365.951, 9.2, "MB/s")
         );
+        let s = summary("1536 bytes (1.5 kB, 1.5 KiB) copied, 5.9079e-05 s, 26.0 MB/s").unwrap();
+        assert_eq!(s.seconds, 5.9079e-05);
         assert!(summary("512 bytes copied").is_none());
         assert!(summary("copied, 1 s, 2 MB/s").is_none());
     }
