@@ -18,7 +18,7 @@ use crate::document::{BlockBody, Warning};
 use crate::error::ParseError;
 use crate::lines::Line;
 use crate::{MAX_BLOCKS, time};
-use crate::{counters, distribution, microbench, perf_lock, profile, willitscale};
+use crate::{counters, dd, distribution, microbench, perf_lock, profile, willitscale};
 use crate::{cyclictest, cyclictest_json, ftrace, histogram, lkp, metrics, mmtests, plain, rtla};
 
 /// How much a claim of a recognizer is worth against another's.
@@ -142,6 +142,7 @@ pub static RECOGNIZERS: &[Recognizer] = &[
     Recognizer::single("profile", "a perf report / perf top profile", Strength::Specific, profile::recognize),
     Recognizer::single("will_it_scale", "will-it-scale CSV", Strength::Specific, willitscale::recognize),
     Recognizer::single("microbench", "schbench / hackbench / perf bench", Strength::Specific, microbench::recognize),
+    Recognizer::single("dd", "dd's `bytes ... copied` summary", Strength::Specific, dd::recognize),
     Recognizer::single("lkp", "an LKP robot table", Strength::Specific, lkp::recognize),
     Recognizer::single("counters", "vmstat / meminfo / memory.stat / PSI counters", Strength::Specific, counters::recognize),
     Recognizer::single("mmtests", "an mmtests compare table", Strength::Specific, mmtests::recognize),
@@ -358,28 +359,88 @@ fn is_decimal(w: &str) -> bool {
         && !(unit.len() > 1 && unit.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
-/// Runs of data-like lines that no block covers, as warnings.
+/// Units that make a number a measured result when written in prose
+/// (`1ms / 90ms / 280ms`, `82.973 FPS`, `new record: 72707 us`).
+const MEASURE_UNITS: &[&str] = &[
+    "ns", "us", "usec", "usecs", "µs", "ms", "msec", "msecs", "s", "sec", "secs", "seconds", "FPS",
+    "fps", "MB/s", "GB/s", "KB/s", "kB/s", "MiB/s", "GiB/s", "ops/s", "ops/sec", "%",
+];
+
+/// How many measured values (a number with a time, rate or percent unit,
+/// attached or as the next word) a line holds.
+fn measured_values(text: &str) -> usize {
+    // `testtime: 60s`, `nr_threads: 100%`: one parameter of a job, not a
+    // result.
+    let words: Vec<&str> = text.split_whitespace().collect();
+    if words.len() == 2 && words[0].ends_with(':') {
+        return 0;
+    }
+    let toks: Vec<&str> = text
+        .split_whitespace()
+        .take(64)
+        .map(|w| {
+            w.trim_matches(|c: char| matches!(c, ',' | ';' | '(' | ')' | '[' | ']' | '/' | ':'))
+        })
+        .collect();
+    let mut n = 0;
+    for (k, w) in toks.iter().enumerate() {
+        let num_end = w
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(w.len());
+        if num_end == 0 || !w.starts_with(|c: char| c.is_ascii_digit()) {
+            continue;
+        }
+        let unit = &w[num_end..];
+        let next_is_unit =
+            unit.is_empty() && toks.get(k + 1).is_some_and(|u| MEASURE_UNITS.contains(u));
+        if MEASURE_UNITS.contains(&unit) || next_is_unit {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Measured values on one line of prose worth a warning by themselves.
+const PROSE_VALUES_MIN: usize = 3;
+
+/// Runs of data-like lines that no block covers, as warnings; and results
+/// written as prose (`1ms / 90ms / 280ms`, two lines in a row with measured
+/// values in them), so that what was skipped is said.
 fn unread_parts(lines: &[Line<'_>], covered: &[bool]) -> Vec<Warning> {
     let mut out = Vec::new();
-    let mut run: Option<(usize, usize)> = None;
-    let flush = |run: &mut Option<(usize, usize)>, out: &mut Vec<Warning>| {
-        if let Some((a, b)) = run.take()
-            && b - a + 1 >= UNREAD_MIN_LINES
+    // (first, last, most measured values on one line, all lines data-like)
+    let mut run: Option<(usize, usize, usize, bool)> = None;
+    let flush = |run: &mut Option<(usize, usize, usize, bool)>, out: &mut Vec<Warning>| {
+        if let Some((a, b, most, data)) = run.take()
+            && (b - a + 1 >= UNREAD_MIN_LINES || most >= PROSE_VALUES_MIN)
         {
             let (first, last) = (line_no(lines, a), line_no(lines, b));
+            let n = b - a + 1;
+            let what = if data {
+                format!("{n} lines of numbers that no format could read")
+            } else {
+                format!("results written as prose ({n} lines) that no format could read")
+            };
+            let message = if first == last {
+                format!("line {first}: {what}")
+            } else {
+                format!("lines {first}-{last}: {what}")
+            };
             out.push(Warning {
                 line: Some(first),
-                message: format!(
-                    "lines {first}-{last}: {} lines of numbers that no format could read",
-                    b - a + 1
-                ),
+                message,
             });
         }
     };
     for (k, l) in lines.iter().enumerate() {
-        let data = !covered.get(k).copied().unwrap_or(false) && looks_like_data(l.text);
-        if data {
-            run = Some(run.map_or((k, k), |(a, _)| (a, k)));
+        let free = !covered.get(k).copied().unwrap_or(false);
+        let data = free && looks_like_data(l.text);
+        let measured = if free { measured_values(l.text) } else { 0 };
+        if data || measured > 0 {
+            run = Some(match run {
+                Some((a, _, most, d)) => (a, k, most.max(measured), d && data),
+                None => (k, k, measured, data),
+            });
         } else {
             flush(&mut run, &mut out);
         }
@@ -395,6 +456,18 @@ fn line_no(lines: &[Line<'_>], i: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn results_written_as_prose_are_listed() {
+        let lines = crate::lines::split(
+            "The latencies were 1ms / 90ms / 280ms today.\n\nnr_threads: 100%\ntesttime: 60s\n\nplain words\n",
+        );
+        let w = unread_parts(&lines, &vec![false; lines.len()]);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].line, Some(1));
+        assert!(w[0].message.contains("results written as prose"));
+        assert_eq!(measured_values("415 frames in 5.0 seconds = 82.973 FPS"), 2);
+    }
 
     #[test]
     fn names_are_unique() {

@@ -92,7 +92,23 @@ pub fn recognize(
                     k = next - start;
                     continue;
                 }
-                None => break,
+                None => match interrupted_gap(lines, start + k, acc.quote) {
+                    // The replier's comment between quoted event lines: the
+                    // trace goes on below it, with events left out.
+                    Some(next) => {
+                        let elision = Line {
+                            no: line.no,
+                            text: "[...]",
+                            quote: acc.quote,
+                        };
+                        if let Err(e) = acc.feed_line(&elision) {
+                            return Some(Err(e));
+                        }
+                        k = next - start;
+                        continue;
+                    }
+                    None => break,
+                },
             },
             Err(e) => return Some(Err(e)),
         }
@@ -124,6 +140,40 @@ fn elided_gap(lines: &[Line<'_>], at: usize, quote: u32) -> Option<(usize, usize
         i += 1;
     }
     parse_event(&ascii_spaces(same(i)?.text)).map(|_| (elision, i))
+}
+
+/// Lines a replier's comment inside a quoted report may take.
+const MAX_INTERRUPTION: usize = 40;
+
+/// A quoted report (`quote` > 0) that a replier cut with a comment of their
+/// own: from `at` on, blank lines, short notes of the poster at the
+/// report's level (`8182 x the above two line`) and lines quoted less
+/// deeply than the report (the reply), then event lines at the report's
+/// level again. The index of the first event after the comment, when the
+/// comment holds reply lines; a note alone is not enough.
+fn interrupted_gap(lines: &[Line<'_>], at: usize, quote: u32) -> Option<usize> {
+    if quote == 0 {
+        return None;
+    }
+    let mut replied = false;
+    for (i, l) in lines.iter().enumerate().skip(at).take(MAX_INTERRUPTION) {
+        let t = l.text.trim();
+        if l.quote == quote && !t.is_empty() {
+            if parse_event(&ascii_spaces(l.text)).is_some() {
+                return replied.then_some(i);
+            }
+            // A note of the poster among the events: words, no `#` header.
+            if t.starts_with('#') || t.split_whitespace().count() > 8 {
+                return None;
+            }
+            continue;
+        }
+        if l.quote > quote {
+            return None;
+        }
+        replied |= l.quote < quote && !t.is_empty();
+    }
+    None
 }
 
 /// A line standing for events the poster left out.
@@ -1866,6 +1916,30 @@ fn split_function(text: &str) -> (Option<&str>, Option<&str>) {
         None => None,
     };
     (Some(name), caller)
+}
+
+#[cfg(test)]
+mod interruption_tests {
+    use super::interrupted_gap;
+
+    #[test]
+    fn a_reply_inside_a_quoted_trace_is_skipped_only_when_events_follow() {
+        let ev = ">   dd-1       0d..1.  231us+: chacha_permute <-chacha_block_generic";
+        let text = format!("{ev}\n>\n>   8182 x the above\n\nA reply here.\n\n{ev}\n");
+        let lines = crate::lines::split(&text);
+        assert_eq!(interrupted_gap(&lines, 1, 1), Some(6));
+        // A note alone, with no reply, is not an interruption.
+        let text = format!("{ev}\n>\n>   8182 x the above\n>\n{ev}\n");
+        let lines = crate::lines::split(&text);
+        assert_eq!(interrupted_gap(&lines, 1, 1), None);
+        // A reply after which no event comes ends the report.
+        let text = format!("{ev}\n>\nThanks.\n>   # tracer: irqsoff\n");
+        let lines = crate::lines::split(&text);
+        assert_eq!(interrupted_gap(&lines, 1, 1), None);
+        // An unquoted report is never interrupted.
+        let lines = crate::lines::split("x\n");
+        assert_eq!(interrupted_gap(&lines, 0, 0), None);
+    }
 }
 
 #[cfg(test)]

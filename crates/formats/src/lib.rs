@@ -24,6 +24,7 @@ pub mod counters;
 pub mod culprit;
 pub mod cyclictest;
 pub mod cyclictest_json;
+pub mod dd;
 pub mod detect;
 pub mod distribution;
 pub mod ftrace;

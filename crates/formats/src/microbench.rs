@@ -7,6 +7,10 @@
 //!   first one, `Latency percentiles (usec)` with `50.0000th: 22` lines
 //!   (wakeup latency only);
 //! - hackbench: `Running in process mode with 10 groups ...` then `Time: 1.234`;
+//!   the old layout `Running with 100*40 (== 4000) tasks.` then `Time:`; and
+//!   a `Time: 1.234` line alone when a line next to it names hackbench (a
+//!   `hackbench:` label, the command, or `perf stat`'s `Performance counter
+//!   stats for 'hackbench ...'` right below it);
 //! - `perf bench sched messaging` / `sched pipe`: `# Running 'sched/pipe'
 //!   benchmark:`, `Total time: 0.075 [sec]`, `7.563000 usecs/op`,
 //!   `132222 ops/sec`.
@@ -33,8 +37,13 @@ pub fn recognize(
     if schbench_section(line.text).is_some() {
         return schbench(lines, start);
     }
-    if hackbench_header(line.text) {
+    if hackbench_header(line.text) || hackbench_old_header(line.text) {
         return hackbench(lines, start);
+    }
+    if let Some(v) = hackbench_time(line.text)
+        && names_hackbench(lines, start)
+    {
+        return Some(Ok((1, hackbench_block(Vec::new(), v))));
     }
     if let Some(bench) = perf_bench_header(line.text) {
         return perf_bench(lines, start, bench);
@@ -185,10 +194,67 @@ fn hackbench_header(text: &str) -> bool {
         && t.contains(" groups using ")
 }
 
+/// The old hackbench's `Running with 100*40 (== 4000) tasks.` (groups times
+/// 40 file descriptors).
+fn hackbench_old_header(text: &str) -> bool {
+    let t = text.trim();
+    t.strip_prefix("Running with ")
+        .and_then(|r| r.split_once("*40 (== "))
+        .is_some_and(|(g, r)| units::int(g).is_some() && r.ends_with(" tasks."))
+}
+
+/// `Time: 1.234` (hackbench's only result line), its seconds.
+fn hackbench_time(text: &str) -> Option<f64> {
+    let v = text.trim().strip_prefix("Time:")?.trim();
+    if v.contains(char::is_whitespace) {
+        return None;
+    }
+    v.parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0)
+}
+
+/// Whether a line next to `start` (up to two non-blank lines above, or the
+/// next non-blank line below) names hackbench: a `Time:` line means nothing
+/// on its own.
+fn names_hackbench(lines: &[Line<'_>], start: usize) -> bool {
+    let quote = lines[start].quote;
+    let names =
+        |l: &Line<'_>| l.quote == quote && l.text.to_ascii_lowercase().contains("hackbench");
+    let above = lines[..start]
+        .iter()
+        .rev()
+        .filter(|l| !l.text.trim().is_empty())
+        .take(2)
+        .any(names);
+    let below = lines[start + 1..]
+        .iter()
+        .find(|l| !l.text.trim().is_empty())
+        .is_some_and(names);
+    above || below
+}
+
+fn hackbench_block(mut metrics: Vec<Metric>, time: f64) -> BlockBody {
+    metrics.push(metric("time", time, Some("s")));
+    BlockBody::Metrics(Metrics {
+        tool: "hackbench".into(),
+        metrics,
+        runs: None,
+    })
+}
+
 fn hackbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody), ParseError>> {
     let first = lines.get(start)?;
     let quote = first.quote;
     let mut metrics = Vec::new();
+    // The old layout's groups are the N of `N*40`; its tasks are read below.
+    if let Some(g) = first
+        .text
+        .trim()
+        .strip_prefix("Running with ")
+        .and_then(|r| r.split_once("*40 (== "))
+        .and_then(|(g, _)| units::int(g))
+    {
+        metrics.push(metric("groups", g as f64, None));
+    }
     let words: Vec<&str> = first.text.split_whitespace().collect();
     let after = |w: &str| {
         words
@@ -226,15 +292,7 @@ fn hackbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBod
                     l.text,
                 )));
             };
-            metrics.push(metric("time", v, Some("s")));
-            return Some(Ok((
-                k + 1,
-                BlockBody::Metrics(Metrics {
-                    tool: "hackbench".into(),
-                    metrics,
-                    runs: None,
-                }),
-            )));
+            return Some(Ok((k + 1, hackbench_block(metrics, v))));
         }
         if !t.starts_with("Each sender will pass") {
             break;
@@ -366,5 +424,32 @@ mod tests {
             "Running in threaded mode with 2 groups using 40 file descriptors each (== 80 tasks)\n",
         );
         assert!(recognize(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn a_time_line_is_hackbench_only_next_to_its_name() {
+        let time = |text: &str, at: usize| -> Option<f64> {
+            let lines = crate::lines::split(text);
+            match recognize(&lines, at)?.ok()?.1 {
+                BlockBody::Metrics(m) => {
+                    m.metrics.iter().find(|m| m.name == "time").map(|m| m.value)
+                }
+                _ => None,
+            }
+        };
+        assert_eq!(time("hackbench:\n    Time: 28.896\n", 1), Some(28.896));
+        assert_eq!(
+            time(
+                "    Time: 1.5\n    Performance counter stats for 'hackbench -g 4':\n",
+                0
+            ),
+            Some(1.5)
+        );
+        assert_eq!(time("build:\nTime: 28.896\n", 1), None);
+        assert_eq!(time("hackbench:\nTime: 12 minutes\n", 1), None);
+        assert_eq!(
+            time("Running with 100*40 (== 4000) tasks.\nTime: 52.736\n", 0),
+            Some(52.736)
+        );
     }
 }

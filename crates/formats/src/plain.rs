@@ -139,7 +139,11 @@ pub fn cells(text: &str) -> Vec<Cell> {
         }
         let (value, unit) = match parse_number_unit(tok) {
             Some((v, u)) => (Some(v), u.map(str::to_string)),
-            None => (None, None),
+            None => match clock_seconds(tok) {
+                // `22:14` under `Elapsed`: minutes and seconds.
+                Some(v) => (Some(v), Some("s".to_string())),
+                None => (None, None),
+            },
         };
         out.push(Cell {
             printed: tok.to_string(),
@@ -149,6 +153,34 @@ pub fn cells(text: &str) -> Vec<Cell> {
         });
     }
     out
+}
+
+/// `m:ss`, `h:mm:ss`, `m:ss.ff` (an elapsed time as `time` and people print
+/// it) in seconds. The parts after the first are two digits below 60. A
+/// zero-padded `08:42:56` is a time of day (sar's row label), not a length.
+pub fn clock_seconds(tok: &str) -> Option<f64> {
+    let parts: Vec<&str> = tok.split(':').collect();
+    if parts.len() < 2 || parts.len() > 3 || (parts.len() == 3 && parts[0].len() == 2) {
+        return None;
+    }
+    let mut total = 0.0;
+    for (n, part) in parts.iter().enumerate() {
+        let whole = part.split('.').next().unwrap_or("");
+        let last = n + 1 == parts.len();
+        let ok = !whole.is_empty()
+            && whole.bytes().all(|b| b.is_ascii_digit())
+            && (n == 0 || whole.len() == 2)
+            && (last || !part.contains('.'));
+        if !ok {
+            return None;
+        }
+        let v: f64 = part.parse().ok()?;
+        if n > 0 && v >= 60.0 {
+            return None;
+        }
+        total = total * 60.0 + v;
+    }
+    Some(total)
 }
 
 fn is_header(text: &str) -> Option<Vec<&str>> {
@@ -169,6 +201,7 @@ fn is_header(text: &str) -> Option<Vec<&str>> {
         w.chars().count() <= 32
             && w.chars().any(char::is_alphanumeric)
             && parse_number_unit(w).is_none()
+            && clock_seconds(w).is_none()
             && !w.starts_with(['+', '-', '@', '#', '|', '=', '(', '<', '[', '/'])
             // Shell, not a header: `cat /proc/$PID/status`.
             && !w.contains('$')
@@ -213,7 +246,52 @@ fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
     {
         return Some((None, cs));
     }
+    // A label of several words (`and with requested change  22:23  378662`):
+    // words without a value, then exactly `k` value cells.
+    if cs.len() > k + 1 && cs.len() <= k + MAX_LABEL_WORDS {
+        let mut cs = cs;
+        let values = cs.split_off(cs.len() - k);
+        if values.iter().all(is_value)
+            && values.iter().any(|c| c.value.is_some())
+            && cs.iter().all(|c| c.value.is_none() && !is_placeholder(c))
+            && cs
+                .iter()
+                .any(|c| c.printed.chars().any(char::is_alphabetic))
+        {
+            let label: Vec<String> = cs.into_iter().map(|c| c.printed).collect();
+            return Some((Some(label.join(" ")), values));
+        }
+    }
     None
+}
+
+#[cfg(test)]
+mod clock_tests {
+    use super::clock_seconds;
+
+    #[test]
+    fn elapsed_but_not_time_of_day() {
+        assert_eq!(clock_seconds("22:14"), Some(1334.0));
+        assert_eq!(clock_seconds("1:23:23.00"), Some(5003.0));
+        assert_eq!(clock_seconds("0:16.19"), Some(16.19));
+        assert_eq!(clock_seconds("08:42:56"), None);
+        assert_eq!(clock_seconds("1:75"), None);
+        assert_eq!(clock_seconds("1:5"), None);
+        assert_eq!(clock_seconds("a:12"), None);
+        assert_eq!(clock_seconds("12"), None);
+    }
+}
+
+/// Words a row label may have before its values.
+const MAX_LABEL_WORDS: usize = 6;
+
+/// A rule of dashes under a header (`-----   ------  ------`).
+fn is_rule_line(text: &str) -> bool {
+    let cs: Vec<&str> = text.split_whitespace().collect();
+    !cs.is_empty()
+        && cs
+            .iter()
+            .all(|c| c.len() >= 2 && c.chars().all(|ch| ch == '-' || ch == '='))
 }
 
 /// Names of cyclictest histogram footer rows.
@@ -382,10 +460,15 @@ fn spaced_header(text: &str) -> Option<Vec<String>> {
         && names.len() <= MAX_COLUMNS
         && names.iter().all(|n| {
             parse_number_unit(n).is_none()
+                && clock_seconds(n).is_none()
                 && !is_parenthesised_number(n)
                 && !n.ends_with(['.', ':', ','])
         })
-        && names.iter().all(|n| n.split_whitespace().count() <= 4);
+        // Tabs are typed between columns, never inside prose: a tab-separated
+        // header may have longer names (`bogo ops/s real (After Patch)`).
+        && names
+            .iter()
+            .all(|n| n.split_whitespace().count() <= if t.contains('\t') { 6 } else { 4 });
     ok.then_some(names)
 }
 
@@ -604,7 +687,73 @@ pub fn recognize(
     if let Some(t) = pipe_table(lines, start) {
         return Some(Ok(t));
     }
-    word_table(lines, start).or_else(|| spaced_table(lines, start).map(Ok))
+    word_table(lines, start)
+        .or_else(|| spaced_table(lines, start).map(Ok))
+        .or_else(|| dimension_table(lines, start).map(Ok))
+}
+
+/// `g=    2      4     6` / `threads:  1  2  4`: a header naming a
+/// dimension, then its values, one column each.
+fn dimension_header(text: &str) -> Option<(String, Vec<String>)> {
+    let mut toks = text.split_whitespace();
+    let first = toks.next()?;
+    let values: Vec<&str> = toks.collect();
+    let name = first.trim_end_matches(['=', ':']);
+    let named = first.len() > name.len() || is_dimension(name);
+    if name.is_empty()
+        || !named
+        || !name.chars().all(|c| c.is_alphanumeric() || c == '_')
+        || values.len() < 2
+        || values.len() > MAX_COLUMNS
+        || !values.iter().all(|v| parse_number_unit(v).is_some())
+    {
+        return None;
+    }
+    let columns = values.iter().map(|v| format!("{name}={v}")).collect();
+    Some((name.to_string(), columns))
+}
+
+/// A table printed the other way round: the header holds the values of a
+/// dimension (`g=    2      4     6 ...`), each row is one variant (`w/o:
+/// 1.8151 3.8499 ...`, `w/ : ...`) with a value per column. The row label
+/// loses its colon.
+fn dimension_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+    let head = lines.get(start)?;
+    let (_, columns) = dimension_header(head.text)?;
+    let k = columns.len();
+    let mut rows = Vec::new();
+    let mut i = start + 1;
+    while let Some(line) = lines.get(i).filter(|l| l.quote == head.quote) {
+        let mut cs = cells(line.text);
+        if cs.len() <= k || cs.len() > k + MAX_LABEL_WORDS {
+            break;
+        }
+        let values = cs.split_off(cs.len() - k);
+        if !values.iter().all(is_value) || cs.iter().any(|c| c.value.is_some()) {
+            break;
+        }
+        let label: Vec<String> = cs.into_iter().map(|c| c.printed).collect();
+        let label = label.join(" ");
+        let label = label.trim_end_matches(':').trim_end().to_string();
+        if !label.chars().any(char::is_alphanumeric) {
+            break;
+        }
+        rows.push(row_from_cells(label, &values));
+        i += 1;
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    Some((
+        i - start,
+        BlockBody::Table(Table {
+            style: "plain".into(),
+            title: title_above(lines, start),
+            columns,
+            rows,
+            ..Table::default()
+        }),
+    ))
 }
 
 /// The cells of a markdown table line (`| a | b |`), or `None` when the
@@ -736,6 +885,12 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
     let k = columns.len();
     let mut raw: Vec<(Option<String>, Vec<Cell>)> = Vec::new();
     let mut i = start + 1;
+    if lines
+        .get(i)
+        .is_some_and(|l| l.quote == head.quote && is_rule_line(l.text))
+    {
+        i += 1;
+    }
     while let Some(line) = lines.get(i) {
         if line.quote != head.quote {
             break;

@@ -40,18 +40,30 @@ pub fn recognize(
         if t.is_empty() {
             // The analysis prints one blank line before its idle summary.
             let next = lines.get(start + k + 1).filter(|l| l.quote == quote);
-            if p.analysis.is_some() && next.is_some_and(|l| is_analysis_line(l.text.trim())) {
+            // A blank line a paste put between the title and `duration:`.
+            let title_gap =
+                consumed == k && next.is_some_and(|l| l.text.trim().starts_with("duration:"));
+            if title_gap
+                || (p.analysis.is_some() && next.is_some_and(|l| is_analysis_line(l.text.trim())))
+            {
                 k += 1;
                 continue;
             }
             break;
         }
-        match p.feed(line.no, &crate::ftrace::ascii_spaces(t)) {
-            Ok(true) => consumed = k + 1,
+        // A mailer may have hard-wrapped an osnoise top header or row
+        // (`... Max` / `Single ... Threa` / `d`): join it back first.
+        let (joined, extra) = if p.kind == Kind::OsnoiseTop && p.analysis.is_none() {
+            unwrap_osnoise(lines, start + k, quote, p.osnoise_cols.len())
+        } else {
+            (t.to_string(), 0)
+        };
+        match p.feed(line.no, &crate::ftrace::ascii_spaces(&joined)) {
+            Ok(true) => consumed = k + 1 + extra,
             Ok(false) => break,
             Err(e) => return Some(Err(e)),
         }
-        k += 1;
+        k += 1 + extra;
     }
     Some(
         p.finish(first.no)
@@ -488,6 +500,96 @@ impl Parser {
     }
 }
 
+/// Words of the osnoise top header, and its last one.
+const OSNOISE_WORDS: &[&str] = &[
+    "CPU", "Period", "Runtime", "Noise", "%", "Aval", "Max", "Single", "HW", "NMI", "IRQ",
+    "Softirq", "Thread",
+];
+const OSNOISE_LAST: &str = "Thread";
+
+/// Lines a hard-wrapped header or row may have been cut into.
+const MAX_WRAP: usize = 3;
+
+fn is_osnoise_row(t: &str) -> bool {
+    let mut toks = t.split_whitespace();
+    toks.next().is_some_and(|c| c.parse::<u32>().is_ok())
+        && toks.next().is_some_and(|p| p.starts_with('#'))
+}
+
+/// Join the continuation `next` to `acc`: with a space, unless the mailer
+/// cut a word (`Threa` / `d`) or a number (`2` / `4`) in two. `glue` says
+/// whether gluing the two halves is the reading that fits.
+fn join_wrapped(acc: &mut String, next: &str, glue: bool) {
+    if !glue {
+        acc.push(' ');
+    }
+    acc.push_str(next.trim());
+}
+
+/// The osnoise top line at `at`, with the lines a mailer wrapped it onto
+/// joined back, and how many extra lines that took. A header is wrapped
+/// when it does not end with `Thread` (the last column of every rtla
+/// version); a CPU row when it has fewer values than the header has
+/// columns (`ncols`). A word or number cut in two is glued back when only
+/// the glued reading gives a known header word or the right value count.
+fn unwrap_osnoise(lines: &[Line<'_>], at: usize, quote: u32, ncols: usize) -> (String, usize) {
+    let t = lines[at].text.trim();
+    let header = t.starts_with("CPU Period");
+    let row = !header && ncols > 0 && is_osnoise_row(t);
+    if !header && !row {
+        return (t.to_string(), 0);
+    }
+    let values = |s: &str| s.split_whitespace().count().saturating_sub(2);
+    let mut acc = t.to_string();
+    let mut extra = 0;
+    while extra < MAX_WRAP {
+        let Some(next) = lines.get(at + extra + 1).filter(|l| l.quote == quote) else {
+            break;
+        };
+        let n = next.text.trim();
+        if n.is_empty() || is_osnoise_row(n) || n.starts_with("CPU Period") {
+            break;
+        }
+        let done = if header {
+            acc.split_whitespace().last() == Some(OSNOISE_LAST)
+        } else {
+            // A row with all its values may still have its last number cut
+            // in two: one number alone on the next line is its end.
+            let fragment = n.split_whitespace().count() == 1 && n.parse::<f64>().is_ok();
+            values(&acc) > ncols || (values(&acc) == ncols && !fragment)
+        };
+        if done {
+            break;
+        }
+        let last = acc.split_whitespace().last().unwrap_or("");
+        let first = n.split_whitespace().next().unwrap_or("");
+        let glue = if header {
+            if !n.split_whitespace().all(|w| {
+                OSNOISE_WORDS.contains(&w)
+                    || OSNOISE_WORDS
+                        .iter()
+                        .any(|k| k.ends_with(w) || k.starts_with(w))
+            }) {
+                break;
+            }
+            let glued = format!("{last}{first}");
+            !OSNOISE_WORDS.contains(&last) && OSNOISE_WORDS.contains(&glued.as_str())
+        } else {
+            if !n.split_whitespace().all(|w| w.parse::<f64>().is_ok()) {
+                break;
+            }
+            // Gluing is the only reading when a space would give one
+            // value too many.
+            values(&acc) + n.split_whitespace().count() > ncols
+                && last.parse::<f64>().is_ok()
+                && format!("{last}{first}").parse::<f64>().is_ok()
+        };
+        join_wrapped(&mut acc, n, glue);
+        extra += 1;
+    }
+    (acc, extra)
+}
+
 /// Header after `CPU Period`: `Runtime Noise % CPU Aval Max Noise ...`.
 fn osnoise_columns(rest: &str) -> Vec<String> {
     let toks: Vec<&str> = rest.split_whitespace().collect();
@@ -612,6 +714,26 @@ mod tests {
             Some(("Previous IRQ interference:".into(), 8.93))
         );
         assert_eq!(value_us("Blocking thread stacktrace"), None);
+    }
+
+    #[test]
+    fn osnoise_top_hard_wrapped_by_a_mailer() {
+        // Header and row each cut at about 70 columns, a word and a number
+        // cut in two (`Threa` / `d`, `2` / `4`).
+        let r = parse(
+            "Operating System Noise\n\nduration:   0 00:00:05 | time is in us\n\
+             CPU Period       Runtime        Noise  % CPU Aval   Max Noise   Max\n\
+             Single          HW          NMI          IRQ      Softirq       Threa\n\
+             d\n\
+             \x20 0 #4           4000000        37712    99.05720       10998\n\
+             555        7624            0         4011           34           2\n\
+             4\n",
+        );
+        let f = &r.per_cpu[0].fields;
+        let get = |n: &str| f.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+        assert_eq!(get("Max Single"), Some(555.0));
+        assert_eq!(get("IRQ"), Some(4011.0));
+        assert_eq!(get("Thread"), Some(24.0));
     }
 
     #[test]

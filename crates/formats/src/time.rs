@@ -38,6 +38,9 @@ pub fn recognize_runs(
     let line = lines.get(start)?;
     let t = line.text.trim();
     if t.starts_with("real") {
+        if let Some(r) = colon_keyed(lines, start) {
+            return Some(Ok(r));
+        }
         return bash(lines, start);
     }
     if let Some(status) = exit_line(t) {
@@ -150,6 +153,40 @@ fn keyed_values(text: &str, key: &str) -> Option<Vec<f64>> {
         out.push(duration(pair.get(1)?)?);
     }
     Some(out)
+}
+
+/// `real: 1.022600` (`user:`, `sys:` / `system:`): one value after a key
+/// and a colon, in seconds (`1.02`, `0m1.02s`).
+fn colon_value(text: &str, keys: &[&str]) -> Option<f64> {
+    let (key, value) = text.trim().split_once(':')?;
+    let value = value.trim();
+    if !keys.contains(&key.trim()) || value.is_empty() || value.contains(char::is_whitespace) {
+        return None;
+    }
+    duration(value)
+}
+
+/// The three lines `real: X` / `user: X` / `sys: X` (or `system:`), as a
+/// script that averages `time` runs prints them. All three are needed: one
+/// `real: 5` line is prose.
+fn colon_keyed(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
+    let quote = lines.get(start)?.quote;
+    let at = |k: usize, keys: &[&str]| {
+        lines
+            .get(start + k)
+            .filter(|l| l.quote == quote)
+            .and_then(|l| colon_value(l.text, keys))
+    };
+    let real = at(0, &["real"])?;
+    let user = at(1, &["user"])?;
+    let sys = at(2, &["sys", "system"])?;
+    let run = Time {
+        real_s: real,
+        user_s: Some(user),
+        sys_s: Some(sys),
+        ..Time::default()
+    };
+    Some((3, vec![(run, None)]))
 }
 
 fn bash(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, Vec<Run>), ParseError>> {
@@ -439,6 +476,17 @@ fn zsh(text: &str) -> Option<Time> {
 mod tests {
     use super::*;
     use crate::lines::split;
+
+    #[test]
+    fn colon_keyed_averages() {
+        let lines = crate::lines::split("real: 1.022600\nuser: 0.135900\nsystem: 0.852600\n");
+        let (n, runs) = recognize_runs(&lines, 0).unwrap().unwrap();
+        assert_eq!(n, 3);
+        assert_eq!((runs[0].0.real_s, runs[0].0.sys_s), (1.0226, Some(0.8526)));
+        // One `real:` line alone is prose, not a run.
+        let lines = crate::lines::split("real: 5\nthat was quick\n");
+        assert!(recognize_runs(&lines, 0).is_none_or(|r| r.is_err()));
+    }
 
     #[test]
     fn side_by_side() {
