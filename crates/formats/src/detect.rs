@@ -16,6 +16,7 @@ use std::fmt;
 
 use crate::document::{BlockBody, Warning};
 use crate::error::ParseError;
+use crate::hyperfine;
 use crate::lines::Line;
 use crate::{MAX_BLOCKS, time};
 use crate::{counters, distribution, microbench, perf_lock, profile, willitscale};
@@ -143,6 +144,7 @@ pub static RECOGNIZERS: &[Recognizer] = &[
     Recognizer::single("will_it_scale", "will-it-scale CSV", Strength::Specific, willitscale::recognize),
     Recognizer::single("microbench", "schbench / hackbench / perf bench", Strength::Specific, microbench::recognize),
     Recognizer::single("lkp", "an LKP robot table", Strength::Specific, lkp::recognize),
+    Recognizer::many("hyperfine", "hyperfine `Benchmark N:` summaries", Strength::Specific, hyperfine::recognize),
     Recognizer::single("counters", "vmstat / meminfo / memory.stat / PSI counters", Strength::Specific, counters::recognize),
     Recognizer::single("mmtests", "an mmtests compare table", Strength::Specific, mmtests::recognize),
     Recognizer::many("metrics", "stress-ng / perf stat / usemem metrics", Strength::Specific, metrics::recognize_blocks),
