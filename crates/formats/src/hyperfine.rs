@@ -385,6 +385,7 @@ mod tests {
         assert_eq!(durations("62.0 ms ±  13.3 ms"), vec![0.062, 0.0133]);
         assert_eq!(durations("975.2 µs ? 8.1 Âµs"), vec![975.2e-6, 8.1e-6]);
         assert_eq!(durations("1.5s 2 ns"), vec![1.5, 2e-9]);
+        assert_eq!(durations("1.5 s +- 0.1 s"), vec![1.5, 0.1]);
         assert!(durations("3 runs").is_empty());
     }
 
