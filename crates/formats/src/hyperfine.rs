@@ -52,8 +52,8 @@ fn benchmark_header(text: &str) -> Option<String> {
     if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let cmd = cmd.trim().trim_matches('`').trim();
-    Some(cmd.to_string())
+    // Markdown code spans around the command (`` `make -j8` (default) ``).
+    Some(cmd.replace('`', "").trim().to_string())
 }
 
 /// `Time (...):` or `Range (...):`: the text after the parenthesis.
@@ -172,7 +172,7 @@ fn read_bench(lines: &[Line<'_>], i: usize) -> Option<Result<(Bench, usize), Par
                 && let Some(c) = command.as_mut()
             {
                 c.push(' ');
-                c.push_str(t.trim_matches('`'));
+                c.push_str(&t.replace('`', ""));
             }
             skipped += 1;
             k += 1;
