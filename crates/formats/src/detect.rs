@@ -16,6 +16,7 @@ use std::fmt;
 
 use crate::document::{BlockBody, Warning};
 use crate::error::ParseError;
+use crate::hyperfine;
 use crate::lines::Line;
 use crate::{MAX_BLOCKS, time};
 use crate::{counters, dd, distribution, microbench, perf_lock, profile, willitscale};
@@ -144,6 +145,7 @@ pub static RECOGNIZERS: &[Recognizer] = &[
     Recognizer::single("microbench", "schbench / hackbench / perf bench", Strength::Specific, microbench::recognize),
     Recognizer::single("dd", "dd's `bytes ... copied` summary", Strength::Specific, dd::recognize),
     Recognizer::single("lkp", "an LKP robot table", Strength::Specific, lkp::recognize),
+    Recognizer::many("hyperfine", "hyperfine `Benchmark N:` summaries", Strength::Specific, hyperfine::recognize),
     Recognizer::single("counters", "vmstat / meminfo / memory.stat / PSI counters", Strength::Specific, counters::recognize),
     Recognizer::single("mmtests", "an mmtests compare table", Strength::Specific, mmtests::recognize),
     Recognizer::many("metrics", "stress-ng / perf stat / usemem metrics", Strength::Specific, metrics::recognize_blocks),

@@ -119,11 +119,18 @@ fn parse_row(text: &str) -> Option<LkpRow> {
         let mut printed = tok.to_string();
         i += 1;
         let mut spread = None;
-        if cells.get(i) == Some(&"±") {
+        // `?` is a `±` that a mailer could not encode.
+        if matches!(cells.get(i), Some(&"±" | &"?")) {
             let s = cells.get(i + 1)?;
             spread = Some(parse_number_unit(s.strip_suffix('%')?)?.0);
             printed = format!("{printed} ± {s}");
             i += 2;
+        } else if let Some(s) = cells.get(i).filter(|s| is_bare_spread(s)) {
+            // `32528  48%  +147.6%`: the `±` turned into spaces. A change
+            // always has its sign, so an unsigned percentage is a spread.
+            spread = Some(parse_number_unit(s.strip_suffix('%')?)?.0);
+            printed = format!("{printed} ± {s}");
+            i += 1;
         }
         row.values.push(Some(v));
         row.spreads.push(spread);
@@ -145,6 +152,59 @@ fn parse_row(text: &str) -> Option<LkpRow> {
         i += 1;
     }
     (row.values.len() >= 2).then_some(row)
+}
+
+/// `48%`: an unsigned percentage (a spread whose `±` was lost).
+fn is_bare_spread(tok: &str) -> bool {
+    tok.strip_suffix('%').is_some_and(|n| {
+        n.starts_with(|c: char| c.is_ascii_digit())
+            && parse_number_unit(n).is_some_and(|(_, u)| u.is_none())
+    })
+}
+
+/// A row as the robot prints it, recognisable without the table's header:
+/// a change column and a dotted metric name (`numa-meminfo.node0.AnonPages`).
+fn is_headerless_row(text: &str) -> bool {
+    let Some(r) = parse_row(text) else {
+        return false;
+    };
+    let changes = text
+        .split_whitespace()
+        .skip(1)
+        .filter(|t| {
+            t.starts_with(['+', '-']) && parse_number_unit(t.trim_end_matches('%')).is_some()
+        })
+        .count();
+    changes + 1 >= r.values.len() && r.values.len() >= 2 && r.metric.contains('.')
+}
+
+/// Most lines of a reply's comments between two runs of a quoted table.
+const MAX_INTERLEAVED: usize = 40;
+
+/// Where the table at quote depth `quote` goes on after `lines[i]`, a line
+/// that is not one of its rows: past a reply's comments (lines quoted less
+/// deeply than the table, or blank) to a row of the same depth and the
+/// same number of columns.
+fn resume_after_comments(lines: &[Line<'_>], i: usize, quote: u32, ncols: usize) -> Option<usize> {
+    if quote == 0 {
+        return None;
+    }
+    let mut k = i;
+    let mut comments = 0;
+    while let Some(l) = lines.get(k) {
+        if l.quote == quote && !l.text.trim().is_empty() {
+            let r = parse_row(l.text)?;
+            return (r.values.len() == ncols && comments > 0).then_some(k);
+        }
+        if l.quote > quote || k - i >= MAX_INTERLEAVED {
+            return None;
+        }
+        if !l.text.trim().is_empty() {
+            comments += 1;
+        }
+        k += 1;
+    }
+    None
 }
 
 /// Recognise an LKP table at its commit-id line or its `%stddev` line.
@@ -185,6 +245,15 @@ pub fn recognize(
         (ids, at + 1)
     } else if is_stddev_header(first.text) {
         (Vec::new(), start + 1)
+    } else if is_headerless_row(first.text)
+        && same(start + 1).is_some_and(|l| is_headerless_row(l.text))
+        && !lines
+            .get(start.wrapping_sub(1))
+            .is_some_and(|l| l.quote == quote && parse_row(l.text).is_some())
+    {
+        // Rows quoted without the table's header (a reply keeps the rows it
+        // talks about): two in a row, as the robot prints them.
+        (Vec::new(), start)
     } else {
         return None;
     };
@@ -197,12 +266,23 @@ pub fn recognize(
         while snip(i) && same(i + 1).is_some_and(|l| parse_row(l.text).is_some()) {
             i += 1;
         }
-        let Some(line) = same(i) else {
-            break;
+        let ncols = rows.first().map(|r: &TableRow| r.values.len()).unwrap_or(0);
+        let row = same(i).and_then(|l| parse_row(l.text));
+        let row = match row {
+            Some(r) => r,
+            None if ncols > 0 => match resume_after_comments(lines, i, quote, ncols) {
+                Some(k) => {
+                    i = k;
+                    match same(i).and_then(|l| parse_row(l.text)) {
+                        Some(r) => r,
+                        None => break,
+                    }
+                }
+                None => break,
+            },
+            None => break,
         };
-        let Some(r) = parse_row(line.text) else {
-            break;
-        };
+        let r = row;
         rows.push(TableRow {
             stat: None,
             metric: r.metric,
@@ -326,6 +406,54 @@ mod tests {
                 .unwrap();
         assert_eq!(r.spreads, vec![None, Some(2.0)]);
         assert!(parse_row("this is prose 12").is_none());
+    }
+
+    #[test]
+    fn spreads_whose_sign_was_lost() {
+        let r = parse_row(
+            "     32528  48%    +147.6%      80547  38%  numa-meminfo.node0.AnonHugePages",
+        )
+        .unwrap();
+        assert_eq!(r.values, vec![Some(32528.0), Some(80547.0)]);
+        assert_eq!(r.spreads, vec![Some(48.0), Some(38.0)]);
+        assert_eq!(r.deltas, vec![None, Some(147.6)]);
+        let r = parse_row("  138055 ? 18%     +33.4%     184128 ? 14%  cpuidle..usage").unwrap();
+        assert_eq!(r.spreads, vec![Some(18.0), Some(14.0)]);
+    }
+
+    fn rows_of(text: &str) -> Vec<String> {
+        let lines = crate::lines::split(text);
+        match recognize(&lines, 0) {
+            Some(Ok((_, BlockBody::Table(t)))) => t.rows.into_iter().map(|r| r.metric).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_quoted_table_goes_on_after_the_replies_between_its_rows() {
+        let head = "> aaaaaaaaaaaaaaaa bbbbbbbbbbbbbbbb\n> ---------------- ----------------\n>          %stddev     %change         %stddev\n";
+        let text = format!(
+            "{head}>       0.23 ±  2%     +11.7%       0.26        a.free_time\n\nA question?\n\n>     103991           -11.6%      91935        a.median\n>   20717269           -11.5%   18336098        a.throughput\n"
+        );
+        assert_eq!(rows_of(&text), ["a.free_time", "a.median", "a.throughput"]);
+        // Prose at the table's own depth ends it; so does a row of another width.
+        let text = format!(
+            "{head}>       0.23     +11.7%       0.26        a.x\n> The robot says more.\n>     103991           -11.6%      91935        a.y\n"
+        );
+        assert_eq!(rows_of(&text), ["a.x"]);
+        let text = format!(
+            "{head}>       0.23     +11.7%       0.26        a.x\nwhy?\n>  1  +1%  2  +1%  3  a.y\n"
+        );
+        assert_eq!(rows_of(&text), ["a.x"]);
+    }
+
+    #[test]
+    fn rows_quoted_without_their_header() {
+        let text = ">      32528  48%    +147.6%      80547  38%  numa-meminfo.node0.AnonHugePages\n>      92821  23%     +59.3%     147839  28%  numa-meminfo.node0.AnonPages\n";
+        assert_eq!(rows_of(text).len(), 2);
+        // One row alone, or rows without a change column, are not a table.
+        assert!(rows_of(">      32528  48%    +147.6%      80547  38%  numa.x\n").is_empty());
+        assert!(rows_of("  1 2 3 a.b\n  4 5 6 c.d\n").is_empty());
     }
 
     #[test]

@@ -153,3 +153,7 @@ ps r4-sleep -r 4 -- sleep 0.1
 nice -n 10 perf stat -o ps-o-file.txt -- sh -c 'head -c 20000000 /dev/zero | gzip -1 > /dev/null'
 nice -n 10 perf stat -r 3 -o ps-o-r3.txt -- sh -c 'seq 1 200000 | sort > /dev/null'
 nice -n 10 perf stat -j -o ps-json.txt -- sh -c 'seq 1 300000 | sort > /dev/null' || echo nojson
+# hyperfine 1.15.0 (Debian 12), in hyperfine/
+nice -n 10 hyperfine --style basic --warmup 1 --runs 10 --export-json tool-hyperfine-sleep-compare.json 'sleep 0.3' 'sleep 0.2' > tool-hyperfine-sleep-compare.txt 2>&1
+nice -n 10 hyperfine --style basic --runs 1 --export-json tool-hyperfine-single-run.json 'sleep 0.5' > tool-hyperfine-single-run.txt 2>&1
+nice -n 10 hyperfine --style basic --runs 5 --parameter-scan level 1 3 --export-json tool-hyperfine-gzip-scan.json 'gzip -{level} -c /usr/bin/hyperfine > /dev/null' > tool-hyperfine-gzip-scan.txt 2>&1
