@@ -155,6 +155,7 @@ async fn write_upload_known(
         run_ids.push(id);
     }
     crate::storage::overview::add_runs(conn, &run_ids).await?;
+    crate::storage::compare::add_run_metric_values(conn, &run_ids).await?;
     Ok(Some(StoredUpload {
         upload_id,
         created: true,
