@@ -34,24 +34,27 @@ wait_healthy "http://127.0.0.1:$b_port" "$b_log"
 # The PostgreSQL backends of a database's connections (same host as the
 # benchmark: their CPU is read from /proc).
 backends() { psql "$1" -Atc "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"; }
-ticks_of() { local t=0 p; for p in "$@"; do [ -r "/proc/$p/stat" ] && t=$((t + $(cpu_ticks "$p"))); done; echo "$t"; }
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 measure() { # server-pid db base conns path
-    local out n rps p50 p99 bad s0 s1 g0 g1 w0 w1 pg
+    local out n rps p50 p99 bad s0 s1 pg=0 p e wrk_cpu
+    local -A g0
     curl -sf "$3$5" -o /dev/null || true      # a warm pool and cache
-    pg=$(backends "$2" | tr '\n' ' ')
-    s0=$(cpu_ticks "$1"); g0=$(ticks_of $pg)
-    # wrk's CPU: the time of this shell's waited-for children, read just
-    # before and after it.
-    w0=$(awk '{print $16 + $17}' "/proc/$BASHPID/stat")
-    out=$(wrk -t1 -c"$4" -d"$DURATION" --latency "$3$5")
-    w1=$(awk '{print $16 + $17}' "/proc/$BASHPID/stat")
-    s1=$(cpu_ticks "$1"); g1=$(ticks_of $pg)
+    for p in $(backends "$2"); do g0[$p]=$(ticks "$p"); done
+    s0=$(ticks "$1")
+    out=$( { /usr/bin/time -f 'wrk-cpu %U %S' wrk -t1 -c"$4" -d"$DURATION" --latency "$3$5"; } 2>&1)
+    s1=$(ticks "$1")
+    # Backends open at the start count from then; those opened during the
+    # run count whole; one that ended during the run is lost (rare).
+    for p in $(backends "$2"); do
+        e=$(ticks "$p"); pg=$((pg + e - ${g0[$p]:-0}))
+    done
     n=$(echo "$out" | awk '/requests in/ {print $1}')
     rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
     p50=$(echo "$out" | awk '$1 == "50%" {print $2}')
     p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
     bad=$(echo "$out" | awk '/Non-2xx/ {print $4}')
-    echo "$p50 / $p99, $rps/s, CPU $(cpu_ms_per "$s0" "$s1" "${n:-0}") + $(cpu_ms_per "$g0" "$g1" "${n:-0}") + $(cpu_ms_per "$w0" "$w1" "${n:-0}")${bad:+, $bad non-2xx}"
+    wrk_cpu=$(echo "$out" | awk '$1 == "wrk-cpu" {printf "%.2f", ($2 + $3) * 1000 / '"${n:-1}"'}')
+    echo "$p50 / $p99, $rps/s, CPU $(cpu_ms_per "$s0" "$s1" "${n:-0}") + $(cpu_ms_per 0 "$pg" "${n:-0}") + $wrk_cpu${bad:+, $bad non-2xx}"
 }
 if [ $# -gt 0 ]; then
     urls() { while [ $# -ge 2 ]; do echo "$1 $2"; shift 2; done; }
