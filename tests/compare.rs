@@ -664,3 +664,47 @@ async fn history_is_per_day_and_follows_deletions(pool: PgPool) {
     let metric = get(&app, "/history?board=hist-b&metric=max_us").await;
     assert_eq!(metric.status, 200);
 }
+
+/// A comparison reads a run's metric rows from `run_metric_values` and
+/// `metric_idents`, written in the ingest transaction: they hold exactly
+/// the `metrics` rows, in their order, each identity once.
+#[sqlx::test]
+async fn metric_values_kept_at_ingest_equal_the_metric_rows(pool: PgPool) {
+    demo(&pool).await;
+    let row = "json_build_array(m.run_id, m.name, m.stat, m.unit, m.scope, m.section, \
+               m.direction, m.direction_source, m.delta_convention, m.value, \
+               m.printed_delta_pct, m.spread_pct)::text";
+    let stored: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT {row} FROM metrics m ORDER BY m.run_id, m.id"
+    )))
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert!(stored.len() > 50, "the demo has metric rows");
+    let kept: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT {row} FROM run_metric_values v,
+                unnest(v.idents, v.vals, v.printed_delta_pct, v.spread_pct)
+                    WITH ORDINALITY AS x(ident, value, printed_delta_pct, spread_pct, n),
+                LATERAL (SELECT v.run_id, i.name, i.stat, i.unit, i.scope, i.section,
+                                i.direction, i.direction_source, i.delta_convention, x.value,
+                                x.printed_delta_pct, x.spread_pct
+                         FROM metric_idents i WHERE i.id = x.ident) m
+         ORDER BY v.run_id, x.n"
+    )))
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(kept, stored);
+    let idents: i64 = sqlx::query_scalar("SELECT count(*) FROM metric_idents")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    let distinct: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM (SELECT DISTINCT name, stat, unit, scope, section, direction,
+                                               direction_source, delta_convention FROM metrics) d",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(idents, distinct, "each identity is stored once");
+}

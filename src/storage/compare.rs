@@ -6,9 +6,9 @@ use std::collections::HashMap;
 use sqlx::{FromRow, PgPool};
 
 use crate::compare::{ColumnSpec, MAX_RUNS_PER_COLUMN};
-use crate::storage::runs::{BucketRow, HistThreadRow, ThreadRow, TraceRow};
+use crate::storage::runs::BucketRow;
 
-/// One run with its typed results.
+/// One run with what a comparison reads of its results.
 #[derive(Debug, Clone)]
 pub struct RunData {
     pub id: i64,
@@ -26,19 +26,47 @@ pub struct RunData {
     pub tool: String,
     /// `cyclictest`, `ftrace_latency`, `distribution`, ...
     pub block_kind: String,
-    pub threads: Vec<ThreadRow>,
-    /// Histogram footers per thread (overflows, printed maximum).
-    pub hist_threads: Vec<HistThreadRow>,
-    pub trace: Option<TraceRow>,
+    /// Per-thread latency, by thread.
+    pub threads: Vec<ThreadLatencyRow>,
+    /// Histogram footers per thread (overflows, printed maximum), by thread.
+    pub hist_threads: Vec<HistFooterRow>,
+    pub trace: Option<TraceSummaryRow>,
     /// The run's metric rows in stored order; their strings are in the
     /// column's [`ColumnRuns::metric_idents`].
     pub metrics: Vec<MetricSample>,
 }
 
+/// A thread's latency line (of `latency_threads`): what a comparison uses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ThreadLatencyRow {
+    pub thread: i32,
+    pub min_us: f64,
+    pub avg_us: f64,
+    pub max_us: f64,
+}
+
+/// A thread's histogram footer (of `histogram_threads`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HistFooterRow {
+    pub thread: i32,
+    pub bucket_us: f64,
+    pub overflows: i64,
+    pub max_us: Option<f64>,
+}
+
+/// A run's latency trace (of `traces`) without its stack.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceSummaryRow {
+    pub tracer: String,
+    pub latency_us: f64,
+    pub culprit: Option<String>,
+    pub culprit_path: Vec<String>,
+}
+
 /// The strings of a metric row, stored once per column for all the rows
 /// that share them (a chain comparison has about 10 000 metric rows and a
 /// few hundred distinct identities).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, FromRow)]
 pub struct MetricIdent {
     pub name: String,
     pub stat: Option<String>,
@@ -77,14 +105,41 @@ pub struct ColumnRuns {
 }
 
 const HEAD_SELECT: &str =
-    "SELECT r.id, r.upload_id, r.block_index, r.column_index, b.name AS board, k.version AS kernel,
-            v.name AS variant, r.kind, r.title, r.tool, r.block_kind
+    "SELECT r.id, r.created_at, r.upload_id, r.block_index, r.column_index, b.name AS board,
+            k.version AS kernel, v.name AS variant, r.kind, r.title, r.tool, r.block_kind
      FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
      JOIN variants v ON v.id = r.variant_id
      WHERE r.deleted_at IS NULL";
 
+/// Each selected run with its child rows as arrays, one row per run: the
+/// per-row cost of reading (about 1.5 us of the server's CPU a row)
+/// dominated a comparison when every thread, footer and metric was a row.
+const WITH_RESULTS: &str = ")
+    SELECT h.id, h.upload_id, h.block_index, h.column_index, h.board, h.kernel, h.variant,
+           h.kind, h.title, h.tool, h.block_kind,
+           lt.thread AS lt_thread, lt.min_us AS lt_min, lt.avg_us AS lt_avg, lt.max_us AS lt_max,
+           ht.thread AS ht_thread, ht.bucket_us AS ht_bucket, ht.overflows AS ht_overflows,
+           ht.max_us AS ht_max,
+           t.tracer, t.latency_us AS trace_latency_us, t.culprit, t.culprit_path,
+           mv.idents AS metric_idents, mv.vals AS metric_vals,
+           mv.printed_delta_pct AS metric_deltas, mv.spread_pct AS metric_spreads
+    FROM h
+    LEFT JOIN LATERAL (
+        SELECT array_agg(thread ORDER BY thread) AS thread, array_agg(min_us ORDER BY thread) AS min_us,
+               array_agg(avg_us ORDER BY thread) AS avg_us, array_agg(max_us ORDER BY thread) AS max_us
+        FROM latency_threads WHERE run_id = h.id) lt ON true
+    LEFT JOIN LATERAL (
+        SELECT array_agg(thread ORDER BY thread) AS thread,
+               array_agg(bucket_us ORDER BY thread) AS bucket_us,
+               array_agg(overflows ORDER BY thread) AS overflows,
+               array_agg(max_us ORDER BY thread) AS max_us
+        FROM histogram_threads WHERE run_id = h.id) ht ON true
+    LEFT JOIN traces t ON t.run_id = h.id
+    LEFT JOIN run_metric_values mv ON mv.run_id = h.id
+    ORDER BY h.created_at, h.id";
+
 #[derive(FromRow)]
-struct RunHead {
+struct RunRow {
     id: i64,
     upload_id: Option<i64>,
     block_index: i32,
@@ -96,6 +151,33 @@ struct RunHead {
     title: Option<String>,
     tool: String,
     block_kind: String,
+    lt_thread: Option<Vec<i32>>,
+    lt_min: Option<Vec<f64>>,
+    lt_avg: Option<Vec<f64>>,
+    lt_max: Option<Vec<f64>>,
+    ht_thread: Option<Vec<i32>>,
+    ht_bucket: Option<Vec<f64>>,
+    ht_overflows: Option<Vec<i64>>,
+    ht_max: Option<Vec<Option<f64>>>,
+    tracer: Option<String>,
+    trace_latency_us: Option<f64>,
+    culprit: Option<String>,
+    culprit_path: Option<Vec<String>>,
+    metric_idents: Option<Vec<i64>>,
+    metric_vals: Option<Vec<f64>>,
+    metric_deltas: Option<Vec<Option<f64>>>,
+    metric_spreads: Option<Vec<Option<f64>>>,
+}
+
+/// Arrays that are one row each: they must line up.
+fn same_len(run: i64, what: &str, lens: &[usize]) -> sqlx::Result<usize> {
+    let n = lens.first().copied().unwrap_or(0);
+    if lens.iter().any(|&l| l != n) {
+        return Err(sqlx::Error::Protocol(format!(
+            "run {run}: {what} arrays of unequal length"
+        )));
+    }
+    Ok(n)
 }
 
 /// The runs a column selects: the newest [`MAX_RUNS_PER_COLUMN`], listed
@@ -104,9 +186,11 @@ struct RunHead {
 ///
 /// The statement is built from constant fragments, one per filter given
 /// (never `$1 IS NULL OR ...`), so each filter set has a plan that uses
-/// its indexes.
+/// its indexes. Three statements a column: the runs with their child rows,
+/// the distinct metric identities, the summed cyclictest buckets.
 pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<ColumnRuns> {
-    let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new(HEAD_SELECT);
+    let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new("WITH h AS (");
+    q.push(HEAD_SELECT);
     if spec.runs.is_empty() {
         q.push(" AND NOT r.unlisted");
     } else {
@@ -134,61 +218,17 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     }
     q.push(" ORDER BY r.created_at DESC, r.id DESC LIMIT ")
         .push_bind(MAX_RUNS_PER_COLUMN + 1);
-    let mut heads: Vec<RunHead> = q.build_query_as().fetch_all(pool).await?;
-    let more = heads.len() as i64 > MAX_RUNS_PER_COLUMN;
-    heads.truncate(MAX_RUNS_PER_COLUMN as usize);
-    heads.reverse();
-    let ids: Vec<i64> = heads.iter().map(|h| h.id).collect();
-    #[derive(FromRow)]
-    struct T {
-        run_id: i64,
-        #[sqlx(flatten)]
-        row: ThreadRow,
+    q.push(WITH_RESULTS);
+    // One connection for the column's statements: each checkout of the
+    // pool costs a round trip (its stale-transaction check).
+    let mut conn = pool.acquire().await?;
+    let mut rows: Vec<RunRow> = q.build_query_as().fetch_all(&mut *conn).await?;
+    // Oldest first; one more than a column holds says older ones exist.
+    let more = rows.len() as i64 > MAX_RUNS_PER_COLUMN;
+    if more {
+        rows.remove(0);
     }
-    #[derive(FromRow)]
-    struct Tr {
-        run_id: i64,
-        #[sqlx(flatten)]
-        row: TraceRow,
-    }
-    // `JOIN unnest($1)` rather than `run_id = ANY($1)`: with hundreds of
-    // ids the planner otherwise scans the whole table comparing every row
-    // with every id (27 ms instead of 1 ms per column at 10^5 runs).
-    let threads: Vec<T> = sqlx::query_as(
-        "SELECT run_id, thread, tid, priority, interval_us, cycles, cpu, min_us, act_us, avg_us, max_us
-         FROM unnest($1::bigint[]) AS q(run) JOIN latency_threads ON run_id = q.run
-         ORDER BY run_id, thread",
-    )
-    .bind(&ids)
-    .fetch_all(pool)
-    .await?;
-    // The rows' strings are read in place from the rows as received and
-    // interned: only each distinct identity is copied into a String.
-    let metric_rows: Vec<sqlx::postgres::PgRow> = sqlx::query(
-        "SELECT run_id, value, printed_delta_pct, spread_pct, name, stat, unit, scope, section,
-                direction, direction_source, delta_convention
-         FROM unnest($1::bigint[]) AS q(run) JOIN metrics ON run_id = q.run ORDER BY run_id, id",
-    )
-    .bind(&ids)
-    .fetch_all(pool)
-    .await?;
-    let (metric_idents, metric_samples) = intern_metrics(&metric_rows)?;
-    drop(metric_rows);
-    #[derive(FromRow)]
-    struct H {
-        run_id: i64,
-        #[sqlx(flatten)]
-        row: HistThreadRow,
-    }
-    let hist_threads: Vec<H> = sqlx::query_as(
-        "SELECT run_id, thread, bucket_us, overflows, total, min_us, avg_us, max_us
-         FROM unnest($1::bigint[]) AS q(run) JOIN histogram_threads ON run_id = q.run
-         ORDER BY run_id, thread",
-    )
-    .bind(&ids)
-    .fetch_all(pool)
-    .await?;
-    let cyclictest: Vec<i64> = heads
+    let cyclictest: Vec<i64> = rows
         .iter()
         .filter(|h| h.block_kind == "cyclictest")
         .map(|h| h.id)
@@ -201,56 +241,87 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
              WHERE run_id = ANY($1) GROUP BY thread, lower_us ORDER BY thread, lower_us",
         )
         .bind(&cyclictest)
-        .fetch_all(pool)
+        .fetch_all(&mut *conn)
         .await?
     };
-    let traces: Vec<Tr> = sqlx::query_as(
-        "SELECT run_id, tracer, latency_us, cpu, nr_cpus, preempt_model, task_comm, task_pid, culprit,
-                culprit_path, stack
-         FROM unnest($1::bigint[]) AS q(run) JOIN traces ON run_id = q.run",
-    )
-    .bind(&ids)
-    .fetch_all(pool)
-    .await?;
-    // Rows arrive ordered by run; group them once instead of scanning every
-    // list for every run.
-    fn group<T>(rows: Vec<T>, key: impl Fn(&T) -> i64) -> HashMap<i64, Vec<T>> {
-        let mut m: HashMap<i64, Vec<T>> = HashMap::new();
-        for r in rows {
-            m.entry(key(&r)).or_default().push(r);
-        }
-        m
-    }
-    let mut threads = group(threads, |t| t.run_id);
-    let mut traces = group(traces, |t| t.run_id);
-    let mut metrics = group(metric_samples, |m| m.0);
-    let mut hist_threads = group(hist_threads, |h| h.run_id);
-    let runs = heads
-        .into_iter()
-        .map(|h| RunData {
-            threads: threads
-                .remove(&h.id)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|t| t.row)
-                .collect(),
-            hist_threads: hist_threads
-                .remove(&h.id)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|x| x.row)
-                .collect(),
-            trace: traces
-                .remove(&h.id)
-                .and_then(|v| v.into_iter().next())
-                .map(|t| t.row),
-            metrics: metrics
-                .remove(&h.id)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|m| m.1)
-                .collect(),
-            id: h.id,
+    // Stored identity ids to places in the column's list, in order of
+    // first use.
+    let mut place: HashMap<i64, u32> = HashMap::new();
+    let mut wanted: Vec<i64> = Vec::new();
+    let mut runs = Vec::with_capacity(rows.len());
+    for h in rows {
+        let id = h.id;
+        let (thread, min, avg, max) = (
+            h.lt_thread.unwrap_or_default(),
+            h.lt_min.unwrap_or_default(),
+            h.lt_avg.unwrap_or_default(),
+            h.lt_max.unwrap_or_default(),
+        );
+        same_len(
+            id,
+            "latency thread",
+            &[thread.len(), min.len(), avg.len(), max.len()],
+        )?;
+        let threads = (0..thread.len())
+            .map(|i| ThreadLatencyRow {
+                thread: thread[i],
+                min_us: min[i],
+                avg_us: avg[i],
+                max_us: max[i],
+            })
+            .collect();
+        let (thread, bucket, overflows, max) = (
+            h.ht_thread.unwrap_or_default(),
+            h.ht_bucket.unwrap_or_default(),
+            h.ht_overflows.unwrap_or_default(),
+            h.ht_max.unwrap_or_default(),
+        );
+        same_len(
+            id,
+            "histogram footer",
+            &[thread.len(), bucket.len(), overflows.len(), max.len()],
+        )?;
+        let hist_threads = (0..thread.len())
+            .map(|i| HistFooterRow {
+                thread: thread[i],
+                bucket_us: bucket[i],
+                overflows: overflows[i],
+                max_us: max[i],
+            })
+            .collect();
+        let trace = match (h.tracer, h.trace_latency_us) {
+            (Some(tracer), Some(latency_us)) => Some(TraceSummaryRow {
+                tracer,
+                latency_us,
+                culprit: h.culprit,
+                culprit_path: h.culprit_path.unwrap_or_default(),
+            }),
+            _ => None,
+        };
+        let (idents, vals, deltas, spreads) = (
+            h.metric_idents.unwrap_or_default(),
+            h.metric_vals.unwrap_or_default(),
+            h.metric_deltas.unwrap_or_default(),
+            h.metric_spreads.unwrap_or_default(),
+        );
+        let n = same_len(
+            id,
+            "metric value",
+            &[idents.len(), vals.len(), deltas.len(), spreads.len()],
+        )?;
+        let metrics = (0..n)
+            .map(|i| MetricSample {
+                ident: *place.entry(idents[i]).or_insert_with(|| {
+                    wanted.push(idents[i]);
+                    (wanted.len() - 1) as u32
+                }),
+                value: vals[i],
+                printed_delta_pct: deltas[i],
+                spread_pct: spreads[i],
+            })
+            .collect();
+        runs.push(RunData {
+            id,
             upload_id: h.upload_id,
             block_index: h.block_index,
             column_index: h.column_index,
@@ -261,8 +332,13 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
             title: h.title,
             tool: h.tool,
             block_kind: h.block_kind,
-        })
-        .collect();
+            threads,
+            hist_threads,
+            trace,
+            metrics,
+        });
+    }
+    let metric_idents = metric_idents(&mut conn, &wanted, &place).await?;
     Ok(ColumnRuns {
         runs,
         more,
@@ -271,96 +347,85 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     })
 }
 
-type IdentKey<'r> = (
-    &'r str,
-    Option<&'r str>,
-    Option<&'r str>,
-    &'r str,
-    Option<&'r str>,
-    Option<&'r str>,
-    Option<&'r str>,
-    Option<&'r str>,
-);
-
-/// The distinct identities of metric rows and each row as (run, sample),
-/// in the rows' order. Columns are read by position (the statement's
-/// order), and the runs of one table repeat the same identities in the
-/// same order, so a row is first checked against the identity at its
-/// place in the run before: most rows are matched without hashing.
-#[allow(clippy::type_complexity)]
-fn intern_metrics(
-    rows: &[sqlx::postgres::PgRow],
-) -> sqlx::Result<(Vec<MetricIdent>, Vec<(i64, MetricSample)>)> {
-    use sqlx::Row;
-    let mut idents: Vec<MetricIdent> = Vec::new();
-    let mut index: HashMap<IdentKey<'_>, u32> = HashMap::new();
-    let mut samples = Vec::with_capacity(rows.len());
-    // The identities of the previous run's rows, by place, and this run's.
-    let (mut previous, mut current): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
-    let mut run: Option<i64> = None;
-    for row in rows {
-        let run_id: i64 = row.try_get(0)?;
-        if run != Some(run_id) {
-            run = Some(run_id);
-            std::mem::swap(&mut previous, &mut current);
-            current.clear();
-        }
-        let key: IdentKey<'_> = (
-            row.try_get(4)?,
-            row.try_get(5)?,
-            row.try_get(6)?,
-            row.try_get(7)?,
-            row.try_get(8)?,
-            row.try_get(9)?,
-            row.try_get(10)?,
-            row.try_get(11)?,
-        );
-        let same_place = previous
-            .get(current.len())
-            .copied()
-            .filter(|&i| idents[i as usize].is(&key));
-        let ident = match same_place {
-            Some(i) => i,
-            None => *index.entry(key).or_insert_with(|| {
-                idents.push(MetricIdent {
-                    name: key.0.to_string(),
-                    stat: key.1.map(str::to_string),
-                    unit: key.2.map(str::to_string),
-                    scope: key.3.to_string(),
-                    section: key.4.map(str::to_string),
-                    direction: key.5.map(str::to_string),
-                    direction_source: key.6.map(str::to_string),
-                    delta_convention: key.7.map(str::to_string),
-                });
-                (idents.len() - 1) as u32
-            }),
-        };
-        current.push(ident);
-        samples.push((
-            run_id,
-            MetricSample {
-                ident,
-                value: row.try_get(1)?,
-                printed_delta_pct: row.try_get(2)?,
-                spread_pct: row.try_get(3)?,
-            },
-        ));
+/// The strings of the metric identities `wanted`, in that order (`place`
+/// maps each id to its index).
+async fn metric_idents(
+    conn: &mut sqlx::PgConnection,
+    wanted: &[i64],
+    place: &HashMap<i64, u32>,
+) -> sqlx::Result<Vec<MetricIdent>> {
+    if wanted.is_empty() {
+        return Ok(Vec::new());
     }
-    Ok((idents, samples))
+    #[derive(FromRow)]
+    struct Ident {
+        id: i64,
+        #[sqlx(flatten)]
+        ident: MetricIdent,
+    }
+    let found: Vec<Ident> = sqlx::query_as(
+        "SELECT id, name, stat, unit, scope, section, direction, direction_source, delta_convention
+         FROM metric_idents WHERE id = ANY($1)",
+    )
+    .bind(wanted)
+    .fetch_all(conn)
+    .await?;
+    let mut idents: Vec<Option<MetricIdent>> = vec![None; wanted.len()];
+    for f in found {
+        if let Some(&p) = place.get(&f.id) {
+            idents[p as usize] = Some(f.ident);
+        }
+    }
+    idents
+        .into_iter()
+        .zip(wanted)
+        .map(|(i, id)| {
+            i.ok_or_else(|| sqlx::Error::Protocol(format!("metric identity {id} is missing")))
+        })
+        .collect()
 }
 
-impl MetricIdent {
-    /// Whether this identity has exactly the strings of `key`.
-    fn is(&self, key: &IdentKey<'_>) -> bool {
-        self.name == key.0
-            && self.stat.as_deref() == key.1
-            && self.unit.as_deref() == key.2
-            && self.scope == key.3
-            && self.section.as_deref() == key.4
-            && self.direction.as_deref() == key.5
-            && self.direction_source.as_deref() == key.6
-            && self.delta_convention.as_deref() == key.7
-    }
+/// Store what [`column_runs`] reads of the metric rows of freshly stored
+/// runs: their identities (once each) and per run the arrays of identity
+/// ids and numbers, in the rows' order. Called in the transaction that
+/// stores the runs, after their `metrics` rows. Two statements: the second
+/// sees identities another upload committed while the first waited.
+///
+/// The runs are the upload's (`upload_id`): selected by upload, each
+/// statement keeps one generic plan across uploads.
+pub async fn add_upload_metric_values(
+    conn: &mut sqlx::PgConnection,
+    upload_id: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO metric_idents (key, scope, name, stat, unit, section, direction,
+                                    direction_source, delta_convention)
+         SELECT DISTINCT ON (k) k, scope, name, stat, unit, section, direction, direction_source,
+                delta_convention
+         FROM (SELECT metric_ident_key(scope, name, stat, unit, section, direction,
+                                       direction_source, delta_convention) AS k, *
+               FROM runs r JOIN metrics ON run_id = r.id WHERE r.upload_id = $1) m
+         ORDER BY k
+         ON CONFLICT (key) DO NOTHING",
+    )
+    .bind(upload_id)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(
+        "INSERT INTO run_metric_values (run_id, idents, vals, printed_delta_pct, spread_pct)
+         SELECT m.run_id, array_agg(i.id ORDER BY m.id), array_agg(m.value ORDER BY m.id),
+                array_agg(m.printed_delta_pct ORDER BY m.id), array_agg(m.spread_pct ORDER BY m.id)
+         FROM runs r JOIN metrics m ON m.run_id = r.id
+         LEFT JOIN metric_idents i
+             ON i.key = metric_ident_key(m.scope, m.name, m.stat, m.unit, m.section, m.direction,
+                                         m.direction_source, m.delta_convention)
+         WHERE r.upload_id = $1
+         GROUP BY m.run_id",
+    )
+    .bind(upload_id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }
 
 /// The chain of a variant: root ancestor first, the variant last.

@@ -206,9 +206,10 @@ async fn write_upload_known(
             label: spec.label.clone(),
         });
     }
-    // These are all the upload's runs: selected by upload, the statement
-    // keeps one plan (by a list of ids it is planned again each time).
+    // These are all the upload's runs: selected by upload, the statements
+    // keep one plan (by a list of ids they are planned again each time).
     crate::storage::overview::add_upload(conn, upload_id).await?;
+    crate::storage::compare::add_upload_metric_values(conn, upload_id).await?;
     Ok(Some(StoredUpload {
         upload_id,
         created: true,
