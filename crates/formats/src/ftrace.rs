@@ -180,7 +180,7 @@ impl Report {
             && self.p.events_seen > 0
             && let Some((time, text_at)) = fast_event_time(bytes, &mut self.cols)
         {
-            self.fast_event(no, bytes, time, text_at);
+            self.fast_event(no, bytes, time, text_at, None);
             return Ok(true);
         }
         let raw = String::from_utf8_lossy(bytes);
@@ -188,15 +188,24 @@ impl Report {
         self.feed_line(&Line { no, text, quote })
     }
 
-    /// The event of a line [`fast_event_time`] read.
+    /// The event of a line [`fast_event_time`] read; `at` is where the
+    /// line starts in the buffer [`Self::run`] reads it from, `None` for a
+    /// line fed on its own.
     #[inline(always)]
-    fn fast_event(&mut self, no: u64, bytes: &[u8], time: f64, text_at: usize) {
+    fn fast_event(
+        &mut self,
+        no: u64,
+        bytes: &[u8],
+        time: f64,
+        text_at: usize,
+        at: Option<(&[u8], usize)>,
+    ) {
         let func = bytes.get(text_at..).and_then(function_span);
         self.p.prev_event_len = Some(trim_end_len(bytes));
         self.p.saw_body = true;
         self.p.in_stack = false;
         self.p
-            .count_event(no, time, bytes, func.map(Name::Unchecked), None);
+            .count_event(no, time, bytes, func.map(Name::Unchecked), None, at);
     }
 
     /// [`Self::feed_raw`] on the lines at the start of `buf` (numbered from
@@ -219,9 +228,11 @@ impl Report {
                 break;
             };
             n += 1;
-            self.fast_event(no + n, line, time, text_at);
+            self.fast_event(no + n, line, time, text_at, Some((buf, pos)));
             pos += k + 1;
         }
+        // The lines the last events are kept as leave the buffer here.
+        self.p.flush_recent(buf);
         (n, pos)
     }
 
@@ -866,6 +877,31 @@ impl Ring {
     }
 }
 
+/// The last lines of a run ([`Report::run`]) that `recent` is to hold,
+/// by line number and place in the run's buffer: a copy per event was a
+/// tenth of the fast loop's time, and all but the last few are dropped.
+#[derive(Default)]
+struct Pending {
+    /// `(line number, start, length)`, a ring of [`Pending::CAP`].
+    lines: [(u64, usize, usize); Pending::CAP],
+    /// Index the next line goes to.
+    next: usize,
+    /// How many of `lines` are pending (at most [`Pending::CAP`]).
+    len: usize,
+}
+
+impl Pending {
+    /// As many as `recent` holds.
+    const CAP: usize = GAP_WINDOW / 2;
+
+    #[inline(always)]
+    fn push(&mut self, no: u64, start: usize, len: usize) {
+        self.lines[self.next] = (no, start, len);
+        self.next = (self.next + 1) % Self::CAP;
+        self.len = (self.len + 1).min(Self::CAP);
+    }
+}
+
 /// One of the longest gaps while it is being collected: the raw lines of
 /// the events around it, parsed only in `finish`.
 struct GapWindow {
@@ -1120,6 +1156,8 @@ struct Parser {
     start_line: u64,
     /// The last events, as printed: the "before" half of a gap's window.
     recent: Ring,
+    /// The last events of a run of lines not copied into `recent` yet.
+    pending: Pending,
     events_seen: u64,
     stacks: VecDeque<Vec<String>>,
     in_stack: bool,
@@ -1157,6 +1195,7 @@ impl Parser {
             out: FtraceLatency::default(),
             start_line,
             recent: Ring::new(GAP_WINDOW / 2),
+            pending: Pending::default(),
             events_seen: 0,
             stacks: VecDeque::new(),
             in_stack: false,
@@ -1504,13 +1543,17 @@ impl Parser {
             raw.as_bytes(),
             func.map(Name::Checked),
             Some(ev),
+            None,
         );
     }
 
     /// Count one event: the gap since the previous one (its function's self
     /// time, a candidate for the longest gaps and the culprit), the
     /// function's count, the windows still collecting, the head of
-    /// `events`. `parsed` is absent on the fast path.
+    /// `events`. `parsed` is absent on the fast path. `at` is the buffer
+    /// `raw` lies in and where, when the event is read in a run of lines
+    /// ([`Report::run`]): the line is then copied into `recent` only if
+    /// it is among the last ones when the run ends or a gap needs it.
     #[inline(always)]
     fn count_event(
         &mut self,
@@ -1519,6 +1562,7 @@ impl Parser {
         raw: &[u8],
         func: Option<Name<'_>>,
         parsed: Option<EventRef<'_>>,
+        at: Option<(&[u8], usize)>,
     ) {
         // Inlined into the fast loop, with what is rare kept out of line
         // (a call per event was a large part of its cost).
@@ -1529,24 +1573,48 @@ impl Parser {
                 self.functions.add_time(f, gap.max(0.0));
             }
             if gap > self.best.as_ref().map_or(0.0, |b| b.gap_us) {
+                if let Some((buf, _)) = at {
+                    self.flush_recent(buf);
+                }
                 self.new_best(gap);
             }
             if gap > 0.0
                 && (self.gaps.len() < TOP_GAPS || self.gaps.last().is_some_and(|g| gap > g.gap_us))
             {
+                if let Some((buf, _)) = at {
+                    self.flush_recent(buf);
+                }
                 self.insert_gap(gap);
             }
         }
         if self.open_windows > 0 {
             self.fill_windows(no, raw);
         }
-        self.recent.push(no, raw);
+        match at {
+            Some((_, start)) => self.pending.push(no, start, raw.len()),
+            None => self.recent.push(no, raw),
+        }
         self.prev_valid = true;
         self.prev_time = time_us;
         self.prev_func = func.and_then(|f| self.functions.count(f));
         if self.out.events.len() < HEAD_EVENTS {
             self.head_event(no, raw, parsed);
         }
+    }
+
+    /// Copy the lines of `pending` (which lie in `buf`) into `recent`.
+    #[cold]
+    #[inline(never)]
+    fn flush_recent(&mut self, buf: &[u8]) {
+        let p = &mut self.pending;
+        let first = p.next + Pending::CAP - p.len;
+        for k in first..first + p.len {
+            let (no, start, len) = p.lines[k % Pending::CAP];
+            if let Some(raw) = buf.get(start..start + len) {
+                self.recent.push(no, raw);
+            }
+        }
+        p.len = 0;
     }
 
     /// A gap longer than the best so far: the culprit candidate, when the
