@@ -978,7 +978,12 @@ enum Name<'a> {
 /// slot kept; a site is exactly the bytes that decided its function, so
 /// a text that starts with them has that function.
 struct SiteCache {
+    /// One unused slot until the first site is kept (a report read only
+    /// by the full parser, as every short one is, keeps none), then
+    /// `1 << SITE_SLOTS_LOG2`.
     slots: Vec<Site>,
+    /// `slots.len() - 1`.
+    mask: usize,
 }
 
 /// A [`SiteCache`] slot: the site's bytes as words, the bytes past its
@@ -1001,16 +1006,17 @@ const SITE_SLOTS_LOG2: u32 = 11;
 impl SiteCache {
     fn new() -> Self {
         SiteCache {
-            slots: vec![Site::default(); 1 << SITE_SLOTS_LOG2],
+            slots: vec![Site::default()],
+            mask: 0,
         }
     }
 
     #[inline(always)]
-    fn slot_of(w: &[u64; SITE_WORDS]) -> usize {
+    fn slot_of(&self, w: &[u64; SITE_WORDS]) -> usize {
         const K: u64 = 0x517c_c1b7_2722_0a95;
         let h = (w[0] ^ w[1].rotate_left(21) ^ w[2].rotate_left(42) ^ w[3].rotate_left(11))
             .wrapping_mul(K);
-        (h >> (64 - SITE_SLOTS_LOG2)) as usize
+        (h >> 40) as usize & self.mask
     }
 
     #[inline(always)]
@@ -1029,7 +1035,7 @@ impl SiteCache {
             return None;
         }
         let w = Self::words(text);
-        let sl = &self.slots[Self::slot_of(&w)];
+        let sl = &self.slots[self.slot_of(&w)];
         let diff = w
             .iter()
             .zip(&sl.words)
@@ -1060,7 +1066,11 @@ impl SiteCache {
         for (x, m) in words.iter_mut().zip(&mask) {
             *x &= m;
         }
-        let i = Self::slot_of(&w);
+        if self.mask == 0 {
+            self.slots = vec![Site::default(); 1 << SITE_SLOTS_LOG2];
+            self.mask = self.slots.len() - 1;
+        }
+        let i = self.slot_of(&w);
         self.slots[i] = Site {
             words,
             mask,
