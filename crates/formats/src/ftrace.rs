@@ -230,7 +230,7 @@ impl Report {
             && self.p.events_seen > 0
             && let Some((time, text_at)) = fast_event_time(bytes, &mut self.cols)
         {
-            self.fast_event(no, bytes, time, text_at);
+            self.fast_event(no, bytes, time, text_at, None);
             return Ok(true);
         }
         let raw = String::from_utf8_lossy(bytes);
@@ -238,15 +238,35 @@ impl Report {
         self.feed_line(&Line { no, text, quote })
     }
 
-    /// The event of a line [`fast_event_time`] read.
+    /// The event of a line [`fast_event_time`] read; `at` is where the
+    /// line starts in the buffer [`Self::run`] reads it from, `None` for a
+    /// line fed on its own.
     #[inline(always)]
-    fn fast_event(&mut self, no: u64, bytes: &[u8], time: f64, text_at: usize) {
-        let func = bytes.get(text_at..).and_then(function_span);
+    fn fast_event(
+        &mut self,
+        no: u64,
+        bytes: &[u8],
+        time: f64,
+        text_at: usize,
+        at: Option<(&[u8], usize)>,
+    ) {
+        let text = bytes.get(text_at..).unwrap_or_default();
+        let (func, site) = match self.p.sites.find(text) {
+            Some(row) => (Some(Name::Row(row)), None),
+            None => match function_site(text) {
+                Some((name, key)) => (Some(Name::Unchecked(name)), key),
+                None => (None, None),
+            },
+        };
         self.p.prev_event_len = Some(trim_end_len(bytes));
         self.p.saw_body = true;
         self.p.in_stack = false;
-        self.p
-            .count_event(no, time, bytes, func.map(Name::Unchecked), None);
+        self.p.count_event(no, time, bytes, func, None, at);
+        if let Some(key) = site
+            && let Some(row) = self.p.prev_func
+        {
+            self.p.sites.insert(text, key, row);
+        }
     }
 
     /// [`Self::feed_raw`] on the lines at the start of `buf` (numbered from
@@ -269,9 +289,11 @@ impl Report {
                 break;
             };
             n += 1;
-            self.fast_event(no + n, line, time, text_at);
+            self.fast_event(no + n, line, time, text_at, Some((buf, pos)));
             pos += k + 1;
         }
+        // The lines the last events are kept as leave the buffer here.
+        self.p.flush_recent(buf);
         (n, pos)
     }
 
@@ -305,6 +327,14 @@ fn function_of(text: &[u8]) -> Option<&[u8]> {
 /// (a name found there was checked when it was added).
 #[inline(always)]
 fn function_span(text: &[u8]) -> Option<&[u8]> {
+    function_site(text).map(|(name, _)| name)
+}
+
+/// [`function_span`] and how many bytes of `text` decided it: through
+/// the `<-` it found, or `None` when it read to the end. Any text with
+/// those bytes has the same function ([`SiteCache`]).
+#[inline(always)]
+fn function_site(text: &[u8]) -> Option<(&[u8], Option<usize>)> {
     let n = text.len();
     let mut i = 0;
     while i < n && text[i].is_ascii_whitespace() {
@@ -329,7 +359,11 @@ fn function_span(text: &[u8]) -> Option<&[u8]> {
     while i < n && text[i].is_ascii_whitespace() {
         i += 1;
     }
-    (i == n || text[i..].starts_with(b"<-")).then_some(name)
+    if i == n {
+        Some((name, None))
+    } else {
+        text[i..].starts_with(b"<-").then_some((name, Some(i + 2)))
+    }
 }
 
 /// Bytes of a function name: ASCII letters, digits, `_` and `.`.
@@ -916,6 +950,31 @@ impl Ring {
     }
 }
 
+/// The last lines of a run ([`Report::run`]) that `recent` is to hold,
+/// by line number and place in the run's buffer: a copy per event was a
+/// tenth of the fast loop's time, and all but the last few are dropped.
+#[derive(Default)]
+struct Pending {
+    /// `(line number, start, length)`, a ring of [`Pending::CAP`].
+    lines: [(u64, usize, usize); Pending::CAP],
+    /// Index the next line goes to.
+    next: usize,
+    /// How many of `lines` are pending (at most [`Pending::CAP`]).
+    len: usize,
+}
+
+impl Pending {
+    /// As many as `recent` holds.
+    const CAP: usize = GAP_WINDOW / 2;
+
+    #[inline(always)]
+    fn push(&mut self, no: u64, start: usize, len: usize) {
+        self.lines[self.next] = (no, start, len);
+        self.next = (self.next + 1) % Self::CAP;
+        self.len = (self.len + 1).min(Self::CAP);
+    }
+}
+
 /// One of the longest gaps while it is being collected: the raw lines of
 /// the events around it, parsed only in `finish`.
 struct GapWindow {
@@ -951,11 +1010,126 @@ struct Slot {
 }
 
 /// A function name for [`FunctionTable::count`], its bytes checked with
-/// [`is_ident`] or not yet.
+/// [`is_ident`] or not yet, or its row (or [`UNTRACKED`]) as a lookup
+/// gave it before.
 #[derive(Clone, Copy)]
 enum Name<'a> {
     Checked(&'a [u8]),
     Unchecked(&'a [u8]),
+    Row(u32),
+}
+
+/// Call sites (`func+0x0/0x50 <-`, the start of an event's text) seen
+/// before, with the row of their function: an event whose text starts
+/// with one is counted without finding its name ([`function_site`]) or
+/// hashing it ([`FunctionTable::count`]), the two largest parts of the
+/// fast loop. Direct mapped by a hash of the text's first 32 bytes (so
+/// the callers of one function share no slot), the last site seen in a
+/// slot kept; a site is exactly the bytes that decided its function, so
+/// a text that starts with them has that function.
+struct SiteCache {
+    /// One unused slot until the first site is kept (a report read only
+    /// by the full parser, as every short one is, keeps none), then
+    /// `1 << SITE_SLOTS_LOG2`.
+    slots: Vec<Site>,
+    /// `slots.len() - 1`.
+    mask: usize,
+}
+
+/// A [`SiteCache`] slot: the site's bytes as words, the bytes past its
+/// end masked off.
+#[derive(Clone, Copy, Default)]
+struct Site {
+    words: [u64; SITE_WORDS],
+    mask: [u64; SITE_WORDS],
+    /// Row of the function, or [`UNTRACKED`].
+    row: u32,
+    /// The slot holds a site.
+    used: bool,
+}
+
+/// Bytes of text a site is looked up by: at most this many words; shorter
+/// texts take the ordinary path.
+const SITE_WORDS: usize = 6;
+/// 8192 slots (850 kB): with 3000 call sites in random order, 2048 slots
+/// missed often enough to be slower than no cache.
+const SITE_SLOTS_LOG2: u32 = 13;
+
+impl SiteCache {
+    fn new() -> Self {
+        SiteCache {
+            slots: vec![Site::default()],
+            mask: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn slot_of(&self, w: &[u64; SITE_WORDS]) -> usize {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let h = (w[0] ^ w[1].rotate_left(21) ^ w[2].rotate_left(42) ^ w[3].rotate_left(11))
+            .wrapping_mul(K);
+        (h >> 40) as usize & self.mask
+    }
+
+    #[inline(always)]
+    fn words(text: &[u8]) -> [u64; SITE_WORDS] {
+        let mut w = [0u64; SITE_WORDS];
+        for (k, x) in w.iter_mut().enumerate() {
+            *x = word_at(text, 8 * k);
+        }
+        w
+    }
+
+    /// The row of the function of `text` when it starts with a site seen.
+    #[inline(always)]
+    fn find(&self, text: &[u8]) -> Option<u32> {
+        if text.len() < 8 * SITE_WORDS {
+            return None;
+        }
+        let w = Self::words(text);
+        let sl = &self.slots[self.slot_of(&w)];
+        let diff = w
+            .iter()
+            .zip(&sl.words)
+            .zip(&sl.mask)
+            .fold(0, |d, ((x, y), m)| d | ((x ^ y) & m));
+        (sl.used && diff == 0).then_some(sl.row)
+    }
+
+    /// Remember that the first `len` bytes of `text` gave the function of
+    /// `row`.
+    #[cold]
+    #[inline(never)]
+    fn insert(&mut self, text: &[u8], len: usize, row: u32) {
+        if text.len() < 8 * SITE_WORDS || len > 8 * SITE_WORDS {
+            return;
+        }
+        let w = Self::words(text);
+        let mut mask = [0u64; SITE_WORDS];
+        for (k, m) in mask.iter_mut().enumerate() {
+            let bytes = len.saturating_sub(8 * k).min(8);
+            *m = if bytes == 8 {
+                u64::MAX
+            } else {
+                (1u64 << (8 * bytes)) - 1
+            };
+        }
+        let mut words = w;
+        for (x, m) in words.iter_mut().zip(&mask) {
+            *x &= m;
+        }
+        if self.mask == 0 {
+            self.slots = vec![Site::default(); 1 << SITE_SLOTS_LOG2];
+            self.mask = self.slots.len() - 1;
+        }
+        let i = self.slot_of(&w);
+        self.slots[i] = Site {
+            words,
+            mask,
+            row,
+            used: true,
+        };
+    }
 }
 
 /// Marks the untracked row in [`FunctionTable`] indices.
@@ -1017,6 +1191,13 @@ impl FunctionTable {
         let (name, checked) = match name {
             Name::Checked(n) => (n, true),
             Name::Unchecked(n) => (n, false),
+            Name::Row(r) => {
+                match self.rows.get_mut(r as usize) {
+                    Some(row) => row.1 += 1,
+                    None => self.untracked.0 += 1,
+                }
+                return Some(r);
+            }
         };
         let key = NameKey::of(name);
         let n = name.len();
@@ -1170,6 +1351,8 @@ struct Parser {
     start_line: u64,
     /// The last events, as printed: the "before" half of a gap's window.
     recent: Ring,
+    /// The last events of a run of lines not copied into `recent` yet.
+    pending: Pending,
     events_seen: u64,
     stacks: VecDeque<Vec<String>>,
     in_stack: bool,
@@ -1199,6 +1382,8 @@ struct Parser {
     /// How many of `gaps` still collect events after the gap.
     open_windows: usize,
     functions: FunctionTable,
+    /// Call sites of the fast path, with their function's row.
+    sites: SiteCache,
 }
 
 impl Parser {
@@ -1207,6 +1392,7 @@ impl Parser {
             out: FtraceLatency::default(),
             start_line,
             recent: Ring::new(GAP_WINDOW / 2),
+            pending: Pending::default(),
             events_seen: 0,
             stacks: VecDeque::new(),
             in_stack: false,
@@ -1227,6 +1413,7 @@ impl Parser {
             gaps: Vec::new(),
             open_windows: 0,
             functions: FunctionTable::new(),
+            sites: SiteCache::new(),
         }
     }
 
@@ -1554,13 +1741,17 @@ impl Parser {
             raw.as_bytes(),
             func.map(Name::Checked),
             Some(ev),
+            None,
         );
     }
 
     /// Count one event: the gap since the previous one (its function's self
     /// time, a candidate for the longest gaps and the culprit), the
     /// function's count, the windows still collecting, the head of
-    /// `events`. `parsed` is absent on the fast path.
+    /// `events`. `parsed` is absent on the fast path. `at` is the buffer
+    /// `raw` lies in and where, when the event is read in a run of lines
+    /// ([`Report::run`]): the line is then copied into `recent` only if
+    /// it is among the last ones when the run ends or a gap needs it.
     #[inline(always)]
     fn count_event(
         &mut self,
@@ -1569,6 +1760,7 @@ impl Parser {
         raw: &[u8],
         func: Option<Name<'_>>,
         parsed: Option<EventRef<'_>>,
+        at: Option<(&[u8], usize)>,
     ) {
         // Inlined into the fast loop, with what is rare kept out of line
         // (a call per event was a large part of its cost).
@@ -1579,24 +1771,48 @@ impl Parser {
                 self.functions.add_time(f, gap.max(0.0));
             }
             if gap > self.best.as_ref().map_or(0.0, |b| b.gap_us) {
+                if let Some((buf, _)) = at {
+                    self.flush_recent(buf);
+                }
                 self.new_best(gap);
             }
             if gap > 0.0
                 && (self.gaps.len() < TOP_GAPS || self.gaps.last().is_some_and(|g| gap > g.gap_us))
             {
+                if let Some((buf, _)) = at {
+                    self.flush_recent(buf);
+                }
                 self.insert_gap(gap);
             }
         }
         if self.open_windows > 0 {
             self.fill_windows(no, raw);
         }
-        self.recent.push(no, raw);
+        match at {
+            Some((_, start)) => self.pending.push(no, start, raw.len()),
+            None => self.recent.push(no, raw),
+        }
         self.prev_valid = true;
         self.prev_time = time_us;
         self.prev_func = func.and_then(|f| self.functions.count(f));
         if self.out.events.len() < HEAD_EVENTS {
             self.head_event(no, raw, parsed);
         }
+    }
+
+    /// Copy the lines of `pending` (which lie in `buf`) into `recent`.
+    #[cold]
+    #[inline(never)]
+    fn flush_recent(&mut self, buf: &[u8]) {
+        let p = &mut self.pending;
+        let first = p.next + Pending::CAP - p.len;
+        for k in first..first + p.len {
+            let (no, start, len) = p.lines[k % Pending::CAP];
+            if let Some(raw) = buf.get(start..start + len) {
+                self.recent.push(no, raw);
+            }
+        }
+        p.len = 0;
     }
 
     /// A gap longer than the best so far: the culprit candidate, when the
@@ -2250,6 +2466,164 @@ mod tests {
         assert!(same_bytes(b"abcdefghij", b"abcdefghij"));
         assert!(!same_bytes(b"abcdefghij", b"abcdefghiJ"));
         assert!(!same_bytes(b"abc", b"abc\0"));
+    }
+
+    /// Texts of function-trace events for the call-site tests: names that
+    /// share their first 8, 16 or 32 bytes, each with several offsets and
+    /// callers, and texts the site lookup must not take (no `<-`, an
+    /// offset that is no offset, a name that is no name, a tab, short).
+    fn site_texts() -> Vec<String> {
+        let stems = [
+            "isolate_lru_folios",
+            "isolate_lru_folios_x",
+            "isolate_lru_folio",
+            "__mod_node_page_state",
+            "__mod_zone_page_state",
+            "__isolate_lru_page_prepare_and_more_of_it",
+            "__isolate_lru_page_prepare_and_more_of_it2",
+            "f",
+            "9lives",
+            "a-b",
+        ];
+        let mut v = Vec::new();
+        for (i, f) in stems.iter().enumerate() {
+            for off in ["+0x0/0x3e0", "+0x0/0x3e1", "+0x16/0x40", "+1/0x40", ""] {
+                for sep in [" <-", "  <-", "\t<-", " <x", " "] {
+                    for caller in ["shrink_inactive_list+0x10f/0x440", "kswapd+0x1/0x2", ""] {
+                        v.push(format!(" {f}{off}{}{caller}", sep.replace("\\t", "\t")));
+                    }
+                }
+            }
+            v.push(format!(" {f}"));
+            v.push(format!(
+                "  {f}+0x0/0x10 <-caller_of_number_{i}_with_a_long_name+0x1/0x2"
+            ));
+        }
+        v
+    }
+
+    #[test]
+    fn call_sites_give_the_function_the_ordinary_path_finds() {
+        // Every text is counted as the fast path does (a site lookup, else
+        // the name found and counted and its site remembered), three times
+        // over in a scrambled order: the function each event is counted
+        // for, and the counts, are those of finding every name afresh.
+        let texts = site_texts();
+        let mut sites = SiteCache::new();
+        let mut fast = FunctionTable::new();
+        let mut plain = FunctionTable::new();
+        let mut hits = 0;
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..3 {
+            for k in 0..texts.len() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                let text = texts[(k * 7 + seed as usize % 3) % texts.len()].as_bytes();
+                let expect = function_span(text).and_then(|n| plain.count(Name::Unchecked(n)));
+                let got = match sites.find(text) {
+                    Some(row) => {
+                        hits += 1;
+                        fast.count(Name::Row(row))
+                    }
+                    None => {
+                        let site = function_site(text);
+                        let row = site.and_then(|(n, _)| fast.count(Name::Unchecked(n)));
+                        if let (Some((_, Some(len))), Some(r)) = (site, row) {
+                            sites.insert(text, len, r);
+                        }
+                        row
+                    }
+                };
+                let name = |t: &FunctionTable, r: Option<u32>| {
+                    r.map(|r| String::from_utf8_lossy(&t.rows[r as usize].0).into_owned())
+                };
+                assert_eq!(
+                    name(&fast, got),
+                    name(&plain, expect),
+                    "{:?}",
+                    String::from_utf8_lossy(text)
+                );
+            }
+        }
+        // Sites that can be kept (valid names, a `<-` within the first 48
+        // bytes of a text at least that long) are found again: each text
+        // comes about three times, so most of their events are hits.
+        let kept = texts
+            .iter()
+            .filter(|t| {
+                t.len() >= 8 * SITE_WORDS
+                    && matches!(function_site(t.as_bytes()),
+                        Some((n, Some(len))) if len <= 8 * SITE_WORDS && is_ident(n))
+            })
+            .count();
+        assert!(kept > 50 && hits >= kept, "{hits} hits, {kept} sites");
+        let rows = |t: &FunctionTable| {
+            let mut r: Vec<_> = t.rows.iter().map(|r| (r.0.clone(), r.1)).collect();
+            r.sort();
+            r
+        };
+        assert_eq!(rows(&fast), rows(&plain));
+        // Nothing is looked up by fewer bytes than a site holds, nor kept
+        // for a site longer than that.
+        assert_eq!(sites.find(b" f+0x0/0x1 <-g"), None);
+        let long = format!(" {}+0x0/0x1 <-g{}", "a".repeat(60), " ".repeat(40));
+        let row = fast
+            .count(Name::Unchecked(&long.as_bytes()[1..61]))
+            .unwrap();
+        sites.insert(long.as_bytes(), 72, row);
+        assert_eq!(sites.find(long.as_bytes()), None);
+    }
+
+    #[test]
+    fn runs_of_lines_read_as_lines_one_by_one() {
+        // A report with events over the texts above (some of which leave
+        // the fast loop), read as `parse_reader` reads it (runs of lines
+        // from a buffer, the line that stops a run on its own) and line by
+        // line through the full parser: the same block.
+        let texts = site_texts();
+        let mut input = String::from(
+            "# tracer: irqsoff\n# latency: 100 us, #1/1, CPU#5 | (M:unknown VP:0, KP:0, SP:0 HP:0 #P:8)\n#  cmd     pid     |||||| time  |   caller\n",
+        );
+        for k in 0..20_000usize {
+            let t = &texts[(k * 31 + k / 7) % texts.len()];
+            input.push_str(&format!(" kswapd0-90        5d..1. {:>5}us : {t}\n", k / 3));
+        }
+        let lines: Vec<&str> = input.lines().collect();
+        let first = Line {
+            no: 1,
+            text: lines[0],
+            quote: 0,
+        };
+        let mut slow = Report::start(&first).unwrap();
+        for (i, l) in lines.iter().enumerate() {
+            let line = Line {
+                no: i as u64 + 1,
+                text: l,
+                quote: 0,
+            };
+            assert!(slow.feed_line(&line).unwrap());
+        }
+        let newlines = crate::stream::Newlines::new();
+        let mut fast = Report::start(&first).unwrap();
+        let bytes = input.as_bytes();
+        let (mut no, mut pos, mut runs) = (0u64, 0usize, 0u64);
+        while pos < bytes.len() {
+            let (n, used) = fast.run(no, &bytes[pos..], &newlines);
+            runs += n;
+            no += n;
+            pos += used;
+            if pos == bytes.len() {
+                break;
+            }
+            let end = pos + bytes[pos..].iter().position(|&c| c == b'\n').unwrap();
+            no += 1;
+            assert!(fast.feed_raw(no, &bytes[pos..end]).unwrap());
+            pos = end + 1;
+        }
+        assert!(runs > 10_000, "{runs}");
+        let json = |r: Report| serde_json::to_string(&r.finish().unwrap()).unwrap();
+        assert_eq!(json(fast), json(slow));
     }
 
     #[test]

@@ -691,7 +691,7 @@ pub(crate) struct Newlines {
 }
 
 impl Newlines {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Newlines {
             #[cfg(target_arch = "x86_64")]
             avx2: memchr::arch::x86_64::avx2::memchr::One::new(b'\n'),
