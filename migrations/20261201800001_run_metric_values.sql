@@ -5,7 +5,7 @@
 -- then reads 200 rows and its few dozen identities instead of about
 -- 2 000 rows of eight strings each. `metrics` stays the record; the
 -- arrays are written by the transaction that stores the runs
--- (`storage::compare::add_run_metric_values`), which must run again for
+-- (`storage::compare::add_upload_metric_values`), which must run again for
 -- any statement that changes a run's metric rows.
 
 -- The identity's strings as one unambiguous value (a JSON array: NULL and
