@@ -576,36 +576,48 @@ fn shorten_apart(labels: &[&str], w: usize) -> Vec<String> {
     } else {
         0
     };
-    for i in 0..out.len() {
-        let clash: Vec<usize> = (0..out.len())
-            .filter(|&j| j != i && out[j] == out[i] && labels[j] != labels[i])
-            .collect();
-        let room = w.saturating_sub(stat);
-        if clash.is_empty() || room < 12 {
-            continue;
-        }
-        let (lead, me) = chars[i].split_at(stat);
-        // Where this name last parts from the ones it clashes with (their
-        // cut ends are alike, so the end is left out).
-        let from = clash
-            .iter()
-            .map(|&j| {
-                me.iter()
-                    .zip(chars[j].iter().skip(stat))
-                    .take_while(|(a, b)| a == b)
-                    .count()
-            })
-            .max()
-            .unwrap_or(0);
-        let head = room / 4;
-        let mid = room - head - 2;
-        let start = from.saturating_sub(1).max(head);
-        let mut s: String = lead.iter().chain(me.iter().take(head)).collect();
-        s.push('~');
-        s.extend(me.iter().skip(start).take(mid));
-        if start + mid < me.len() {
+    let room = w.saturating_sub(stat);
+    if room < 12 {
+        return out;
+    }
+    // Rows by their cut label: only those sharing one with another name
+    // are cut again.
+    let mut alike: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
+    for (i, short) in out.iter().enumerate() {
+        alike.entry(short.as_str()).or_default().push(i);
+    }
+    let mut recut: Vec<(usize, String)> = Vec::new();
+    for group in alike.values().filter(|g| g.len() > 1) {
+        for &i in group {
+            let (lead, me) = chars[i].split_at(stat);
+            // Where this name last parts from the ones it is cut alike with
+            // (their cut ends are alike, so the end is left out).
+            let Some(from) = group
+                .iter()
+                .filter(|&&j| labels[j] != labels[i])
+                .map(|&j| {
+                    me.iter()
+                        .zip(chars[j].iter().skip(stat))
+                        .take_while(|(a, b)| a == b)
+                        .count()
+                })
+                .max()
+            else {
+                continue;
+            };
+            let head = room / 4;
+            let mid = room - head - 2;
+            let start = from.saturating_sub(1).max(head);
+            let mut s: String = lead.iter().chain(me.iter().take(head)).collect();
             s.push('~');
+            s.extend(me.iter().skip(start).take(mid));
+            if start + mid < me.len() {
+                s.push('~');
+            }
+            recut.push((i, s));
         }
+    }
+    for (i, s) in recut {
         out[i] = s;
     }
     out
@@ -786,6 +798,9 @@ impl Grid {
         }
         chunks.push(cur);
 
+        // The row labels are the same in every chunk: cut them once.
+        let labels: Vec<&str> = self.rows.iter().map(|(l, _)| l.as_str()).collect();
+        let labels = shorten_apart(&labels, left_w);
         for (k, chunk) in chunks.iter().enumerate() {
             if k > 0 {
                 out.push(String::new());
@@ -829,8 +844,6 @@ impl Grid {
                 }
                 out.push(s);
             }
-            let labels: Vec<&str> = self.rows.iter().map(|(l, _)| l.as_str()).collect();
-            let labels = shorten_apart(&labels, left_w);
             for ((_, cells), label) in self.rows.iter().zip(&labels) {
                 let mut s = format!("{label:<left_w$}");
                 for &j in chunk {
