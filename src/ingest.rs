@@ -683,12 +683,7 @@ fn plan_counters(
         } else {
             name.clone()
         };
-        // Named `{variant}/{column}` when the upload names a variant, as
-        // for tables.
-        run.variant = match forced_variant {
-            Some(f) => format!("{f}/{own}"),
-            None => own,
-        };
+        run.variant = column_variant(forced_variant, &own);
         run.parent = prev_variant.clone().filter(|p| *p != run.variant);
         prev_variant = Some(run.variant.clone());
         run.metrics = c
@@ -697,6 +692,15 @@ fn plan_counters(
             .filter_map(|x| counter_metric(x, col))
             .collect();
         out.push(run);
+    }
+}
+
+/// The variant of one column of a table: the column's own name, under the
+/// variant the upload names when it names one (`{variant}/{column}`).
+fn column_variant(forced: Option<&String>, own: &str) -> String {
+    match forced {
+        Some(f) => format!("{f}/{own}"),
+        None => own.to_string(),
     }
 }
 
@@ -937,10 +941,7 @@ fn plan_table(
             .get(c)
             .filter(|v| !v.is_empty())
             .unwrap_or(name);
-        run.variant = match forced_variant {
-            Some(f) => format!("{f}/{own}"),
-            None => own.clone(),
-        };
+        run.variant = column_variant(forced_variant, own);
         if let Some(k) = t.column_kernels.get(c).filter(|k| !k.is_empty()) {
             run.kernel = k.clone();
         } else if t.style == "lkp"
