@@ -1,6 +1,7 @@
 //! Writing an upload: blob, upload row, runs and typed results in one
 //! transaction. The caller acknowledges only after this returns Ok.
 
+use reclaimlab_report::model::{Better, DeltaConvention};
 use sqlx::{PgConnection, PgPool};
 
 use crate::error::AppError;
@@ -612,7 +613,7 @@ async fn insert_results(
         .bind(&spec.section)
         .bind(
             m.iter()
-                .map(|x| x.direction.map(crate::ingest::better_str))
+                .map(|x| x.direction.map(Better::word))
                 .collect::<Vec<_>>(),
         )
         .bind(
@@ -622,7 +623,7 @@ async fn insert_results(
         )
         .bind(
             m.iter()
-                .map(|x| x.delta_convention.map(crate::ingest::convention_str))
+                .map(|x| x.delta_convention.map(DeltaConvention::word))
                 .collect::<Vec<_>>(),
         )
         .execute(&mut *conn)

@@ -1,9 +1,9 @@
 //! Reading runs and their typed results.
 
 use chrono::{DateTime, Utc};
-use sqlx::{FromRow, PgExecutor, PgPool};
-
-use crate::ingest::MetricRow;
+use reclaimlab_report::model::{Better, DeltaConvention, Metric, MetricValue};
+use sqlx::postgres::PgRow;
+use sqlx::{FromRow, PgExecutor, PgPool, Row};
 
 #[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]
 pub struct RunSummary {
@@ -152,24 +152,27 @@ pub struct TraceRow {
     pub stack: Vec<String>,
 }
 
-/// A stored metric: the value as ingest planned it ([`MetricRow`], one
-/// type from ingest to page) and the table it was stored under. Reads as
-/// the `MetricRow` it holds (`m.name`, `m.value`).
-#[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]
-pub struct MetricValue {
-    #[sqlx(flatten)]
-    #[serde(flatten)]
-    pub metric: MetricRow,
-    /// The table or test the value belongs to (its identity scope).
-    pub scope: String,
-    pub section: Option<String>,
-}
-
-impl std::ops::Deref for MetricValue {
-    type Target = MetricRow;
-    fn deref(&self) -> &MetricRow {
-        &self.metric
-    }
+/// A stored metric read back as `storage::ingest::store` wrote it; a
+/// word this version does not know reads as not set.
+pub fn metric_value(row: PgRow) -> sqlx::Result<MetricValue> {
+    let word = |col: &str| row.try_get::<Option<String>, _>(col);
+    Ok(MetricValue {
+        metric: Metric {
+            name: row.try_get("name")?,
+            stat: row.try_get("stat")?,
+            value: row.try_get("value")?,
+            unit: row.try_get("unit")?,
+            printed_delta_pct: row.try_get("printed_delta_pct")?,
+            spread_pct: row.try_get("spread_pct")?,
+            direction: word("direction")?.as_deref().and_then(Better::from_word),
+            direction_source: row.try_get("direction_source")?,
+            delta_convention: word("delta_convention")?
+                .as_deref()
+                .and_then(DeltaConvention::from_word),
+        },
+        scope: row.try_get("scope")?,
+        section: row.try_get("section")?,
+    })
 }
 
 /// The columns of [`MetricValue`], in order.
@@ -302,10 +305,11 @@ pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
     .bind(id)
     .fetch_optional(pool)
     .await?;
-    let metrics = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+    let metrics = sqlx::query(sqlx::AssertSqlSafe(format!(
         "SELECT {METRIC_COLUMNS} FROM metrics WHERE run_id = $1 ORDER BY id"
     )))
     .bind(id)
+    .try_map(metric_value)
     .fetch_all(pool)
     .await?;
     let histogram = sqlx::query_as(

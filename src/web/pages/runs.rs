@@ -5,11 +5,12 @@ use askama_web::WebTemplate;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
+use reclaimlab_report::model::MetricValue;
 
 use super::{PageError, PageResult};
 use crate::error::AppError;
 use crate::ingest::{FunctionTotal, TraceDigest};
-use crate::storage::runs::{self, MetricValue, RunDetail};
+use crate::storage::runs::{self, RunDetail};
 use crate::web::AppState;
 use crate::web::extract::page::{Path, Query};
 use crate::web::numbers::Numbers;
