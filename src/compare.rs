@@ -12,6 +12,7 @@ use reclaimlab_report::model::{self, ColumnRuns, RunData};
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
+use crate::storage::ids::RunId;
 
 pub const MAX_COLUMNS: usize = 12;
 /// Most runs one column holds: the newest ones, with a note on the
@@ -25,7 +26,8 @@ pub struct ColumnSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub runs: Vec<i64>,
+    #[schema(value_type = Vec<i64>)]
+    pub runs: Vec<RunId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -58,6 +60,7 @@ impl ColumnSpec {
                             x.trim()
                                 .trim_start_matches('#')
                                 .parse::<i64>()
+                                .map(RunId)
                                 .map_err(|_| {
                                     AppError::BadRequest(format!("'{x}' in runs: is not a run id"))
                                 })
@@ -108,7 +111,7 @@ impl ColumnSpec {
                 "runs:{}",
                 self.runs
                     .iter()
-                    .map(i64::to_string)
+                    .map(RunId::to_string)
                     .collect::<Vec<_>>()
                     .join(",")
             ));
@@ -211,8 +214,8 @@ pub struct CompareRequest {
     /// Runs shown beside the comparison and compared with nothing (at most
     /// [`MAX_CONTEXT_RUNS`]): evidence no variant was named for.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schema(max_items = 20)]
-    pub context: Vec<i64>,
+    #[schema(max_items = 20, value_type = Vec<i64>)]
+    pub context: Vec<RunId>,
 }
 
 /// At most this many runs beside a comparison.
@@ -222,7 +225,7 @@ pub const MAX_CONTEXT_RUNS: usize = 20;
 pub struct Resolved {
     pub request: CompareRequest,
     pub comparison: reclaimlab_report::compare::Comparison,
-    pub run_ids: Vec<i64>,
+    pub run_ids: Vec<RunId>,
 }
 
 /// What a resolved comparison is for: a live page shows tests, deltas and
@@ -278,7 +281,8 @@ pub async fn resolve(
     .await?;
     for (i, (spec, col)) in req.columns.iter().zip(&columns).enumerate() {
         if !spec.runs.is_empty() {
-            let found: std::collections::BTreeSet<i64> = col.runs.iter().map(|r| r.id).collect();
+            let found: std::collections::BTreeSet<RunId> =
+                col.runs.iter().map(|r| RunId(r.id)).collect();
             if let Some(missing) = spec.runs.iter().find(|id| !found.contains(id)) {
                 return Err(AppError::NotFound(format!(
                     "run {missing} (column {i}) not found"
@@ -295,7 +299,11 @@ pub async fn resolve(
             .join(" vs ")
     });
     let chain_previous = req.chain_previous.unwrap_or(false);
-    let run_ids = columns.iter().flat_map(|c| &c.runs).map(|r| r.id).collect();
+    let run_ids = columns
+        .iter()
+        .flat_map(|c| &c.runs)
+        .map(|r| RunId(r.id))
+        .collect();
     let more: Vec<bool> = columns.iter().map(|c| c.more).collect();
     let mut opts = reclaimlab_report::compare::CompareOptions::default();
     if detail == Detail::Page {
@@ -330,7 +338,7 @@ pub async fn resolve(
 /// The runs named in a request's `context`, in the order given.
 async fn context_runs(
     pool: &sqlx::PgPool,
-    ids: &[i64],
+    ids: &[RunId],
 ) -> Result<Vec<reclaimlab_report::compare::ContextRun>, AppError> {
     if ids.is_empty() {
         return Ok(Vec::new());
@@ -349,7 +357,7 @@ async fn context_runs(
             };
             Ok(reclaimlab_report::compare::ContextRun {
                 run: reclaimlab_report::compare::RunRef {
-                    id: r.id,
+                    id: r.id.0,
                     board: r.board.clone(),
                     kernel: r.kernel.clone(),
                     variant: r.variant.clone(),
@@ -408,7 +416,7 @@ mod tests {
             " runs:#3, 4 ;board:LicheePi 4A;kernel:6.12.0-rc5;variant:a/b;kind:simulated;simulation:7;label:x",
         )
         .unwrap();
-        assert_eq!(c.runs, vec![3, 4]);
+        assert_eq!(c.runs, vec![RunId(3), RunId(4)]);
         assert_eq!(c.board.as_deref(), Some("LicheePi 4A"));
         assert_eq!(c.kernel.as_deref(), Some("6.12.0-rc5"));
         assert_eq!(c.variant.as_deref(), Some("a/b"));

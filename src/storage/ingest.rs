@@ -7,13 +7,14 @@ use sqlx::{PgConnection, PgPool};
 use crate::error::AppError;
 use crate::ingest::{RunSpec, UploadMeta};
 use crate::storage::catalog;
+use crate::storage::ids::RunId;
 
 /// What an upload produced (or, for a replay, had produced).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct StoredUpload {
     pub upload_id: i64,
     pub created: bool,
-    pub run_ids: Vec<i64>,
+    pub run_ids: Vec<RunId>,
     /// The names of each run, in the order of `run_ids`, when this upload
     /// stored them (a replay has only the ids: its runs are read back).
     #[serde(skip)]
@@ -23,7 +24,7 @@ pub struct StoredUpload {
 /// A run as stored: its id and names, as a run summary reads them back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredRun {
-    pub id: i64,
+    pub id: RunId,
     /// The board's canonical name ([`crate::boards::canonical`]).
     pub board: String,
     pub kernel: String,
@@ -197,9 +198,9 @@ async fn write_upload_known(
         if shared.is_none() {
             first_of_block = Some((spec.block_index, id));
         }
-        run_ids.push(id);
+        run_ids.push(RunId(id));
         runs.push(StoredRun {
-            id,
+            id: RunId(id),
             board: crate::boards::canonical(&spec.board),
             kernel: spec.kernel.clone(),
             variant: spec.variant.clone(),
@@ -262,7 +263,7 @@ async fn replay(
             "idempotency key '{key}' was already used for different content or metadata (upload {upload_id})"
         )));
     }
-    let run_ids: Vec<i64> =
+    let run_ids: Vec<RunId> =
         sqlx::query_scalar("SELECT id FROM runs WHERE upload_id = $1 ORDER BY id")
             .bind(upload_id)
             .fetch_all(pool)

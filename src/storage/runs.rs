@@ -5,10 +5,14 @@ use reclaimlab_report::model::{Better, DeltaConvention, Metric, MetricValue};
 use sqlx::postgres::PgRow;
 use sqlx::{FromRow, PgExecutor, PgPool, Row};
 
+use crate::storage::ids::{RunId, UploadId};
+
 #[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]
 pub struct RunSummary {
-    pub id: i64,
-    pub upload_id: Option<i64>,
+    #[schema(value_type = i64)]
+    pub id: RunId,
+    #[schema(value_type = Option<i64>)]
+    pub upload_id: Option<UploadId>,
     pub board: String,
     pub kernel: String,
     pub variant: String,
@@ -76,7 +80,7 @@ pub async fn count(db: impl PgExecutor<'_>) -> sqlx::Result<i64> {
         .await
 }
 
-pub async fn summary(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<RunSummary>> {
+pub async fn summary(db: impl PgExecutor<'_>, id: RunId) -> sqlx::Result<Option<RunSummary>> {
     let sql = format!("{SUMMARY_SELECT} WHERE r.id = $1 AND r.deleted_at IS NULL");
     sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(id)
@@ -84,7 +88,7 @@ pub async fn summary(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<Ru
         .await
 }
 
-pub async fn summaries(db: impl PgExecutor<'_>, ids: &[i64]) -> sqlx::Result<Vec<RunSummary>> {
+pub async fn summaries(db: impl PgExecutor<'_>, ids: &[RunId]) -> sqlx::Result<Vec<RunSummary>> {
     let sql =
         format!("{SUMMARY_SELECT} WHERE r.id = ANY($1) AND r.deleted_at IS NULL ORDER BY r.id");
     sqlx::query_as(sqlx::AssertSqlSafe(sql))
@@ -97,7 +101,7 @@ pub async fn summaries(db: impl PgExecutor<'_>, ids: &[i64]) -> sqlx::Result<Vec
 /// culprit, the tracer of a trace and the title of a table.
 #[derive(Debug, Clone, FromRow)]
 pub struct ContextRow {
-    pub id: i64,
+    pub id: RunId,
     pub board: String,
     pub kernel: String,
     pub variant: String,
@@ -108,7 +112,7 @@ pub struct ContextRow {
     pub title: Option<String>,
 }
 
-pub async fn context_rows(db: impl PgExecutor<'_>, ids: &[i64]) -> sqlx::Result<Vec<ContextRow>> {
+pub async fn context_rows(db: impl PgExecutor<'_>, ids: &[RunId]) -> sqlx::Result<Vec<ContextRow>> {
     sqlx::query_as(
         "SELECT r.id, b.name AS board, k.version AS kernel, v.name AS variant, r.block_kind,
                 r.worst_us, t.culprit, t.tracer, r.title
@@ -264,7 +268,7 @@ type DetailRow = (
     Option<String>,
 );
 
-pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
+pub async fn detail(pool: &PgPool, id: RunId) -> sqlx::Result<Option<RunDetail>> {
     let Some(summary) = summary(pool, id).await? else {
         return Ok(None);
     };
@@ -344,7 +348,7 @@ pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
 /// The raw bytes of the upload a run came from.
 pub async fn raw(
     db: impl PgExecutor<'_>,
-    run_id: i64,
+    run_id: RunId,
 ) -> sqlx::Result<Option<(Vec<u8>, Option<String>)>> {
     sqlx::query_as(
         "SELECT b.content, u.filename FROM runs r JOIN uploads u ON u.id = r.upload_id

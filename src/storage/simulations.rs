@@ -5,6 +5,8 @@ use chrono::{DateTime, Utc};
 use sqlx::{FromRow, PgConnection, PgExecutor};
 use uuid::Uuid;
 
+use crate::storage::ids::RunId;
+
 /// Where a simulation job is in its life (`simulations.state`, a `TEXT`
 /// column with a `CHECK` on these five words).
 #[derive(
@@ -373,7 +375,7 @@ pub async fn request_cancel(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Op
     .await
 }
 
-pub async fn result_runs(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Vec<i64>> {
+pub async fn result_runs(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Vec<RunId>> {
     sqlx::query_scalar("SELECT id FROM runs WHERE simulation_id = $1 ORDER BY id")
         .bind(id)
         .fetch_all(db)

@@ -3,6 +3,8 @@
 use chrono::{DateTime, Utc};
 use sqlx::{FromRow, PgExecutor};
 
+use crate::storage::ids::RunId;
+
 #[derive(Debug, Clone, FromRow)]
 pub struct Snapshot {
     pub id: i64,
@@ -23,7 +25,7 @@ pub struct NewSnapshot<'a> {
     pub slug: &'a str,
     pub title: &'a str,
     pub spec: &'a serde_json::Value,
-    pub run_ids: &'a [i64],
+    pub run_ids: &'a [RunId],
     pub comparison: &'a serde_json::Value,
     pub body_html: &'a str,
     pub body_txt: &'a str,

@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use crate::auth::{Caller, Scope};
 use crate::error::{AppError, AppResult, ErrorBody};
 use crate::simulate::{self, SimulationRequest};
+use crate::storage::ids::RunId;
 use crate::storage::simulations as jobs;
 use crate::web::AppState;
 use crate::web::extract::api::{self, Path};
@@ -67,7 +68,8 @@ pub struct Progress {
 /// A run a finished job stored.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub struct SimulationRun {
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: RunId,
     /// The run's page.
     pub url: String,
     pub variant: String,
@@ -103,7 +105,8 @@ pub struct SimulationStatus {
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
-    pub run_ids: Vec<i64>,
+    #[schema(value_type = Vec<i64>)]
+    pub run_ids: Vec<RunId>,
     pub runs: Vec<SimulationRun>,
 }
 

@@ -18,6 +18,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use super::{PageError, PageResult};
 use crate::error::AppError;
 use crate::simulate::{self, SimulationRequest, SweepRequest};
+use crate::storage::ids::RunId;
 use crate::storage::simulations::{self as jobs, BoardCostRow, Job};
 use crate::web::AppState;
 use crate::web::numbers::fmt_us;
@@ -394,7 +395,7 @@ pub async fn show_simulation(
     let report_text = jobs::result_text(&state.pool, id).await?.map(|(t, _)| t);
     let compare_url = (!runs.is_empty()).then(|| {
         // One column per simulated variant, in order.
-        let mut cols: Vec<(String, Vec<i64>)> = Vec::new();
+        let mut cols: Vec<(String, Vec<RunId>)> = Vec::new();
         for r in &runs {
             match cols.iter_mut().find(|c| c.0 == r.variant) {
                 Some(c) => c.1.push(r.id),
@@ -408,7 +409,10 @@ pub async fn show_simulation(
                     "c={}",
                     urlencode(&format!(
                         "runs:{};label:{v} (simulated)",
-                        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+                        ids.iter()
+                            .map(RunId::to_string)
+                            .collect::<Vec<_>>()
+                            .join(",")
                     ))
                 )
             })
