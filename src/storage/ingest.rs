@@ -7,7 +7,7 @@ use sqlx::{PgConnection, PgPool};
 use crate::error::AppError;
 use crate::ingest::{RunSpec, UploadMeta};
 use crate::storage::catalog;
-use crate::storage::ids::RunId;
+use crate::storage::ids::{JobId, RunId};
 
 /// What an upload produced (or, for a replay, had produced).
 #[derive(Debug, Clone, serde::Serialize)]
@@ -118,7 +118,7 @@ async fn store_on(
 pub async fn write_upload(
     conn: &mut PgConnection,
     up: &NewUpload<'_>,
-    simulation_id: Option<i64>,
+    simulation_id: Option<JobId>,
 ) -> Result<Option<StoredUpload>, AppError> {
     write_upload_known(conn, up, simulation_id, &catalog::Known::default()).await
 }
@@ -127,7 +127,7 @@ pub async fn write_upload(
 async fn write_upload_known(
     conn: &mut PgConnection,
     up: &NewUpload<'_>,
-    simulation_id: Option<i64>,
+    simulation_id: Option<JobId>,
     known: &catalog::Known,
 ) -> Result<Option<StoredUpload>, AppError> {
     // A small content (a rig's result) goes in with the upload row, in
@@ -283,7 +283,7 @@ struct RunContext<'a> {
     message_id: Option<&'a str>,
     meta: &'a UploadMeta,
     kind: &'a str,
-    simulation_id: Option<i64>,
+    simulation_id: Option<JobId>,
     known: &'a catalog::Known,
 }
 

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{FromRow, PgConnection, PgExecutor};
 use uuid::Uuid;
 
-use crate::storage::ids::RunId;
+use crate::storage::ids::{JobId, RunId};
 
 /// Where a simulation job is in its life (`simulations.state`, a `TEXT`
 /// column with a `CHECK` on these five words).
@@ -61,7 +61,7 @@ impl std::fmt::Display for JobState {
 
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
 pub struct Job {
-    pub id: i64,
+    pub id: JobId,
     pub token_id: Option<i64>,
     pub scenario_name: Option<String>,
     pub scenario_toml: String,
@@ -116,7 +116,7 @@ pub struct NewJob {
     pub max_attempts: i32,
 }
 
-pub async fn insert(db: impl PgExecutor<'_>, j: &NewJob) -> sqlx::Result<i64> {
+pub async fn insert(db: impl PgExecutor<'_>, j: &NewJob) -> sqlx::Result<JobId> {
     sqlx::query_scalar(
         "INSERT INTO simulations (token_id, scenario_name, scenario_toml, variants, seed, replications,
             duration_ns, board_id, board_class, costs_toml, sweep_id, sweep_value, knobs, input_hash,
@@ -148,7 +148,7 @@ pub async fn cached(
     db: impl PgExecutor<'_>,
     input_hash: &[u8],
     sim_version: &str,
-) -> sqlx::Result<Option<i64>> {
+) -> sqlx::Result<Option<JobId>> {
     sqlx::query_scalar(
         "SELECT id FROM simulations WHERE input_hash = $1 AND sim_version = $2 AND state = 'done'
          ORDER BY id LIMIT 1",
@@ -186,7 +186,7 @@ pub async fn queue_depth(db: impl PgExecutor<'_>) -> sqlx::Result<i64> {
         .await
 }
 
-pub async fn get(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<Job>> {
+pub async fn get(db: impl PgExecutor<'_>, id: JobId) -> sqlx::Result<Option<Job>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {JOB_COLS} FROM simulations WHERE id = $1"
     )))
@@ -265,7 +265,7 @@ pub async fn sweep_expired(db: impl PgExecutor<'_>) -> sqlx::Result<u64> {
 /// lost, else whether a cancel was requested.
 pub async fn heartbeat(
     db: impl PgExecutor<'_>,
-    id: i64,
+    id: JobId,
     lease: Uuid,
     lease_secs: f64,
     sim_ns: i64,
@@ -290,7 +290,7 @@ pub async fn heartbeat(
 /// the result; 0 rows means a stale worker, whose result must be discarded.
 pub async fn mark_done(
     conn: &mut PgConnection,
-    id: i64,
+    id: JobId,
     lease: Uuid,
     events: i64,
     sim_ns: i64,
@@ -313,7 +313,7 @@ pub async fn mark_done(
 /// and the failure may be transient).
 pub async fn mark_failed(
     db: impl PgExecutor<'_>,
-    id: i64,
+    id: JobId,
     lease: Uuid,
     error: &str,
     retry: bool,
@@ -335,7 +335,7 @@ pub async fn mark_failed(
     Ok(r.rows_affected() == 1)
 }
 
-pub async fn mark_cancelled(db: impl PgExecutor<'_>, id: i64, lease: Uuid) -> sqlx::Result<bool> {
+pub async fn mark_cancelled(db: impl PgExecutor<'_>, id: JobId, lease: Uuid) -> sqlx::Result<bool> {
     let r = sqlx::query(
         "UPDATE simulations SET state = 'cancelled', finished_at = now(), lease_token = NULL
          WHERE id = $1 AND lease_token = $2 AND state = 'running'",
@@ -348,7 +348,7 @@ pub async fn mark_cancelled(db: impl PgExecutor<'_>, id: i64, lease: Uuid) -> sq
 }
 
 /// Release a lease on shutdown so another process picks the job up at once.
-pub async fn release(db: impl PgExecutor<'_>, id: i64, lease: Uuid) -> sqlx::Result<()> {
+pub async fn release(db: impl PgExecutor<'_>, id: JobId, lease: Uuid) -> sqlx::Result<()> {
     sqlx::query(
         "UPDATE simulations SET state = 'queued', lease_token = NULL, attempts = GREATEST(attempts - 1, 0)
          WHERE id = $1 AND lease_token = $2 AND state = 'running'",
@@ -362,7 +362,7 @@ pub async fn release(db: impl PgExecutor<'_>, id: i64, lease: Uuid) -> sqlx::Res
 
 /// Request cancellation. Queued jobs are cancelled at once; running ones
 /// when their worker next heartbeats. Returns the new state.
-pub async fn request_cancel(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<JobState>> {
+pub async fn request_cancel(db: impl PgExecutor<'_>, id: JobId) -> sqlx::Result<Option<JobState>> {
     sqlx::query_scalar(
         "UPDATE simulations SET
             cancel_requested = state IN ('queued', 'running'),
@@ -375,7 +375,7 @@ pub async fn request_cancel(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Op
     .await
 }
 
-pub async fn result_runs(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Vec<RunId>> {
+pub async fn result_runs(db: impl PgExecutor<'_>, id: JobId) -> sqlx::Result<Vec<RunId>> {
     sqlx::query_scalar("SELECT id FROM runs WHERE simulation_id = $1 ORDER BY id")
         .bind(id)
         .fetch_all(db)
@@ -384,7 +384,7 @@ pub async fn result_runs(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Vec<R
 
 pub async fn result_text(
     db: impl PgExecutor<'_>,
-    id: i64,
+    id: JobId,
 ) -> sqlx::Result<Option<(String, serde_json::Value)>> {
     sqlx::query_as("SELECT report_text, report FROM simulation_results WHERE simulation_id = $1")
         .bind(id)
@@ -502,7 +502,7 @@ pub async fn board_name(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<String
 /// The one result of a job; the primary key makes a second one impossible.
 pub async fn insert_result(
     conn: &mut PgConnection,
-    id: i64,
+    id: JobId,
     upload_id: i64,
     report: &serde_json::Value,
     text: &str,

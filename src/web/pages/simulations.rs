@@ -18,7 +18,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use super::{PageError, PageResult};
 use crate::error::AppError;
 use crate::simulate::{self, SimulationRequest, SweepRequest};
-use crate::storage::ids::RunId;
+use crate::storage::ids::{JobId, RunId};
 use crate::storage::simulations::{self as jobs, BoardCostRow, Job};
 use crate::web::AppState;
 use crate::web::numbers::fmt_us;
@@ -382,10 +382,10 @@ pub struct SimulationPage {
     pub replications: String,
 }
 
-#[tracing::instrument(skip_all, fields(simulation.id = id))]
+#[tracing::instrument(skip_all, fields(simulation.id = id.0))]
 pub async fn show_simulation(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    Path(id): Path<JobId>,
 ) -> PageResult<SimulationPage> {
     let job = jobs::get(&state.pool, id)
         .await?
@@ -444,12 +444,12 @@ pub async fn show_simulation(
     })
 }
 
-#[tracing::instrument(skip_all, fields(simulation.id = id))]
+#[tracing::instrument(skip_all, fields(simulation.id = id.0))]
 pub async fn cancel_from_page(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
-    Path(id): Path<i64>,
+    Path(id): Path<JobId>,
     Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
@@ -459,12 +459,12 @@ pub async fn cancel_from_page(
     Ok(Redirect::to(&format!("/simulations/{id}")).into_response())
 }
 
-#[tracing::instrument(skip_all, fields(simulation.id = id))]
+#[tracing::instrument(skip_all, fields(simulation.id = id.0))]
 pub async fn rerun_from_page(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
-    Path(id): Path<i64>,
+    Path(id): Path<JobId>,
     Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
@@ -477,7 +477,7 @@ pub async fn rerun_from_page(
 
 /// One job of a sweep: the knob value it ran with and what it gave.
 pub struct SweepRow {
-    pub job: i64,
+    pub job: JobId,
     pub value: String,
     /// The sweep's output, formatted, or `-` until the job is done.
     pub output: String,
