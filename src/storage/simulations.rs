@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{FromRow, PgConnection, PgExecutor};
 use uuid::Uuid;
 
-use crate::storage::ids::{JobId, RunId};
+use crate::storage::ids::{BoardId, JobId, RunId};
 
 /// Where a simulation job is in its life (`simulations.state`, a `TEXT`
 /// column with a `CHECK` on these five words).
@@ -69,7 +69,7 @@ pub struct Job {
     pub seed: i64,
     pub replications: i32,
     pub duration_ns: Option<i64>,
-    pub board_id: Option<i64>,
+    pub board_id: Option<BoardId>,
     pub board_class: Option<String>,
     pub costs_toml: Option<String>,
     pub sweep_id: Option<i64>,
@@ -105,7 +105,7 @@ pub struct NewJob {
     pub seed: i64,
     pub replications: i32,
     pub duration_ns: Option<i64>,
-    pub board_id: Option<i64>,
+    pub board_id: Option<BoardId>,
     pub board_class: Option<String>,
     pub costs_toml: Option<String>,
     pub sweep_id: Option<i64>,
@@ -429,7 +429,7 @@ pub async fn sweep(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<Swee
 pub async fn board_costs(
     db: impl PgExecutor<'_>,
     board: &str,
-) -> sqlx::Result<Option<(i64, String, String)>> {
+) -> sqlx::Result<Option<(BoardId, String, String)>> {
     sqlx::query_as(
         "SELECT b.id, c.board_class, c.costs_toml FROM boards b JOIN board_costs c ON c.board_id = b.id
          WHERE b.name = $1",
@@ -449,7 +449,7 @@ pub async fn set_board_costs(
     class: &str,
     toml: &str,
     owner: Option<i64>,
-) -> sqlx::Result<Option<i64>> {
+) -> sqlx::Result<Option<BoardId>> {
     let id = crate::storage::catalog::board_id(conn, board).await?;
     let stored: Option<i64> = sqlx::query_scalar(
         "INSERT INTO board_costs (board_id, board_class, costs_toml, token_id) VALUES ($1, $2, $3, $4)
@@ -492,7 +492,7 @@ pub async fn all_board_costs(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<BoardC
     .await
 }
 
-pub async fn board_name(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<String> {
+pub async fn board_name(db: impl PgExecutor<'_>, id: BoardId) -> sqlx::Result<String> {
     sqlx::query_scalar("SELECT name FROM boards WHERE id = $1")
         .bind(id)
         .fetch_one(db)
