@@ -7,12 +7,12 @@ use sqlx::{PgConnection, PgPool};
 use crate::error::AppError;
 use crate::ingest::{RunSpec, UploadMeta};
 use crate::storage::catalog;
-use crate::storage::ids::{JobId, RunId};
+use crate::storage::ids::{JobId, RunId, UploadId};
 
 /// What an upload produced (or, for a replay, had produced).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct StoredUpload {
-    pub upload_id: i64,
+    pub upload_id: UploadId,
     pub created: bool,
     pub run_ids: Vec<RunId>,
     /// The names of each run, in the order of `run_ids`, when this upload
@@ -213,7 +213,7 @@ async fn write_upload_known(
     crate::storage::overview::add_upload(conn, upload_id).await?;
     crate::storage::compare::add_upload_metric_values(conn, upload_id).await?;
     Ok(Some(StoredUpload {
-        upload_id,
+        upload_id: UploadId(upload_id),
         created: true,
         run_ids,
         runs,
@@ -269,7 +269,7 @@ async fn replay(
             .fetch_all(pool)
             .await?;
     Ok(Some(StoredUpload {
-        upload_id,
+        upload_id: UploadId(upload_id),
         created: false,
         run_ids,
         runs: Vec::new(),

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{FromRow, PgConnection, PgExecutor};
 use uuid::Uuid;
 
-use crate::storage::ids::{BoardId, JobId, RunId};
+use crate::storage::ids::{BoardId, JobId, RunId, UploadId};
 
 /// Where a simulation job is in its life (`simulations.state`, a `TEXT`
 /// column with a `CHECK` on these five words).
@@ -503,7 +503,7 @@ pub async fn board_name(db: impl PgExecutor<'_>, id: BoardId) -> sqlx::Result<St
 pub async fn insert_result(
     conn: &mut PgConnection,
     id: JobId,
-    upload_id: i64,
+    upload_id: UploadId,
     report: &serde_json::Value,
     text: &str,
 ) -> sqlx::Result<()> {
