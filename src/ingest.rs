@@ -1691,7 +1691,7 @@ pub async fn ingest_with(
             message_id: prepared.message_id.as_deref(),
             subject: prepared.subject.as_deref(),
             runs: &prepared.runs,
-            kind: "measured",
+            kind: crate::storage::runs::RunKind::Measured,
         },
     )
     .await?;

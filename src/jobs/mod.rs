@@ -411,7 +411,7 @@ async fn complete(
                 message_id: None,
                 subject: None,
                 runs: &runs,
-                kind: "simulated",
+                kind: crate::storage::runs::RunKind::Simulated,
             },
             Some(job.id),
         )

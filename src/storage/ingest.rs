@@ -8,6 +8,7 @@ use crate::error::AppError;
 use crate::ingest::{RunSpec, UploadMeta};
 use crate::storage::catalog;
 use crate::storage::ids::{JobId, RunId, UploadId};
+use crate::storage::runs::RunKind;
 
 /// What an upload produced (or, for a replay, had produced).
 #[derive(Debug, Clone, serde::Serialize)]
@@ -46,8 +47,7 @@ pub struct NewUpload<'a> {
     pub message_id: Option<&'a str>,
     pub subject: Option<&'a str>,
     pub runs: &'a [RunSpec],
-    /// "measured" or "simulated".
-    pub kind: &'a str,
+    pub kind: RunKind,
 }
 
 /// Store an upload, or answer a replay of the live upload under the same
@@ -282,7 +282,7 @@ struct RunContext<'a> {
     series: Option<i64>,
     message_id: Option<&'a str>,
     meta: &'a UploadMeta,
-    kind: &'a str,
+    kind: RunKind,
     simulation_id: Option<JobId>,
     known: &'a catalog::Known,
 }

@@ -17,7 +17,7 @@ pub struct RunSummary {
     pub kernel: String,
     pub variant: String,
     #[schema(schema_with = crate::web::api::doc::run_kind)]
-    pub kind: String,
+    pub kind: RunKind,
     pub block_kind: String,
     pub label: Option<String>,
     pub created_at: DateTime<Utc>,
@@ -25,6 +25,32 @@ pub struct RunSummary {
     /// Worst latency of the run in us (cyclictest max over threads, or trace latency).
     pub worst_us: Option<f64>,
     pub culprit: Option<String>,
+}
+
+/// Measured on a machine or predicted by the simulator (`runs.kind`, a
+/// `TEXT` column with a `CHECK` on these two words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::Type, serde::Serialize, serde::Deserialize)]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+#[serde(rename_all = "lowercase")]
+pub enum RunKind {
+    Measured,
+    Simulated,
+}
+
+impl RunKind {
+    /// The word stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunKind::Measured => "measured",
+            RunKind::Simulated => "simulated",
+        }
+    }
+}
+
+impl std::fmt::Display for RunKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 const SUMMARY_SELECT: &str = "
