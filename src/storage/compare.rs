@@ -5,14 +5,13 @@ use std::collections::HashMap;
 
 use reclaimlab_report::compare::{ThreadLatency, TraceSummary};
 use reclaimlab_report::model::{
-    Better, BucketSum, ColumnRuns, DeltaConvention, HistFooter, MetricIdent, MetricSample, RunData,
-    RunLatency,
+    BucketSum, ColumnRuns, HistFooter, MetricIdent, MetricSample, RunData, RunLatency,
 };
 use sqlx::postgres::PgRow;
 use sqlx::{FromRow, PgPool, Row};
 
 use crate::compare::{ColumnSpec, MAX_RUNS_PER_COLUMN};
-use crate::storage::runs::BucketRow;
+use crate::storage::runs::{self, BucketRow};
 
 const HEAD_SELECT: &str =
     "SELECT r.id, r.created_at, r.upload_id, r.block_index, r.column_index, b.name AS board,
@@ -283,7 +282,7 @@ async fn metric_idents(
          FROM metric_idents WHERE id = ANY($1)",
     )
     .bind(wanted)
-    .try_map(|row: PgRow| Ok((row.try_get("id")?, metric_ident(&row)?)))
+    .try_map(|row: PgRow| Ok((row.try_get("id")?, runs::metric_ident(&row)?)))
     .fetch_all(conn)
     .await?;
     let mut idents: Vec<Option<MetricIdent>> = vec![None; wanted.len()];
@@ -299,24 +298,6 @@ async fn metric_idents(
             i.ok_or_else(|| sqlx::Error::Protocol(format!("metric identity {id} is missing")))
         })
         .collect()
-}
-
-/// A metric identity as stored; a word this version does not know reads
-/// as not set.
-fn metric_ident(row: &PgRow) -> sqlx::Result<MetricIdent> {
-    let word = |col: &str| row.try_get::<Option<String>, _>(col);
-    Ok(MetricIdent {
-        name: row.try_get("name")?,
-        stat: row.try_get("stat")?,
-        unit: row.try_get("unit")?,
-        scope: row.try_get("scope")?,
-        section: row.try_get("section")?,
-        direction: word("direction")?.as_deref().and_then(Better::from_word),
-        direction_source: row.try_get("direction_source")?,
-        delta_convention: word("delta_convention")?
-            .as_deref()
-            .and_then(DeltaConvention::from_word),
-    })
 }
 
 /// Store what [`column_runs`] reads of the metric rows of freshly stored

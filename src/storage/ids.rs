@@ -1,7 +1,9 @@
 //! The ids of stored rows, one type each, so a run's id cannot be passed
 //! where an upload's is wanted. Each is its `BIGINT` column as it is
 //! (`sqlx(transparent)`: queries bind and read them unchanged) and its
-//! number in JSON and paths (`serde(transparent)`).
+//! number in JSON and paths (`serde(transparent)`). A field of an id type
+//! in an API response says `#[schema(value_type = i64)]`, so the OpenAPI
+//! document shows the number it is.
 
 macro_rules! ids {
     ($($(#[$doc:meta])* $name:ident;)*) => {$(

@@ -1,7 +1,7 @@
 //! Reading runs and their typed results.
 
 use chrono::{DateTime, Utc};
-use reclaimlab_report::model::{Better, DeltaConvention, Metric, MetricValue};
+use reclaimlab_report::model::{Better, DeltaConvention, MetricIdent, MetricValue};
 use sqlx::postgres::PgRow;
 use sqlx::{FromRow, PgExecutor, PgPool, Row};
 
@@ -182,26 +182,30 @@ pub struct TraceRow {
     pub stack: Vec<String>,
 }
 
-/// A stored metric read back as `storage::ingest::store` wrote it; a
-/// word this version does not know reads as not set.
+/// A stored metric read back as `storage::ingest::store` wrote it.
 pub fn metric_value(row: PgRow) -> sqlx::Result<MetricValue> {
+    Ok(metric_ident(&row)?.with_numbers(
+        row.try_get("value")?,
+        row.try_get("printed_delta_pct")?,
+        row.try_get("spread_pct")?,
+    ))
+}
+
+/// A stored metric's identity (of `metrics` or `metric_idents`); a word
+/// this version does not know reads as not set.
+pub fn metric_ident(row: &PgRow) -> sqlx::Result<MetricIdent> {
     let word = |col: &str| row.try_get::<Option<String>, _>(col);
-    Ok(MetricValue {
-        metric: Metric {
-            name: row.try_get("name")?,
-            stat: row.try_get("stat")?,
-            value: row.try_get("value")?,
-            unit: row.try_get("unit")?,
-            printed_delta_pct: row.try_get("printed_delta_pct")?,
-            spread_pct: row.try_get("spread_pct")?,
-            direction: word("direction")?.as_deref().and_then(Better::from_word),
-            direction_source: row.try_get("direction_source")?,
-            delta_convention: word("delta_convention")?
-                .as_deref()
-                .and_then(DeltaConvention::from_word),
-        },
+    Ok(MetricIdent {
+        name: row.try_get("name")?,
+        stat: row.try_get("stat")?,
+        unit: row.try_get("unit")?,
         scope: row.try_get("scope")?,
         section: row.try_get("section")?,
+        direction: word("direction")?.as_deref().and_then(Better::from_word),
+        direction_source: row.try_get("direction_source")?,
+        delta_convention: word("delta_convention")?
+            .as_deref()
+            .and_then(DeltaConvention::from_word),
     })
 }
 

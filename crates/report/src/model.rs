@@ -115,17 +115,6 @@ pub struct Metric {
     pub delta_convention: Option<DeltaConvention>,
 }
 
-impl Metric {
-    /// Which way is better, in a block of `tool`: see [`direction_of`].
-    pub fn direction_in(&self, tool: Option<&str>) -> (Better, DirectionSource) {
-        direction_of(
-            self.direction,
-            self.direction_source.as_deref(),
-            facts(&self.name, self.unit.as_deref(), self.stat.as_deref(), tool),
-        )
-    }
-}
-
 /// A stored metric: the value as ingest planned it and the table it was
 /// stored under. Reads as the [`Metric`] it holds (`m.name`, `m.value`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -162,6 +151,30 @@ pub struct MetricIdent {
 }
 
 impl MetricIdent {
+    /// The stored metric of this identity with its numbers.
+    pub fn with_numbers(
+        self,
+        value: f64,
+        printed_delta_pct: Option<f64>,
+        spread_pct: Option<f64>,
+    ) -> MetricValue {
+        MetricValue {
+            metric: Metric {
+                name: self.name,
+                stat: self.stat,
+                value,
+                unit: self.unit,
+                printed_delta_pct,
+                spread_pct,
+                direction: self.direction,
+                direction_source: self.direction_source,
+                delta_convention: self.delta_convention,
+            },
+            scope: self.scope,
+            section: self.section,
+        }
+    }
+
     /// Which way is better, in a block of `tool`: see [`direction_of`].
     pub fn direction_in(&self, tool: Option<&str>) -> (Better, DirectionSource) {
         direction_of(
