@@ -12,7 +12,7 @@ use reclaimlab_report::model::{self, ColumnRuns, RunData};
 use serde::{Deserialize, Serialize};
 
 use crate::error::AppError;
-use crate::storage::ids::RunId;
+use crate::storage::ids::{JobId, RunId};
 
 pub const MAX_COLUMNS: usize = 12;
 /// Most runs one column holds: the newest ones, with a note on the
@@ -40,7 +40,8 @@ pub struct ColumnSpec {
     pub kind: Option<String>,
     /// Runs of one simulation job.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub simulation: Option<i64>,
+    #[schema(value_type = Option<i64>)]
+    pub simulation: Option<JobId>,
 }
 
 impl ColumnSpec {
@@ -80,9 +81,9 @@ impl ColumnSpec {
                 }
                 "label" => c.label = Some(v),
                 "simulation" => {
-                    c.simulation = Some(v.trim().parse().map_err(|_| {
+                    c.simulation = Some(JobId(v.trim().parse().map_err(|_| {
                         AppError::BadRequest(format!("simulation:{v} is not a simulation id"))
-                    })?)
+                    })?))
                 }
                 other => {
                     return Err(AppError::BadRequest(format!(
@@ -421,7 +422,7 @@ mod tests {
         assert_eq!(c.kernel.as_deref(), Some("6.12.0-rc5"));
         assert_eq!(c.variant.as_deref(), Some("a/b"));
         assert_eq!(c.kind.as_deref(), Some("simulated"));
-        assert_eq!(c.simulation, Some(7));
+        assert_eq!(c.simulation, Some(JobId(7)));
         assert_eq!(c.label.as_deref(), Some("x"));
         // What a page link carries parses back to the same column.
         let again = ColumnSpec::parse(&c.to_param()).unwrap();
