@@ -11,8 +11,9 @@
 //!   tables, since they are printed in the table itself).
 
 use reclaimlab_formats::{Block, BlockBody, CyclictestThread, Document, FtraceLatency, Histogram};
-use reclaimlab_report::compare::{Better, DeltaConvention};
+use reclaimlab_report::compare::DeltaConvention;
 use reclaimlab_report::direction;
+use reclaimlab_report::model::Metric;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -167,82 +168,6 @@ pub fn sha256(bytes: &[u8]) -> Vec<u8> {
     Sha256::digest(bytes).to_vec()
 }
 
-/// One metric value of a run: what ingest plans and stores, and what the
-/// run page and comparisons read back (inside `storage::runs::MetricValue`,
-/// which adds the table it belongs to).
-#[derive(Debug, Clone, PartialEq, Serialize, utoipa::ToSchema)]
-pub struct MetricRow {
-    pub name: String,
-    pub stat: Option<String>,
-    pub value: f64,
-    pub unit: Option<String>,
-    pub printed_delta_pct: Option<f64>,
-    pub spread_pct: Option<f64>,
-    /// Set where the upload said so or a printed mmtests gain tells;
-    /// otherwise the direction table decides when the metric is read.
-    #[schema(schema_with = crate::web::api::doc::direction)]
-    pub direction: Option<Better>,
-    /// "upload" or "printed" when `direction` is set.
-    pub direction_source: Option<String>,
-    /// How `printed_delta_pct` is signed.
-    #[schema(schema_with = crate::web::api::doc::delta_convention)]
-    pub delta_convention: Option<DeltaConvention>,
-}
-
-/// Read back as stored by `storage::ingest::store`; a word this version
-/// does not know reads as not set, as before.
-impl<'r> sqlx::FromRow<'r, sqlx::postgres::PgRow> for MetricRow {
-    fn from_row(row: &'r sqlx::postgres::PgRow) -> sqlx::Result<Self> {
-        use sqlx::Row;
-        let word = |col: &str| row.try_get::<Option<String>, _>(col);
-        Ok(MetricRow {
-            name: row.try_get("name")?,
-            stat: row.try_get("stat")?,
-            value: row.try_get("value")?,
-            unit: row.try_get("unit")?,
-            printed_delta_pct: row.try_get("printed_delta_pct")?,
-            spread_pct: row.try_get("spread_pct")?,
-            direction: word("direction")?.as_deref().and_then(better_from_str),
-            direction_source: row.try_get("direction_source")?,
-            delta_convention: word("delta_convention")?
-                .as_deref()
-                .and_then(convention_from_str),
-        })
-    }
-}
-
-pub fn better_str(b: Better) -> &'static str {
-    match b {
-        Better::Higher => "higher",
-        Better::Lower => "lower",
-        Better::Neutral => "neutral",
-    }
-}
-
-pub fn better_from_str(s: &str) -> Option<Better> {
-    match s {
-        "higher" => Some(Better::Higher),
-        "lower" => Some(Better::Lower),
-        "neutral" => Some(Better::Neutral),
-        _ => None,
-    }
-}
-
-pub fn convention_str(c: DeltaConvention) -> &'static str {
-    match c {
-        DeltaConvention::Change => "change",
-        DeltaConvention::Gain => "gain",
-    }
-}
-
-pub fn convention_from_str(s: &str) -> Option<DeltaConvention> {
-    match s {
-        "change" => Some(DeltaConvention::Change),
-        "gain" => Some(DeltaConvention::Gain),
-        _ => None,
-    }
-}
-
 /// The table or test a run's metrics belong to (their identity scope).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Scope {
@@ -283,7 +208,7 @@ pub struct RunSpec {
     pub threads: Vec<CyclictestThread>,
     pub histogram: Option<Histogram>,
     pub trace: Option<FtraceLatency>,
-    pub metrics: Vec<MetricRow>,
+    pub metrics: Vec<Metric>,
     /// `perf lock contention` rows, for the run page's lock table.
     pub locks: Vec<reclaimlab_formats::LockRow>,
     pub scope: Scope,
@@ -647,7 +572,7 @@ fn plan_counters(
     forced_variant: Option<&String>,
     out: &mut Vec<RunSpec>,
 ) {
-    let counter_metric = |x: &reclaimlab_formats::Counter, col: usize| -> Option<MetricRow> {
+    let counter_metric = |x: &reclaimlab_formats::Counter, col: usize| -> Option<Metric> {
         let value = x.values.get(col).copied().flatten()?;
         let mut m = metric(x.name.clone(), None, value, x.unit.as_deref());
         m.printed_delta_pct = x.printed_delta_pct.get(col).copied().flatten();
@@ -704,8 +629,8 @@ fn column_variant(forced: Option<&String>, own: &str) -> String {
     }
 }
 
-fn metric(name: String, stat: Option<String>, value: f64, unit: Option<&str>) -> MetricRow {
-    MetricRow {
+fn metric(name: String, stat: Option<String>, value: f64, unit: Option<&str>) -> Metric {
+    Metric {
         name,
         stat,
         value,
@@ -970,7 +895,7 @@ fn table_metric(
     c: usize,
     name: String,
     value: f64,
-) -> MetricRow {
+) -> Metric {
     let printed_delta_pct = row.printed_deltas_pct.get(c).copied().flatten();
     let gain = matches!(t.style.as_str(), "mmtests" | "duration");
     // mmtests prints each column's gain over the first with the test's own
@@ -985,7 +910,7 @@ fn table_metric(
                 .find_map(|(v, d)| direction::from_printed_gain(first, (*v)?, (*d)?))
         })
         .flatten();
-    MetricRow {
+    Metric {
         name,
         stat: row.stat.clone(),
         value,
@@ -1766,7 +1691,7 @@ pub async fn ingest_with(
             message_id: prepared.message_id.as_deref(),
             subject: prepared.subject.as_deref(),
             runs: &prepared.runs,
-            kind: "measured",
+            kind: crate::storage::runs::RunKind::Measured,
         },
     )
     .await?;
@@ -1819,6 +1744,7 @@ pub fn document_outline(doc: &Document) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use reclaimlab_report::compare::Better;
 
     #[test]
     fn a_message_is_named_by_its_patch_number() {

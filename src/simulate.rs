@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::AppError;
+use crate::storage::ids::JobId;
 use crate::storage::simulations::{self as jobs, NewJob};
 use sqlx::PgPool;
 
@@ -73,7 +74,7 @@ pub const MAX_SWEEP_POINTS: usize = 24;
 /// What a submit produced.
 #[derive(Debug, Clone, Serialize)]
 pub struct Submitted {
-    pub ids: Vec<i64>,
+    pub ids: Vec<JobId>,
     pub sweep_id: Option<i64>,
     /// An identical finished job answered the request.
     pub cached: bool,
@@ -358,7 +359,7 @@ pub async fn set_board_costs(
 pub async fn cancel(
     pool: &PgPool,
     caller: &crate::auth::Caller,
-    id: i64,
+    id: JobId,
 ) -> Result<jobs::JobState, AppError> {
     let job = jobs::get(pool, id)
         .await?
@@ -373,7 +374,7 @@ pub async fn cancel(
 
 /// The request that runs a stored job's inputs again (bypassing the
 /// result cache), e.g. to check that the same seed gives the same numbers.
-pub async fn rerun_request(pool: &PgPool, id: i64) -> Result<SimulationRequest, AppError> {
+pub async fn rerun_request(pool: &PgPool, id: JobId) -> Result<SimulationRequest, AppError> {
     let job = jobs::get(pool, id)
         .await?
         .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;

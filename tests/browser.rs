@@ -225,7 +225,7 @@ async fn key_pages_render_in_chromium(pool: PgPool) {
     )
     .await
     .unwrap();
-    let sim_id = sim.ids[0];
+    let sim_id = sim.ids[0].0;
     assert_eq!(
         wait_state(&pool, sim_id, &["done", "failed"], 120).await,
         "done"

@@ -521,10 +521,11 @@ async fn a_full_column_keeps_the_newest_runs_and_says_so(pool: PgPool) {
             r.text()
         );
     }
-    let ids: Vec<i64> = sqlx::query_scalar("SELECT id FROM runs ORDER BY created_at, id")
-        .fetch_all(&pool)
-        .await
-        .unwrap();
+    let ids: Vec<reclaimlab::storage::ids::RunId> =
+        sqlx::query_scalar("SELECT id FROM runs ORDER BY created_at, id")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
     assert_eq!(ids.len(), cap + 1);
     let req = reclaimlab::compare::CompareRequest {
         title: None,

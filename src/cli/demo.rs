@@ -80,7 +80,7 @@ pub async fn load_with(pool: &PgPool, gate: &ingest::ParseGate) -> anyhow::Resul
         {
             Ok((stored, _)) => {
                 ok += 1;
-                tracing::debug!(file = %u.file, upload = stored.upload_id, created = stored.created, "demo upload");
+                tracing::debug!(file = %u.file, upload = stored.upload_id.0, created = stored.created, "demo upload");
             }
             Err(e) => tracing::warn!(file = %u.file, error = %e, "demo file not loaded"),
         }

@@ -125,7 +125,7 @@ async fn worker_loop(pool: PgPool, cfg: JobConfig, name: String, mut stop: watch
         let span = tracing::info_span!(
             "simulation",
             worker = %name,
-            simulation.id = job.id,
+            simulation.id = job.id.0,
             attempt = job.attempts
         );
         run_job(&pool, &cfg, job, &mut stop).instrument(span).await;
@@ -147,7 +147,7 @@ async fn run_job(pool: &PgPool, cfg: &JobConfig, job: Job, stop: &mut watch::Rec
     let result = match outcome {
         Outcome::Done(out) => complete(pool, &job, lease, *out).await.map(|_| ()),
         Outcome::Failed(msg, retry) => {
-            tracing::warn!(simulation.id = job.id, error = %msg, "simulation failed");
+            tracing::warn!(simulation.id = job.id.0, error = %msg, "simulation failed");
             jobs::mark_failed(pool, job.id, lease, &msg, retry)
                 .await
                 .map(|_| ())
@@ -158,13 +158,13 @@ async fn run_job(pool: &PgPool, cfg: &JobConfig, job: Job, stop: &mut watch::Rec
             .map(|_| ())
             .map_err(Into::into),
         Outcome::LeaseLost => {
-            tracing::warn!(simulation.id = job.id, "lease lost; result discarded");
+            tracing::warn!(simulation.id = job.id.0, "lease lost; result discarded");
             Ok(())
         }
         Outcome::Shutdown => jobs::release(pool, job.id, lease).await.map_err(Into::into),
     };
     if let Err(e) = result {
-        tracing::error!(simulation.id = job.id, error = %e, "cannot record the job's outcome");
+        tracing::error!(simulation.id = job.id.0, error = %e, "cannot record the job's outcome");
     }
 }
 
@@ -354,7 +354,7 @@ async fn complete(
     if !jobs::mark_done(&mut tx, job.id, lease, out.events as i64, out.sim_ns as i64).await? {
         tx.rollback().await?;
         tracing::warn!(
-            simulation.id = job.id,
+            simulation.id = job.id.0,
             "job no longer ours (lease lost or cancelled); result discarded"
         );
         return Ok(false);
@@ -411,7 +411,7 @@ async fn complete(
                 message_id: None,
                 subject: None,
                 runs: &runs,
-                kind: "simulated",
+                kind: crate::storage::runs::RunKind::Simulated,
             },
             Some(job.id),
         )
@@ -425,7 +425,7 @@ async fn complete(
     jobs::insert_result(&mut tx, job.id, upload_id, &out.report, &out.text).await?;
     tx.commit().await?;
     tracing::info!(
-        simulation.id = job.id,
+        simulation.id = job.id.0,
         variants = out.variants.len(),
         "simulation done"
     );

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use sqlx::{FromRow, PgConnection, PgExecutor};
 
 use crate::error::AppError;
+use crate::storage::ids::{BoardId, KernelId, VariantId};
 
 // Catalogue rows are shared by every upload that names them. They are
 // created with `INSERT ... ON CONFLICT DO NOTHING` and read back with a
@@ -16,10 +17,10 @@ use crate::error::AppError;
 /// The id of a board, stored under its canonical name
 /// ([`crate::boards::canonical`]: one row for `licheepi-4a` and `LicheePi
 /// 4A`) whichever spelling comes in.
-pub async fn board_id(conn: &mut PgConnection, name: &str) -> sqlx::Result<i64> {
+pub async fn board_id(conn: &mut PgConnection, name: &str) -> sqlx::Result<BoardId> {
     let name = crate::boards::canonical(name);
     let name = name.as_str();
-    let inserted: Option<i64> = sqlx::query_scalar(
+    let inserted: Option<BoardId> = sqlx::query_scalar(
         "INSERT INTO boards (name) VALUES ($1) ON CONFLICT (name) DO NOTHING RETURNING id",
     )
     .bind(name)
@@ -36,8 +37,8 @@ pub async fn board_id(conn: &mut PgConnection, name: &str) -> sqlx::Result<i64> 
     }
 }
 
-pub async fn kernel_id(conn: &mut PgConnection, version: &str) -> sqlx::Result<i64> {
-    let inserted: Option<i64> = sqlx::query_scalar(
+pub async fn kernel_id(conn: &mut PgConnection, version: &str) -> sqlx::Result<KernelId> {
+    let inserted: Option<KernelId> = sqlx::query_scalar(
         "INSERT INTO kernels (version) VALUES ($1) ON CONFLICT (version) DO NOTHING RETURNING id",
     )
     .bind(version)
@@ -58,14 +59,14 @@ pub async fn kernel_id(conn: &mut PgConnection, version: &str) -> sqlx::Result<i
 /// (by name) looked up before an upload's transaction.
 #[derive(Debug, Clone, Default)]
 pub struct Known {
-    pub boards: std::collections::HashMap<String, i64>,
-    pub kernels: std::collections::HashMap<String, i64>,
-    pub variants: std::collections::HashMap<String, i64>,
+    pub boards: std::collections::HashMap<String, BoardId>,
+    pub kernels: std::collections::HashMap<String, KernelId>,
+    pub variants: std::collections::HashMap<String, VariantId>,
 }
 
 impl Known {
     /// The id of board `name` (any spelling), from the map or the database.
-    pub async fn board_id(&self, conn: &mut PgConnection, name: &str) -> sqlx::Result<i64> {
+    pub async fn board_id(&self, conn: &mut PgConnection, name: &str) -> sqlx::Result<BoardId> {
         match self.boards.get(&crate::boards::canonical(name)) {
             Some(id) => Ok(*id),
             None => board_id(conn, name).await,
@@ -73,7 +74,11 @@ impl Known {
     }
 
     /// The id of kernel `version`, from the map or the database.
-    pub async fn kernel_id(&self, conn: &mut PgConnection, version: &str) -> sqlx::Result<i64> {
+    pub async fn kernel_id(
+        &self,
+        conn: &mut PgConnection,
+        version: &str,
+    ) -> sqlx::Result<KernelId> {
         match self.kernels.get(version) {
             Some(id) => Ok(*id),
             None => kernel_id(conn, version).await,
@@ -119,12 +124,17 @@ pub async fn ensure(
     .await?;
     let mut known = Known::default();
     for (table, id, name) in rows {
-        let map = match table.as_str() {
-            "b" => &mut known.boards,
-            "k" => &mut known.kernels,
-            _ => &mut known.variants,
-        };
-        map.insert(name, id);
+        match table.as_str() {
+            "b" => {
+                known.boards.insert(name, BoardId(id));
+            }
+            "k" => {
+                known.kernels.insert(name, KernelId(id));
+            }
+            _ => {
+                known.variants.insert(name, VariantId(id));
+            }
+        }
     }
     Ok(known)
 }
@@ -185,7 +195,7 @@ pub async fn variant_id(
     explicit: bool,
     series: Option<i64>,
     message_id: Option<&str>,
-) -> Result<i64, AppError> {
+) -> Result<VariantId, AppError> {
     let mut parent_id = match parent {
         Some(p) if p != name => {
             Some(Box::pin(variant_id(conn, p, None, false, series, None)).await?)
@@ -194,7 +204,7 @@ pub async fn variant_id(
     };
     if let Some(pid) = parent_id {
         // Only a variant that exists without a parent can take one now.
-        let existing: Option<(i64, Option<i64>)> =
+        let existing: Option<(VariantId, Option<VariantId>)> =
             sqlx::query_as("SELECT id, parent_id FROM variants WHERE name = $1")
                 .bind(name)
                 .fetch_optional(&mut *conn)
@@ -217,7 +227,7 @@ pub async fn variant_id(
         }
         _ => AppError::from(e),
     };
-    type Existing = (i64, Option<i64>, Option<i64>, Option<String>);
+    type Existing = (VariantId, Option<VariantId>, Option<i64>, Option<String>);
     let existing: Option<Existing> =
         sqlx::query_as("SELECT id, parent_id, series_id, message_id FROM variants WHERE name = $1")
             .bind(name)
@@ -226,7 +236,7 @@ pub async fn variant_id(
     let id = match existing {
         Some(row) => row,
         None => {
-            let inserted: Option<i64> = sqlx::query_scalar(
+            let inserted: Option<VariantId> = sqlx::query_scalar(
                 "INSERT INTO variants (name, parent_id, series_id, message_id)
                  VALUES ($1, $2, $3, $4) ON CONFLICT (name) DO NOTHING RETURNING id",
             )
@@ -274,7 +284,11 @@ pub async fn variant_id(
 }
 
 /// Whether `ancestor` is `start` or one of its parents, grandparents, ...
-async fn descends_from(conn: &mut PgConnection, start: i64, ancestor: i64) -> sqlx::Result<bool> {
+async fn descends_from(
+    conn: &mut PgConnection,
+    start: VariantId,
+    ancestor: VariantId,
+) -> sqlx::Result<bool> {
     sqlx::query_scalar(
         "WITH RECURSIVE up(id, depth) AS (
              SELECT $1::bigint, 1
@@ -291,7 +305,7 @@ async fn descends_from(conn: &mut PgConnection, start: i64, ancestor: i64) -> sq
 
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
 pub struct BoardRow {
-    pub id: i64,
+    pub id: BoardId,
     pub name: String,
     pub description: Option<String>,
     pub board_class: Option<String>,
@@ -312,7 +326,7 @@ pub async fn boards(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<BoardRow>> {
 
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
 pub struct KernelRow {
-    pub id: i64,
+    pub id: KernelId,
     pub version: String,
     pub runs: i64,
     pub boards: i64,
@@ -332,7 +346,7 @@ pub async fn kernels(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<KernelRow>> {
 
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
 pub struct VariantRow {
-    pub id: i64,
+    pub id: VariantId,
     pub name: String,
     pub parent: Option<String>,
     pub message_id: Option<String>,

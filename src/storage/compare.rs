@@ -3,106 +3,15 @@
 
 use std::collections::HashMap;
 
-use sqlx::{FromRow, PgPool};
+use reclaimlab_report::compare::{ThreadLatency, TraceSummary};
+use reclaimlab_report::model::{
+    BucketSum, ColumnRuns, HistFooter, MetricIdent, MetricSample, RunData, RunLatency,
+};
+use sqlx::postgres::PgRow;
+use sqlx::{FromRow, PgPool, Row};
 
 use crate::compare::{ColumnSpec, MAX_RUNS_PER_COLUMN};
-use crate::storage::runs::BucketRow;
-
-/// One run with what a comparison reads of its results.
-#[derive(Debug, Clone)]
-pub struct RunData {
-    pub id: i64,
-    pub upload_id: Option<i64>,
-    pub block_index: i32,
-    pub column_index: i32,
-    pub board: String,
-    pub kernel: String,
-    pub variant: String,
-    pub kind: String,
-    pub title: Option<String>,
-    /// The block's tool (`stress-ng`, `vmstat`, ...) or table style
-    /// (`mmtests`, `lkp`, `plain`), else its kind: an input of the
-    /// direction table.
-    pub tool: String,
-    /// `cyclictest`, `ftrace_latency`, `distribution`, ...
-    pub block_kind: String,
-    /// Per-thread latency, by thread.
-    pub threads: Vec<ThreadLatencyRow>,
-    /// Histogram footers per thread (overflows, printed maximum), by thread.
-    pub hist_threads: Vec<HistFooterRow>,
-    pub trace: Option<TraceSummaryRow>,
-    /// The run's metric rows in stored order; their strings are in the
-    /// column's [`ColumnRuns::metric_idents`].
-    pub metrics: Vec<MetricSample>,
-}
-
-/// A thread's latency line (of `latency_threads`): what a comparison uses.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ThreadLatencyRow {
-    pub thread: i32,
-    pub min_us: f64,
-    pub avg_us: f64,
-    pub max_us: f64,
-}
-
-/// A thread's histogram footer (of `histogram_threads`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct HistFooterRow {
-    pub thread: i32,
-    pub bucket_us: f64,
-    pub overflows: i64,
-    pub max_us: Option<f64>,
-}
-
-/// A run's latency trace (of `traces`) without its stack.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TraceSummaryRow {
-    pub tracer: String,
-    pub latency_us: f64,
-    pub culprit: Option<String>,
-    pub culprit_path: Vec<String>,
-}
-
-/// The strings of a metric row, stored once per column for all the rows
-/// that share them (a chain comparison has about 10 000 metric rows and a
-/// few hundred distinct identities).
-#[derive(Debug, Clone, Default, PartialEq, FromRow)]
-pub struct MetricIdent {
-    pub name: String,
-    pub stat: Option<String>,
-    pub unit: Option<String>,
-    /// The table or test the value belongs to (its identity scope).
-    pub scope: String,
-    pub section: Option<String>,
-    pub direction: Option<String>,
-    pub direction_source: Option<String>,
-    pub delta_convention: Option<String>,
-}
-
-/// One metric row of a run: its numbers and the index of its strings in
-/// [`ColumnRuns::metric_idents`].
-#[derive(Debug, Clone, Copy)]
-pub struct MetricSample {
-    pub ident: u32,
-    pub value: f64,
-    pub printed_delta_pct: Option<f64>,
-    pub spread_pct: Option<f64>,
-}
-
-/// The runs of one column and their cyclictest histograms, summed per
-/// thread and bucket in the database (a column of 500 runs has tens of
-/// thousands of bucket rows; the comparison needs only their sums).
-#[derive(Debug, Clone, Default)]
-pub struct ColumnRuns {
-    /// Oldest first: the newest [`MAX_RUNS_PER_COLUMN`] runs that match.
-    pub runs: Vec<RunData>,
-    /// More runs matched than a column holds: the older ones are left out.
-    pub more: bool,
-    /// Ordered by thread, then bucket.
-    pub cyclictest_buckets: Vec<BucketRow>,
-    /// The distinct strings of the runs' metric rows.
-    pub metric_idents: Vec<MetricIdent>,
-}
+use crate::storage::runs::{self, BucketRow};
 
 const HEAD_SELECT: &str =
     "SELECT r.id, r.created_at, r.upload_id, r.block_index, r.column_index, b.name AS board,
@@ -236,7 +145,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     let cyclictest_buckets: Vec<BucketRow> = if cyclictest.is_empty() {
         Vec::new()
     } else {
-        sqlx::query_as(
+        sqlx::query_as::<_, BucketRow>(
             "SELECT thread, lower_us, sum(count)::bigint AS count FROM histogram_buckets
              WHERE run_id = ANY($1) GROUP BY thread, lower_us ORDER BY thread, lower_us",
         )
@@ -263,11 +172,12 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
             &[thread.len(), min.len(), avg.len(), max.len()],
         )?;
         let threads = (0..thread.len())
-            .map(|i| ThreadLatencyRow {
-                thread: thread[i],
+            .map(|i| ThreadLatency {
+                thread: thread[i].max(0) as u32,
                 min_us: min[i],
                 avg_us: avg[i],
                 max_us: max[i],
+                n_runs: 1,
             })
             .collect();
         let (thread, bucket, overflows, max) = (
@@ -281,20 +191,21 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
             "histogram footer",
             &[thread.len(), bucket.len(), overflows.len(), max.len()],
         )?;
-        let hist_threads = (0..thread.len())
-            .map(|i| HistFooterRow {
-                thread: thread[i],
+        let hist_footers = (0..thread.len())
+            .map(|i| HistFooter {
+                thread: thread[i].max(0) as u32,
                 bucket_us: bucket[i],
-                overflows: overflows[i],
+                overflows: overflows[i].max(0) as u64,
                 max_us: max[i],
             })
             .collect();
         let trace = match (h.tracer, h.trace_latency_us) {
-            (Some(tracer), Some(latency_us)) => Some(TraceSummaryRow {
+            (Some(tracer), Some(latency_us)) => Some(TraceSummary {
                 tracer,
                 latency_us,
                 culprit: h.culprit,
                 culprit_path: h.culprit_path.unwrap_or_default(),
+                n_runs: 1,
             }),
             _ => None,
         };
@@ -332,9 +243,11 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
             title: h.title,
             tool: h.tool,
             block_kind: h.block_kind,
-            threads,
-            hist_threads,
-            trace,
+            latency: RunLatency {
+                threads,
+                hist_footers,
+                trace,
+            },
             metrics,
         });
     }
@@ -342,7 +255,14 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     Ok(ColumnRuns {
         runs,
         more,
-        cyclictest_buckets,
+        cyclictest_buckets: cyclictest_buckets
+            .into_iter()
+            .map(|b| BucketSum {
+                thread: b.thread.max(0) as u32,
+                lower_us: b.lower_us,
+                count: b.count.max(0) as u64,
+            })
+            .collect(),
         metric_idents,
     })
 }
@@ -357,23 +277,18 @@ async fn metric_idents(
     if wanted.is_empty() {
         return Ok(Vec::new());
     }
-    #[derive(FromRow)]
-    struct Ident {
-        id: i64,
-        #[sqlx(flatten)]
-        ident: MetricIdent,
-    }
-    let found: Vec<Ident> = sqlx::query_as(
+    let found: Vec<(i64, MetricIdent)> = sqlx::query(
         "SELECT id, name, stat, unit, scope, section, direction, direction_source, delta_convention
          FROM metric_idents WHERE id = ANY($1)",
     )
     .bind(wanted)
+    .try_map(|row: PgRow| Ok((row.try_get("id")?, runs::metric_ident(&row)?)))
     .fetch_all(conn)
     .await?;
     let mut idents: Vec<Option<MetricIdent>> = vec![None; wanted.len()];
-    for f in found {
-        if let Some(&p) = place.get(&f.id) {
-            idents[p as usize] = Some(f.ident);
+    for (id, ident) in found {
+        if let Some(&p) = place.get(&id) {
+            idents[p as usize] = Some(ident);
         }
     }
     idents

@@ -1,18 +1,21 @@
 //! Writing an upload: blob, upload row, runs and typed results in one
 //! transaction. The caller acknowledges only after this returns Ok.
 
+use reclaimlab_report::model::{Better, DeltaConvention};
 use sqlx::{PgConnection, PgPool};
 
 use crate::error::AppError;
 use crate::ingest::{RunSpec, UploadMeta};
 use crate::storage::catalog;
+use crate::storage::ids::{JobId, RunId, UploadId};
+use crate::storage::runs::RunKind;
 
 /// What an upload produced (or, for a replay, had produced).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct StoredUpload {
-    pub upload_id: i64,
+    pub upload_id: UploadId,
     pub created: bool,
-    pub run_ids: Vec<i64>,
+    pub run_ids: Vec<RunId>,
     /// The names of each run, in the order of `run_ids`, when this upload
     /// stored them (a replay has only the ids: its runs are read back).
     #[serde(skip)]
@@ -22,7 +25,7 @@ pub struct StoredUpload {
 /// A run as stored: its id and names, as a run summary reads them back.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StoredRun {
-    pub id: i64,
+    pub id: RunId,
     /// The board's canonical name ([`crate::boards::canonical`]).
     pub board: String,
     pub kernel: String,
@@ -44,8 +47,7 @@ pub struct NewUpload<'a> {
     pub message_id: Option<&'a str>,
     pub subject: Option<&'a str>,
     pub runs: &'a [RunSpec],
-    /// "measured" or "simulated".
-    pub kind: &'a str,
+    pub kind: RunKind,
 }
 
 /// Store an upload, or answer a replay of the live upload under the same
@@ -116,7 +118,7 @@ async fn store_on(
 pub async fn write_upload(
     conn: &mut PgConnection,
     up: &NewUpload<'_>,
-    simulation_id: Option<i64>,
+    simulation_id: Option<JobId>,
 ) -> Result<Option<StoredUpload>, AppError> {
     write_upload_known(conn, up, simulation_id, &catalog::Known::default()).await
 }
@@ -125,7 +127,7 @@ pub async fn write_upload(
 async fn write_upload_known(
     conn: &mut PgConnection,
     up: &NewUpload<'_>,
-    simulation_id: Option<i64>,
+    simulation_id: Option<JobId>,
     known: &catalog::Known,
 ) -> Result<Option<StoredUpload>, AppError> {
     // A small content (a rig's result) goes in with the upload row, in
@@ -196,9 +198,9 @@ async fn write_upload_known(
         if shared.is_none() {
             first_of_block = Some((spec.block_index, id));
         }
-        run_ids.push(id);
+        run_ids.push(RunId(id));
         runs.push(StoredRun {
-            id,
+            id: RunId(id),
             board: crate::boards::canonical(&spec.board),
             kernel: spec.kernel.clone(),
             variant: spec.variant.clone(),
@@ -211,7 +213,7 @@ async fn write_upload_known(
     crate::storage::overview::add_upload(conn, upload_id).await?;
     crate::storage::compare::add_upload_metric_values(conn, upload_id).await?;
     Ok(Some(StoredUpload {
-        upload_id,
+        upload_id: UploadId(upload_id),
         created: true,
         run_ids,
         runs,
@@ -261,13 +263,13 @@ async fn replay(
             "idempotency key '{key}' was already used for different content or metadata (upload {upload_id})"
         )));
     }
-    let run_ids: Vec<i64> =
+    let run_ids: Vec<RunId> =
         sqlx::query_scalar("SELECT id FROM runs WHERE upload_id = $1 ORDER BY id")
             .bind(upload_id)
             .fetch_all(pool)
             .await?;
     Ok(Some(StoredUpload {
-        upload_id,
+        upload_id: UploadId(upload_id),
         created: false,
         run_ids,
         runs: Vec::new(),
@@ -280,8 +282,8 @@ struct RunContext<'a> {
     series: Option<i64>,
     message_id: Option<&'a str>,
     meta: &'a UploadMeta,
-    kind: &'a str,
-    simulation_id: Option<i64>,
+    kind: RunKind,
+    simulation_id: Option<JobId>,
     known: &'a catalog::Known,
 }
 
@@ -612,7 +614,7 @@ async fn insert_results(
         .bind(&spec.section)
         .bind(
             m.iter()
-                .map(|x| x.direction.map(crate::ingest::better_str))
+                .map(|x| x.direction.map(Better::word))
                 .collect::<Vec<_>>(),
         )
         .bind(
@@ -622,7 +624,7 @@ async fn insert_results(
         )
         .bind(
             m.iter()
-                .map(|x| x.delta_convention.map(crate::ingest::convention_str))
+                .map(|x| x.delta_convention.map(DeltaConvention::word))
                 .collect::<Vec<_>>(),
         )
         .execute(&mut *conn)

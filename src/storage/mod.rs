@@ -3,6 +3,7 @@
 
 pub mod catalog;
 pub mod compare;
+pub mod ids;
 pub mod ingest;
 pub mod overview;
 pub mod runs;

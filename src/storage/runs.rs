@@ -1,19 +1,23 @@
 //! Reading runs and their typed results.
 
 use chrono::{DateTime, Utc};
-use sqlx::{FromRow, PgExecutor, PgPool};
+use reclaimlab_report::model::{Better, DeltaConvention, MetricIdent, MetricValue};
+use sqlx::postgres::PgRow;
+use sqlx::{FromRow, PgExecutor, PgPool, Row};
 
-use crate::ingest::MetricRow;
+use crate::storage::ids::{RunId, UploadId};
 
 #[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]
 pub struct RunSummary {
-    pub id: i64,
-    pub upload_id: Option<i64>,
+    #[schema(value_type = i64)]
+    pub id: RunId,
+    #[schema(value_type = Option<i64>)]
+    pub upload_id: Option<UploadId>,
     pub board: String,
     pub kernel: String,
     pub variant: String,
     #[schema(schema_with = crate::web::api::doc::run_kind)]
-    pub kind: String,
+    pub kind: RunKind,
     pub block_kind: String,
     pub label: Option<String>,
     pub created_at: DateTime<Utc>,
@@ -21,6 +25,32 @@ pub struct RunSummary {
     /// Worst latency of the run in us (cyclictest max over threads, or trace latency).
     pub worst_us: Option<f64>,
     pub culprit: Option<String>,
+}
+
+/// Measured on a machine or predicted by the simulator (`runs.kind`, a
+/// `TEXT` column with a `CHECK` on these two words).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, sqlx::Type, serde::Serialize, serde::Deserialize)]
+#[sqlx(type_name = "text", rename_all = "lowercase")]
+#[serde(rename_all = "lowercase")]
+pub enum RunKind {
+    Measured,
+    Simulated,
+}
+
+impl RunKind {
+    /// The word stored and shown.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunKind::Measured => "measured",
+            RunKind::Simulated => "simulated",
+        }
+    }
+}
+
+impl std::fmt::Display for RunKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 const SUMMARY_SELECT: &str = "
@@ -76,7 +106,7 @@ pub async fn count(db: impl PgExecutor<'_>) -> sqlx::Result<i64> {
         .await
 }
 
-pub async fn summary(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<RunSummary>> {
+pub async fn summary(db: impl PgExecutor<'_>, id: RunId) -> sqlx::Result<Option<RunSummary>> {
     let sql = format!("{SUMMARY_SELECT} WHERE r.id = $1 AND r.deleted_at IS NULL");
     sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(id)
@@ -84,7 +114,7 @@ pub async fn summary(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<Ru
         .await
 }
 
-pub async fn summaries(db: impl PgExecutor<'_>, ids: &[i64]) -> sqlx::Result<Vec<RunSummary>> {
+pub async fn summaries(db: impl PgExecutor<'_>, ids: &[RunId]) -> sqlx::Result<Vec<RunSummary>> {
     let sql =
         format!("{SUMMARY_SELECT} WHERE r.id = ANY($1) AND r.deleted_at IS NULL ORDER BY r.id");
     sqlx::query_as(sqlx::AssertSqlSafe(sql))
@@ -97,7 +127,7 @@ pub async fn summaries(db: impl PgExecutor<'_>, ids: &[i64]) -> sqlx::Result<Vec
 /// culprit, the tracer of a trace and the title of a table.
 #[derive(Debug, Clone, FromRow)]
 pub struct ContextRow {
-    pub id: i64,
+    pub id: RunId,
     pub board: String,
     pub kernel: String,
     pub variant: String,
@@ -108,7 +138,7 @@ pub struct ContextRow {
     pub title: Option<String>,
 }
 
-pub async fn context_rows(db: impl PgExecutor<'_>, ids: &[i64]) -> sqlx::Result<Vec<ContextRow>> {
+pub async fn context_rows(db: impl PgExecutor<'_>, ids: &[RunId]) -> sqlx::Result<Vec<ContextRow>> {
     sqlx::query_as(
         "SELECT r.id, b.name AS board, k.version AS kernel, v.name AS variant, r.block_kind,
                 r.worst_us, t.culprit, t.tracer, r.title
@@ -152,24 +182,31 @@ pub struct TraceRow {
     pub stack: Vec<String>,
 }
 
-/// A stored metric: the value as ingest planned it ([`MetricRow`], one
-/// type from ingest to page) and the table it was stored under. Reads as
-/// the `MetricRow` it holds (`m.name`, `m.value`).
-#[derive(Debug, Clone, FromRow, serde::Serialize, utoipa::ToSchema)]
-pub struct MetricValue {
-    #[sqlx(flatten)]
-    #[serde(flatten)]
-    pub metric: MetricRow,
-    /// The table or test the value belongs to (its identity scope).
-    pub scope: String,
-    pub section: Option<String>,
+/// A stored metric read back as `storage::ingest::store` wrote it.
+pub fn metric_value(row: PgRow) -> sqlx::Result<MetricValue> {
+    Ok(metric_ident(&row)?.with_numbers(
+        row.try_get("value")?,
+        row.try_get("printed_delta_pct")?,
+        row.try_get("spread_pct")?,
+    ))
 }
 
-impl std::ops::Deref for MetricValue {
-    type Target = MetricRow;
-    fn deref(&self) -> &MetricRow {
-        &self.metric
-    }
+/// A stored metric's identity (of `metrics` or `metric_idents`); a word
+/// this version does not know reads as not set.
+pub fn metric_ident(row: &PgRow) -> sqlx::Result<MetricIdent> {
+    let word = |col: &str| row.try_get::<Option<String>, _>(col);
+    Ok(MetricIdent {
+        name: row.try_get("name")?,
+        stat: row.try_get("stat")?,
+        unit: row.try_get("unit")?,
+        scope: row.try_get("scope")?,
+        section: row.try_get("section")?,
+        direction: word("direction")?.as_deref().and_then(Better::from_word),
+        direction_source: row.try_get("direction_source")?,
+        delta_convention: word("delta_convention")?
+            .as_deref()
+            .and_then(DeltaConvention::from_word),
+    })
 }
 
 /// The columns of [`MetricValue`], in order.
@@ -261,7 +298,7 @@ type DetailRow = (
     Option<String>,
 );
 
-pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
+pub async fn detail(pool: &PgPool, id: RunId) -> sqlx::Result<Option<RunDetail>> {
     let Some(summary) = summary(pool, id).await? else {
         return Ok(None);
     };
@@ -302,10 +339,11 @@ pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
     .bind(id)
     .fetch_optional(pool)
     .await?;
-    let metrics = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+    let metrics = sqlx::query(sqlx::AssertSqlSafe(format!(
         "SELECT {METRIC_COLUMNS} FROM metrics WHERE run_id = $1 ORDER BY id"
     )))
     .bind(id)
+    .try_map(metric_value)
     .fetch_all(pool)
     .await?;
     let histogram = sqlx::query_as(
@@ -340,7 +378,7 @@ pub async fn detail(pool: &PgPool, id: i64) -> sqlx::Result<Option<RunDetail>> {
 /// The raw bytes of the upload a run came from.
 pub async fn raw(
     db: impl PgExecutor<'_>,
-    run_id: i64,
+    run_id: RunId,
 ) -> sqlx::Result<Option<(Vec<u8>, Option<String>)>> {
     sqlx::query_as(
         "SELECT b.content, u.filename FROM runs r JOIN uploads u ON u.id = r.upload_id

@@ -5,6 +5,8 @@ use chrono::{DateTime, Utc};
 use sqlx::{FromRow, PgConnection, PgExecutor};
 use uuid::Uuid;
 
+use crate::storage::ids::{BoardId, JobId, RunId, UploadId};
+
 /// Where a simulation job is in its life (`simulations.state`, a `TEXT`
 /// column with a `CHECK` on these five words).
 #[derive(
@@ -59,7 +61,7 @@ impl std::fmt::Display for JobState {
 
 #[derive(Debug, Clone, FromRow, serde::Serialize)]
 pub struct Job {
-    pub id: i64,
+    pub id: JobId,
     pub token_id: Option<i64>,
     pub scenario_name: Option<String>,
     pub scenario_toml: String,
@@ -67,7 +69,7 @@ pub struct Job {
     pub seed: i64,
     pub replications: i32,
     pub duration_ns: Option<i64>,
-    pub board_id: Option<i64>,
+    pub board_id: Option<BoardId>,
     pub board_class: Option<String>,
     pub costs_toml: Option<String>,
     pub sweep_id: Option<i64>,
@@ -103,7 +105,7 @@ pub struct NewJob {
     pub seed: i64,
     pub replications: i32,
     pub duration_ns: Option<i64>,
-    pub board_id: Option<i64>,
+    pub board_id: Option<BoardId>,
     pub board_class: Option<String>,
     pub costs_toml: Option<String>,
     pub sweep_id: Option<i64>,
@@ -114,7 +116,7 @@ pub struct NewJob {
     pub max_attempts: i32,
 }
 
-pub async fn insert(db: impl PgExecutor<'_>, j: &NewJob) -> sqlx::Result<i64> {
+pub async fn insert(db: impl PgExecutor<'_>, j: &NewJob) -> sqlx::Result<JobId> {
     sqlx::query_scalar(
         "INSERT INTO simulations (token_id, scenario_name, scenario_toml, variants, seed, replications,
             duration_ns, board_id, board_class, costs_toml, sweep_id, sweep_value, knobs, input_hash,
@@ -146,7 +148,7 @@ pub async fn cached(
     db: impl PgExecutor<'_>,
     input_hash: &[u8],
     sim_version: &str,
-) -> sqlx::Result<Option<i64>> {
+) -> sqlx::Result<Option<JobId>> {
     sqlx::query_scalar(
         "SELECT id FROM simulations WHERE input_hash = $1 AND sim_version = $2 AND state = 'done'
          ORDER BY id LIMIT 1",
@@ -184,7 +186,7 @@ pub async fn queue_depth(db: impl PgExecutor<'_>) -> sqlx::Result<i64> {
         .await
 }
 
-pub async fn get(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<Job>> {
+pub async fn get(db: impl PgExecutor<'_>, id: JobId) -> sqlx::Result<Option<Job>> {
     sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "SELECT {JOB_COLS} FROM simulations WHERE id = $1"
     )))
@@ -263,7 +265,7 @@ pub async fn sweep_expired(db: impl PgExecutor<'_>) -> sqlx::Result<u64> {
 /// lost, else whether a cancel was requested.
 pub async fn heartbeat(
     db: impl PgExecutor<'_>,
-    id: i64,
+    id: JobId,
     lease: Uuid,
     lease_secs: f64,
     sim_ns: i64,
@@ -288,7 +290,7 @@ pub async fn heartbeat(
 /// the result; 0 rows means a stale worker, whose result must be discarded.
 pub async fn mark_done(
     conn: &mut PgConnection,
-    id: i64,
+    id: JobId,
     lease: Uuid,
     events: i64,
     sim_ns: i64,
@@ -311,7 +313,7 @@ pub async fn mark_done(
 /// and the failure may be transient).
 pub async fn mark_failed(
     db: impl PgExecutor<'_>,
-    id: i64,
+    id: JobId,
     lease: Uuid,
     error: &str,
     retry: bool,
@@ -333,7 +335,7 @@ pub async fn mark_failed(
     Ok(r.rows_affected() == 1)
 }
 
-pub async fn mark_cancelled(db: impl PgExecutor<'_>, id: i64, lease: Uuid) -> sqlx::Result<bool> {
+pub async fn mark_cancelled(db: impl PgExecutor<'_>, id: JobId, lease: Uuid) -> sqlx::Result<bool> {
     let r = sqlx::query(
         "UPDATE simulations SET state = 'cancelled', finished_at = now(), lease_token = NULL
          WHERE id = $1 AND lease_token = $2 AND state = 'running'",
@@ -346,7 +348,7 @@ pub async fn mark_cancelled(db: impl PgExecutor<'_>, id: i64, lease: Uuid) -> sq
 }
 
 /// Release a lease on shutdown so another process picks the job up at once.
-pub async fn release(db: impl PgExecutor<'_>, id: i64, lease: Uuid) -> sqlx::Result<()> {
+pub async fn release(db: impl PgExecutor<'_>, id: JobId, lease: Uuid) -> sqlx::Result<()> {
     sqlx::query(
         "UPDATE simulations SET state = 'queued', lease_token = NULL, attempts = GREATEST(attempts - 1, 0)
          WHERE id = $1 AND lease_token = $2 AND state = 'running'",
@@ -360,7 +362,7 @@ pub async fn release(db: impl PgExecutor<'_>, id: i64, lease: Uuid) -> sqlx::Res
 
 /// Request cancellation. Queued jobs are cancelled at once; running ones
 /// when their worker next heartbeats. Returns the new state.
-pub async fn request_cancel(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<JobState>> {
+pub async fn request_cancel(db: impl PgExecutor<'_>, id: JobId) -> sqlx::Result<Option<JobState>> {
     sqlx::query_scalar(
         "UPDATE simulations SET
             cancel_requested = state IN ('queued', 'running'),
@@ -373,7 +375,7 @@ pub async fn request_cancel(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Op
     .await
 }
 
-pub async fn result_runs(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Vec<i64>> {
+pub async fn result_runs(db: impl PgExecutor<'_>, id: JobId) -> sqlx::Result<Vec<RunId>> {
     sqlx::query_scalar("SELECT id FROM runs WHERE simulation_id = $1 ORDER BY id")
         .bind(id)
         .fetch_all(db)
@@ -382,7 +384,7 @@ pub async fn result_runs(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Vec<i
 
 pub async fn result_text(
     db: impl PgExecutor<'_>,
-    id: i64,
+    id: JobId,
 ) -> sqlx::Result<Option<(String, serde_json::Value)>> {
     sqlx::query_as("SELECT report_text, report FROM simulation_results WHERE simulation_id = $1")
         .bind(id)
@@ -427,7 +429,7 @@ pub async fn sweep(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<Option<Swee
 pub async fn board_costs(
     db: impl PgExecutor<'_>,
     board: &str,
-) -> sqlx::Result<Option<(i64, String, String)>> {
+) -> sqlx::Result<Option<(BoardId, String, String)>> {
     sqlx::query_as(
         "SELECT b.id, c.board_class, c.costs_toml FROM boards b JOIN board_costs c ON c.board_id = b.id
          WHERE b.name = $1",
@@ -447,7 +449,7 @@ pub async fn set_board_costs(
     class: &str,
     toml: &str,
     owner: Option<i64>,
-) -> sqlx::Result<Option<i64>> {
+) -> sqlx::Result<Option<BoardId>> {
     let id = crate::storage::catalog::board_id(conn, board).await?;
     let stored: Option<i64> = sqlx::query_scalar(
         "INSERT INTO board_costs (board_id, board_class, costs_toml, token_id) VALUES ($1, $2, $3, $4)
@@ -490,7 +492,7 @@ pub async fn all_board_costs(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<BoardC
     .await
 }
 
-pub async fn board_name(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<String> {
+pub async fn board_name(db: impl PgExecutor<'_>, id: BoardId) -> sqlx::Result<String> {
     sqlx::query_scalar("SELECT name FROM boards WHERE id = $1")
         .bind(id)
         .fetch_one(db)
@@ -500,8 +502,8 @@ pub async fn board_name(db: impl PgExecutor<'_>, id: i64) -> sqlx::Result<String
 /// The one result of a job; the primary key makes a second one impossible.
 pub async fn insert_result(
     conn: &mut PgConnection,
-    id: i64,
-    upload_id: i64,
+    id: JobId,
+    upload_id: UploadId,
     report: &serde_json::Value,
     text: &str,
 ) -> sqlx::Result<()> {

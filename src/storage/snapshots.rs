@@ -3,9 +3,11 @@
 use chrono::{DateTime, Utc};
 use sqlx::{FromRow, PgExecutor};
 
+use crate::storage::ids::{PermalinkId, RunId, UploadId};
+
 #[derive(Debug, Clone, FromRow)]
 pub struct Snapshot {
-    pub id: i64,
+    pub id: PermalinkId,
     pub slug: String,
     pub title: String,
     pub body_html: String,
@@ -23,7 +25,7 @@ pub struct NewSnapshot<'a> {
     pub slug: &'a str,
     pub title: &'a str,
     pub spec: &'a serde_json::Value,
-    pub run_ids: &'a [i64],
+    pub run_ids: &'a [RunId],
     pub comparison: &'a serde_json::Value,
     pub body_html: &'a str,
     pub body_txt: &'a str,
@@ -101,7 +103,7 @@ pub async fn remove(db: impl PgExecutor<'_>, slug: &str) -> sqlx::Result<bool> {
 /// `None` when there is no such upload.
 pub async fn upload_owner(
     db: impl PgExecutor<'_>,
-    upload_id: i64,
+    upload_id: UploadId,
 ) -> sqlx::Result<Option<Option<i64>>> {
     sqlx::query_scalar("SELECT token_id FROM uploads WHERE id = $1 AND deleted_at IS NULL")
         .bind(upload_id)
@@ -109,7 +111,10 @@ pub async fn upload_owner(
         .await
 }
 
-pub async fn delete_upload(conn: &mut sqlx::PgConnection, upload_id: i64) -> sqlx::Result<u64> {
+pub async fn delete_upload(
+    conn: &mut sqlx::PgConnection,
+    upload_id: UploadId,
+) -> sqlx::Result<u64> {
     sqlx::query("UPDATE uploads SET deleted_at = now() WHERE id = $1 AND deleted_at IS NULL")
         .bind(upload_id)
         .execute(&mut *conn)

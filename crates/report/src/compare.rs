@@ -28,6 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::direction::DirectionSource;
 use crate::fmt;
+pub use crate::model::{Better, DeltaConvention};
 use crate::stats::{self, Interval};
 
 /// Adjusted p-value below which a change gets one mark (`*`): the
@@ -86,31 +87,6 @@ pub struct RunRef {
     pub kernel: String,
     #[serde(default)]
     pub variant: String,
-}
-
-/// Which direction is an improvement.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Better {
-    /// Times, latencies, CPU usage.
-    Lower,
-    /// Throughput, rates.
-    Higher,
-    /// No direction: activity counters (`pgscan`), or a metric the
-    /// direction table does not know. Shown, never judged.
-    #[default]
-    Neutral,
-}
-
-impl Better {
-    /// "lower is better", "higher is better", "not judged".
-    pub fn words(self) -> &'static str {
-        match self {
-            Better::Lower => "lower is better",
-            Better::Higher => "higher is better",
-            Better::Neutral => "not judged",
-        }
-    }
 }
 
 /// Which mean summarises a metric.
@@ -181,17 +157,6 @@ pub struct PrintedSummary {
     /// the printed table). `None` means the comparison's baseline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relative_to: Option<usize>,
-}
-
-/// How a printed delta is signed.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DeltaConvention {
-    /// The raw change of the value (LKP `%change`, hand-made `delta`).
-    #[default]
-    Change,
-    /// mmtests' gain: positive = better, signed by the test's direction.
-    Gain,
 }
 
 /// Latency results of one column: cyclictest threads and histograms, and

@@ -16,6 +16,10 @@
 //!   stddev, CoV, min, max, n, % change against the baseline and the
 //!   previous column with verdicts; per-thread latency, histogram tails and
 //!   the culprit diff sentence.
+//! - [`model`] is the measurement from ingest to page: a metric with its
+//!   identity, unit and direction, a run's latency summary and metric
+//!   samples, a column of runs, and [`model::comparison_input`] that pools
+//!   them into a `ComparisonInput`.
 //! - [`text::render_text`] lays a `Comparison` out as mmtests-style plain
 //!   text of at most 72 columns with the permalink in the footer.
 //! - [`svg`] draws the histogram overlay, heatmap, bar chart and sweep plot.
@@ -62,6 +66,7 @@
 pub mod compare;
 pub mod direction;
 pub mod fmt;
+pub mod model;
 pub mod stats;
 pub mod svg;
 pub mod text;

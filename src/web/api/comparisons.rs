@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use crate::auth::{Caller, Scope};
 use crate::compare::CompareRequest;
 use crate::error::{AppError, AppResult, ErrorBody};
+use crate::storage::ids::UploadId;
 use crate::web::AppState;
 use crate::web::extract::api::{self, Path};
 
@@ -27,7 +28,8 @@ pub struct ComparisonCreated {
 /// What a delete of an upload removed.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub struct UploadDeleted {
-    pub upload_id: i64,
+    #[schema(value_type = i64)]
+    pub upload_id: UploadId,
     pub runs_deleted: u64,
 }
 
@@ -133,11 +135,11 @@ pub async fn delete_comparison(
         (status = 404, response = ErrorBody),
     )
 )]
-#[tracing::instrument(skip_all, fields(upload.id = id))]
+#[tracing::instrument(skip_all, fields(upload.id = id.0))]
 pub async fn delete_upload(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<i64>,
+    Path(id): Path<UploadId>,
 ) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
     let owner = crate::storage::snapshots::upload_owner(&state.pool, id)

@@ -274,29 +274,3 @@ pub fn run_kind() -> ObjectBuilder {
         .schema_type(Type::String)
         .enum_values(Some(["measured", "simulated"]))
 }
-
-/// `schema_with` of a metric's stored direction (none: the direction
-/// table decides).
-pub fn direction() -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
-            Type::String,
-            Type::Null,
-        ]))
-        .enum_values(Some([
-            json!("higher"),
-            json!("lower"),
-            json!("neutral"),
-            Value::Null,
-        ]))
-}
-
-/// `schema_with` of how a metric's printed delta is signed.
-pub fn delta_convention() -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(utoipa::openapi::schema::SchemaType::from_iter([
-            Type::String,
-            Type::Null,
-        ]))
-        .enum_values(Some([json!("gain"), json!("change"), Value::Null]))
-}

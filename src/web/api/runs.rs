@@ -4,6 +4,7 @@ use axum::Json;
 use axum::extract::State;
 
 use crate::error::{AppError, AppResult, ErrorBody};
+use crate::storage::ids::RunId;
 use crate::storage::overview::{self, RunListing};
 use crate::storage::runs::{self, RunDetail, RunSummary};
 use crate::web::AppState;
@@ -67,10 +68,10 @@ pub async fn list_runs(
         (status = 404, response = ErrorBody),
     )
 )]
-#[tracing::instrument(skip_all, fields(run.id = id))]
+#[tracing::instrument(skip_all, fields(run.id = id.0))]
 pub async fn get_run(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    Path(id): Path<RunId>,
 ) -> AppResult<Json<RunDetail>> {
     runs::detail(&state.pool, id)
         .await?

@@ -10,6 +10,7 @@ use chrono::{DateTime, Utc};
 use crate::auth::{Caller, Scope};
 use crate::error::{AppError, AppResult, ErrorBody};
 use crate::simulate::{self, SimulationRequest};
+use crate::storage::ids::{JobId, RunId};
 use crate::storage::simulations as jobs;
 use crate::web::AppState;
 use crate::web::extract::api::{self, Path};
@@ -24,14 +25,15 @@ pub enum Queued {
 /// One job queued.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub struct SimulationQueued {
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: JobId,
     /// Its status page.
     pub url: String,
     pub status: Queued,
 }
 
 impl SimulationQueued {
-    fn new(state: &AppState, id: i64) -> Self {
+    fn new(state: &AppState, id: JobId) -> Self {
         SimulationQueued {
             id,
             url: state.url(&format!("/simulations/{id}")),
@@ -46,7 +48,8 @@ pub struct SweepQueued {
     pub sweep_id: i64,
     /// The sweep's page.
     pub url: String,
-    pub ids: Vec<i64>,
+    #[schema(value_type = Vec<i64>)]
+    pub ids: Vec<JobId>,
 }
 
 /// What a submit queued: one job, or a sweep's jobs.
@@ -67,7 +70,8 @@ pub struct Progress {
 /// A run a finished job stored.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub struct SimulationRun {
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: RunId,
     /// The run's page.
     pub url: String,
     pub variant: String,
@@ -79,7 +83,8 @@ pub struct SimulationRun {
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 #[schema(as = Simulation)]
 pub struct SimulationStatus {
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: JobId,
     /// Its status page.
     pub url: String,
     pub status: crate::storage::simulations::JobState,
@@ -103,14 +108,16 @@ pub struct SimulationStatus {
     pub created_at: DateTime<Utc>,
     pub started_at: Option<DateTime<Utc>>,
     pub finished_at: Option<DateTime<Utc>>,
-    pub run_ids: Vec<i64>,
+    #[schema(value_type = Vec<i64>)]
+    pub run_ids: Vec<RunId>,
     pub runs: Vec<SimulationRun>,
 }
 
 /// The answer to a cancel.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub struct SimulationCancel {
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: JobId,
     /// The job's state now.
     pub status: crate::storage::simulations::JobState,
     pub cancel_requested: bool,
@@ -170,7 +177,7 @@ pub async fn create_simulation(
 }
 
 /// A job's status as the API answers it.
-pub async fn status(state: &AppState, id: i64) -> AppResult<SimulationStatus> {
+pub async fn status(state: &AppState, id: JobId) -> AppResult<SimulationStatus> {
     let job = jobs::get(&state.pool, id)
         .await?
         .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
@@ -227,10 +234,10 @@ pub async fn status(state: &AppState, id: i64) -> AppResult<SimulationStatus> {
         (status = 404, response = ErrorBody),
     )
 )]
-#[tracing::instrument(skip_all, fields(simulation.id = id))]
+#[tracing::instrument(skip_all, fields(simulation.id = id.0))]
 pub async fn get_simulation(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    Path(id): Path<JobId>,
 ) -> AppResult<Json<SimulationStatus>> {
     Ok(Json(status(&state, id).await?))
 }
@@ -249,11 +256,11 @@ pub async fn get_simulation(
         (status = 404, response = ErrorBody),
     )
 )]
-#[tracing::instrument(skip_all, fields(simulation.id = id))]
+#[tracing::instrument(skip_all, fields(simulation.id = id.0))]
 pub async fn cancel_simulation(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<i64>,
+    Path(id): Path<JobId>,
 ) -> AppResult<Json<SimulationCancel>> {
     caller.require(Scope::Upload)?;
     let state_now = simulate::cancel(&state.pool, &caller, id).await?;
@@ -282,11 +289,11 @@ pub async fn cancel_simulation(
         (status = 503, response = ErrorBody),
     )
 )]
-#[tracing::instrument(skip_all, fields(simulation.id = id))]
+#[tracing::instrument(skip_all, fields(simulation.id = id.0))]
 pub async fn rerun_simulation(
     State(state): State<AppState>,
     caller: Caller,
-    Path(id): Path<i64>,
+    Path(id): Path<JobId>,
 ) -> AppResult<Response> {
     caller.require(Scope::Upload)?;
     let req = simulate::rerun_request(&state.pool, id).await?;

@@ -26,6 +26,7 @@ use crate::auth::{Caller, Scope};
 use crate::blob::{self, Spool, SpoolSink};
 use crate::error::{AppError, AppResult, ErrorBody};
 use crate::ingest::{self, Cancel, Content, RawUpload, UploadMeta};
+use crate::storage::ids::{RunId, UploadId};
 use crate::storage::ingest::StoredRun;
 use crate::storage::runs;
 use crate::web::AppState;
@@ -112,7 +113,8 @@ const MULTIPART_FIELDS: &[&str] = &[
 /// A run an upload stored.
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 pub struct UploadRun {
-    pub id: i64,
+    #[schema(value_type = i64)]
+    pub id: RunId,
     /// The run's page.
     pub url: String,
     /// The run as JSON.
@@ -129,7 +131,8 @@ pub struct UploadRun {
 #[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 #[schema(as = Upload)]
 pub struct UploadResponse {
-    pub upload_id: i64,
+    #[schema(value_type = i64)]
+    pub upload_id: UploadId,
     /// false when the same content and metadata were already stored.
     pub created: bool,
     pub runs: Vec<UploadRun>,

@@ -20,6 +20,7 @@ use super::PageError;
 use crate::compare::{ColumnSpec, CompareRequest};
 use crate::error::AppError;
 use crate::ingest::{self, BlockOverride, RawUpload, UploadMeta};
+use crate::storage::ids::RunId;
 use crate::web::AppState;
 use crate::web::extract::page::Form;
 use crate::web::numbers::fmt_us;
@@ -418,7 +419,7 @@ pub async fn commit_import(
         k.any(|x| Some(x) != first)
     };
     let mut columns: Vec<ColumnSpec> = Vec::new();
-    let mut context: Vec<i64> = Vec::new();
+    let mut context: Vec<RunId> = Vec::new();
     for r in &runs {
         if any_named && unnamed(&r.variant) {
             context.push(r.id);

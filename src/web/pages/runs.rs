@@ -5,11 +5,13 @@ use askama_web::WebTemplate;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
+use reclaimlab_report::model::MetricValue;
 
 use super::{PageError, PageResult};
 use crate::error::AppError;
 use crate::ingest::{FunctionTotal, TraceDigest};
-use crate::storage::runs::{self, MetricValue, RunDetail};
+use crate::storage::ids::RunId;
+use crate::storage::runs::{self, RunDetail};
 use crate::web::AppState;
 use crate::web::extract::page::{Path, Query};
 use crate::web::numbers::Numbers;
@@ -89,10 +91,10 @@ impl RunPage {
     }
 }
 
-#[tracing::instrument(skip_all, fields(run.id = id))]
+#[tracing::instrument(skip_all, fields(run.id = id.0))]
 pub async fn show_run(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    Path(id): Path<RunId>,
     Query(query): Query<RunQuery>,
 ) -> PageResult<RunPage> {
     let page = query.page.unwrap_or(1);
@@ -128,10 +130,10 @@ pub async fn show_run(
 }
 
 /// Raw text, as an attachment with a sandbox CSP: it is untrusted data.
-#[tracing::instrument(skip_all, fields(run.id = id))]
+#[tracing::instrument(skip_all, fields(run.id = id.0))]
 pub async fn show_raw(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    Path(id): Path<RunId>,
 ) -> Result<impl IntoResponse, PageError> {
     let (content, _name) = runs::raw(&state.pool, id)
         .await?
@@ -153,10 +155,10 @@ pub async fn show_raw(
 }
 
 /// `/runs/{id}/histogram.svg`: one line per thread, log counts.
-#[tracing::instrument(skip_all, fields(run.id = id))]
+#[tracing::instrument(skip_all, fields(run.id = id.0))]
 pub async fn show_histogram(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    Path(id): Path<RunId>,
 ) -> Result<axum::response::Response, PageError> {
     let run = runs::detail(&state.pool, id)
         .await?

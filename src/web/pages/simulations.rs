@@ -18,6 +18,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use super::{PageError, PageResult};
 use crate::error::AppError;
 use crate::simulate::{self, SimulationRequest, SweepRequest};
+use crate::storage::ids::{JobId, RunId};
 use crate::storage::simulations::{self as jobs, BoardCostRow, Job};
 use crate::web::AppState;
 use crate::web::numbers::fmt_us;
@@ -381,10 +382,10 @@ pub struct SimulationPage {
     pub replications: String,
 }
 
-#[tracing::instrument(skip_all, fields(simulation.id = id))]
+#[tracing::instrument(skip_all, fields(simulation.id = id.0))]
 pub async fn show_simulation(
     State(state): State<AppState>,
-    Path(id): Path<i64>,
+    Path(id): Path<JobId>,
 ) -> PageResult<SimulationPage> {
     let job = jobs::get(&state.pool, id)
         .await?
@@ -394,7 +395,7 @@ pub async fn show_simulation(
     let report_text = jobs::result_text(&state.pool, id).await?.map(|(t, _)| t);
     let compare_url = (!runs.is_empty()).then(|| {
         // One column per simulated variant, in order.
-        let mut cols: Vec<(String, Vec<i64>)> = Vec::new();
+        let mut cols: Vec<(String, Vec<RunId>)> = Vec::new();
         for r in &runs {
             match cols.iter_mut().find(|c| c.0 == r.variant) {
                 Some(c) => c.1.push(r.id),
@@ -408,7 +409,10 @@ pub async fn show_simulation(
                     "c={}",
                     urlencode(&format!(
                         "runs:{};label:{v} (simulated)",
-                        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+                        ids.iter()
+                            .map(RunId::to_string)
+                            .collect::<Vec<_>>()
+                            .join(",")
                     ))
                 )
             })
@@ -440,12 +444,12 @@ pub async fn show_simulation(
     })
 }
 
-#[tracing::instrument(skip_all, fields(simulation.id = id))]
+#[tracing::instrument(skip_all, fields(simulation.id = id.0))]
 pub async fn cancel_from_page(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
-    Path(id): Path<i64>,
+    Path(id): Path<JobId>,
     Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
@@ -455,12 +459,12 @@ pub async fn cancel_from_page(
     Ok(Redirect::to(&format!("/simulations/{id}")).into_response())
 }
 
-#[tracing::instrument(skip_all, fields(simulation.id = id))]
+#[tracing::instrument(skip_all, fields(simulation.id = id.0))]
 pub async fn rerun_from_page(
     State(state): State<AppState>,
     peer: crate::auth::ClientAddr,
     headers: HeaderMap,
-    Path(id): Path<i64>,
+    Path(id): Path<JobId>,
     Form(form): Form,
 ) -> Result<Response, PageError> {
     same_origin(&headers)?;
@@ -473,7 +477,7 @@ pub async fn rerun_from_page(
 
 /// One job of a sweep: the knob value it ran with and what it gave.
 pub struct SweepRow {
-    pub job: i64,
+    pub job: JobId,
     pub value: String,
     /// The sweep's output, formatted, or `-` until the job is done.
     pub output: String,
