@@ -46,6 +46,8 @@ pub fn recognize(
     let mut consumed = 0;
     for (k, line) in lines[start..].iter().enumerate() {
         match run.feed_line(line) {
+            // An empty line joins the block only when a line after it does.
+            Ok(true) if line.text.trim().is_empty() => {}
             Ok(true) => consumed = k + 1,
             Ok(false) => break,
             Err(e) => return Some(Err(e)),
@@ -248,6 +250,13 @@ struct BlockParser {
     /// The block's last `T:` line ended in a key without its value
     /// (`... Avg:    2 Max:` and nothing after it) and was left out.
     cut_last: bool,
+    /// The one empty line allowed between footers and the rows below them.
+    footer_gap: bool,
+    /// The last line was that empty line.
+    after_footer_gap: bool,
+    /// A `policy:` line that kept the tail of a `T:` line it overwrote:
+    /// line number, column and that tail.
+    overwritten: Option<(u64, usize, String)>,
 }
 
 impl BlockParser {
@@ -262,6 +271,9 @@ impl BlockParser {
             blank_seen: false,
             policy_just_seen: false,
             cut_last: false,
+            footer_gap: false,
+            after_footer_gap: false,
+            overwritten: None,
         }
     }
 
@@ -291,9 +303,20 @@ impl BlockParser {
                 || (self.policy.is_some() && self.threads.is_empty() && !self.blank_seen);
             self.blank_seen = true;
             self.policy_just_seen = false;
-            return Ok(after_policy && self.hist.is_empty());
+            // Footers printed (or moved) above their `# Histogram` rows,
+            // with an empty line between: the rows may still come.
+            let footers_first = self.threads.is_empty()
+                && self.hist.footers_only()
+                && !std::mem::replace(&mut self.footer_gap, true);
+            self.after_footer_gap = footers_first;
+            return Ok((after_policy && self.hist.is_empty()) || footers_first);
         }
         self.policy_just_seen = false;
+        if std::mem::take(&mut self.after_footer_gap) && t != "# Histogram" {
+            // Another group of footers (or anything else): not these
+            // footers' rows.
+            return Ok(false);
+        }
         // A `T:` line whose `T:` the terminal's status line overwrote:
         // `  1 ( 4542) P:99 I:1500 C: ...` among other `T:` lines.
         let restored;
@@ -321,6 +344,13 @@ impl BlockParser {
         if let Some(rest) = t.strip_prefix("policy:")
             && t.contains("loadavg:")
         {
+            if self.overwritten.is_none()
+                && let Some(at) = t.find(" Avg:").or_else(|| t.find(" Max:"))
+            {
+                // The status line printed over a `T:` line: the end of that
+                // line (`Avg: 128 Max: 1177`) is all that is left of it.
+                self.overwritten = Some((no, at + 2, t[at + 1..].to_string()));
+            }
             let p = rest.split(':').next().unwrap_or("").trim();
             if !p.is_empty() {
                 self.policy = Some(p.to_string());
@@ -398,6 +428,16 @@ impl BlockParser {
         }
         let histogram = self.hist.finish(if ns { 0.001 } else { 1.0 });
         if self.threads.is_empty() && histogram.is_none() {
+            if let Some((no, col, tail)) = self.overwritten {
+                // Thread, cycles and Min are gone: not read, and said so.
+                return Err(ParseError::invalid(
+                    FORMAT,
+                    no,
+                    col as u64,
+                    "a whole `T:` line (the status line overwrote its start; Avg and Max alone are not read)",
+                    &tail,
+                ));
+            }
             return Ok(None);
         }
         Ok(Some(Cyclictest {

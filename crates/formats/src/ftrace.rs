@@ -714,6 +714,32 @@ pub(crate) fn ascii_spaces(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
+/// A report line copied into Markdown with its underscores escaped
+/// (`do\\_work\\_pending`) or a line set in bold (`**...**`): the line as
+/// the kernel printed it, or `None` when it has neither.
+fn markdown_unescaped(text: &str) -> Option<String> {
+    let escaped = text.contains("\\_");
+    let bold = text.contains("**");
+    if !escaped && !bold {
+        return None;
+    }
+    let mut t = if escaped {
+        text.replace("\\_", "_")
+    } else {
+        text.to_string()
+    };
+    if bold {
+        let lead = t.len() - t.trim_start().len();
+        let body = t[lead..].trim_end();
+        let stripped = body.strip_prefix("**").unwrap_or(body);
+        let stripped = stripped.strip_suffix("**").unwrap_or(stripped);
+        if stripped.len() != body.len() {
+            t = format!("{}{}", &t[..lead], stripped);
+        }
+    }
+    Some(t)
+}
+
 /// Whether `text` opens a latency report: `# tracer: <latency tracer>` or
 /// `# <latency tracer> latency trace v1.1.5 on <kernel>`.
 pub fn is_start(text: &str) -> bool {
@@ -1359,6 +1385,8 @@ struct Parser {
     legend_cols: u32,
     legend_has_cpu: bool,
     saw_latency: bool,
+    /// The one empty line allowed between a shortened header and its events.
+    short_header_gap: bool,
     saw_body: bool,
     latency_open: bool,
     /// The `latency trace ... on` line ended before the kernel version.
@@ -1399,6 +1427,7 @@ impl Parser {
             legend_cols: 0,
             legend_has_cpu: false,
             saw_latency: false,
+            short_header_gap: false,
             saw_body: false,
             latency_open: false,
             kernel_open: false,
@@ -1419,6 +1448,14 @@ impl Parser {
 
     fn feed(&mut self, no: u64, text: &str) -> Result<Step, ParseError> {
         let text = &*ascii_spaces(text);
+        let unmarked;
+        let text = match markdown_unescaped(text) {
+            Some(t) => {
+                unmarked = t;
+                unmarked.as_str()
+            }
+            None => text,
+        };
         let rewritten;
         let text = match self.bare.then(|| paren_caller(text)).flatten() {
             Some(r) => {
@@ -1432,6 +1469,17 @@ impl Parser {
         if t.is_empty() {
             // Without `#`, the header ends with an empty line above the legend.
             if self.bare && !self.saw_body && self.legend_cols == 0 && self.saw_latency {
+                return Ok(Step::Consumed);
+            }
+            // A shortened header (`# tracer:`, `# latency:`, `# task:`, no
+            // legend) set off from its events by one empty line.
+            if !self.bare
+                && !self.saw_body
+                && self.legend_cols == 0
+                && self.saw_latency
+                && self.out.task.is_some()
+                && !std::mem::replace(&mut self.short_header_gap, true)
+            {
                 return Ok(Step::Consumed);
             }
             return Ok(Step::End);
@@ -1601,9 +1649,15 @@ impl Parser {
             let rest = rest.trim();
             // As printed; the 2004 tracer's offsets (`snd_..._prepare+0x74/0x180`)
             // are dropped, as its frames print none.
-            let value = |v: &str| match self.bare {
-                true => culprit::strip_offset(v.trim()).to_string(),
-                false => v.trim().to_string(),
+            let value = |v: &str| {
+                // A note appended to the name (`arch_cpu_idle------ <note>`):
+                // no symbol holds a run of dashes.
+                let v = v.trim();
+                let v = v.find("--").map_or(v, |p| &v[..p]).trim_end();
+                match self.bare {
+                    true => culprit::strip_offset(v).to_string(),
+                    false => v.to_string(),
+                }
             };
             if let Some(v) = rest.strip_prefix("started at:") {
                 self.out.started_at = Some(value(v));
