@@ -622,6 +622,38 @@ mod tests {
     }
 
     #[test]
+    fn footers_above_their_rows() {
+        // Footers first, an empty line, `# Histogram` and counts wider than
+        // the 6-digit field: one block.
+        let text = "# Total: 002493036\n# Min Latencies: 00007\n# Avg Latencies: 00008\n# Max Latencies: 00009\n# Histogram Overflows: 00000\n\n# Histogram\n000007 000012\n000008 2493021\n000009 000003\n\nprose\n";
+        let (n, c) = parse(text).unwrap();
+        assert_eq!(n, 10);
+        let h = c.histogram.unwrap();
+        assert_eq!(
+            h.per_thread[0].buckets,
+            vec![(7.0, 12), (8.0, 2493021), (9.0, 3)]
+        );
+        assert_eq!(h.per_thread[0].max_us, Some(9.0));
+        // Another group of footers after the empty line is another block.
+        let two = "# Min Latencies: 00007\n# Avg Latencies: 00008\n# Max Latencies: 00009\n\n# Min Latencies: 00001\n# Avg Latencies: 00002\n# Max Latencies: 00003\n";
+        let (n, _) = parse(two).unwrap();
+        assert_eq!(n, 3);
+    }
+
+    #[test]
+    fn status_line_over_a_thread_line_is_an_error_with_its_place() {
+        let text =
+            "policy: fifo: loadavg: 0.05 0.01 0.00 1/85 1272          Avg:  128 Max:    1177\n";
+        let e = parse(text).unwrap_err();
+        assert_eq!((e.line, e.column), (1, 58));
+        assert!(e.to_string().contains("Avg:  128 Max:    1177"), "{e}");
+        // With the `T:` line below it, the status line is just a status line.
+        let ok = "policy: fifo: loadavg: 0.05 0.01 0.00 1/85 1272          Avg:  128 Max:    1177\nT: 0 ( 1272) P:99 I:1000 C:   5000 Min:      3 Act:    5 Avg:  128 Max:    1177\n";
+        let (_, c) = parse(ok).unwrap();
+        assert_eq!(c.threads[0].max_us, 1177.0);
+    }
+
+    #[test]
     fn a_repeated_line_is_replaced_by_the_later_one() {
         let text = "T: 0 ( 100) P:99 I:1000 C:    500 Min:      1 Act:    2 Avg:    3 Max:      9\nT: 1 ( 101) P:99 I:1500 C:    300 Min:      1 Act:    2 Avg:    3 Max:      8\nT: 1 ( 101) P:99 I:1500 C:    333 Min:      1 Act:    2 Avg:    3 Max:     12\n";
         let (n, c) = parse(text).unwrap();

@@ -714,20 +714,29 @@ pub(crate) fn ascii_spaces(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
-/// A report line copied into Markdown with its underscores escaped
-/// (`do\\_work\\_pending`) or a line set in bold (`**...**`): the line as
-/// the kernel printed it, or `None` when it has neither.
+/// A report line copied into Markdown with its punctuation escaped
+/// (`do\\_work\\_pending \\<-do\\_irq`) or a line set in bold (`**...**`):
+/// the line as the kernel printed it, or `None` when it has neither. The
+/// kernel prints no backslash before these characters (the legend's `\\`
+/// is followed by a space), so unescaping them loses nothing.
 fn markdown_unescaped(text: &str) -> Option<String> {
-    let escaped = text.contains("\\_");
+    const ESCAPED: &[char] = &['_', '*', '<', '>', '[', ']', '#', '$', '!'];
+    let escaped = text
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'\\' && ESCAPED.contains(&char::from(w[1])));
     let bold = text.contains("**");
     if !escaped && !bold {
         return None;
     }
-    let mut t = if escaped {
-        text.replace("\\_", "_")
-    } else {
-        text.to_string()
-    };
+    let mut t = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && chars.peek().is_some_and(|n| ESCAPED.contains(n)) {
+            continue;
+        }
+        t.push(c);
+    }
     if bold {
         let lead = t.len() - t.trim_start().len();
         let body = t[lead..].trim_end();
@@ -2300,6 +2309,55 @@ mod tests {
         let e = r.unwrap_err();
         assert_eq!(e.line, 1);
         assert_eq!(e.format, "ftrace");
+    }
+
+    #[test]
+    fn markdown_escapes_notes_and_short_headers() {
+        // Underscores escaped, `<-` escaped, a line in bold, runs of spaces
+        // collapsed: the line as printed.
+        let md = "# tracer: irqsoff\n# latency: 20 us, #3/3, CPU#0 | (M:server VP:0, KP:0, SP:0 HP:0)\n# | task: swapper-0 (uid:0 nice:0 policy:0 rt\\_prio:0)\n# => started at: \\_\\_irq\\_svc\n# => ended at: \\_\\_do\\_softirq\n<...>-593 0d... 0us : do\\_work\\_pending \\<-ret\\_fast\n**-0 0d.h. 1us#: do\\_timer <-tick\\_periodic**\n-0 0d.h. 20us : calc\\_global\\_load <-do\\_timer\n";
+        let lines = crate::lines::split(md);
+        let Some(Ok((n, BlockBody::FtraceLatency(f)))) = recognize(&lines, 0) else {
+            panic!("not parsed");
+        };
+        assert_eq!(n, 8);
+        assert_eq!(f.started_at.as_deref(), Some("__irq_svc"));
+        assert_eq!(f.ended_at.as_deref(), Some("__do_softirq"));
+        let funcs: Vec<_> = f.events.iter().map(|e| e.function.as_deref()).collect();
+        assert_eq!(
+            funcs,
+            [
+                Some("do_work_pending"),
+                Some("do_timer"),
+                Some("calc_global_load")
+            ]
+        );
+        assert_eq!(f.events[0].caller.as_deref(), Some("ret_fast"));
+        // A note after a run of dashes is not part of the name.
+        let noted = "# tracer: irqsoff\n# latency: 9 us, #2/2, CPU#2 | (M:server VP:0, KP:0, SP:0 HP:0 #P:4)\n#  => started at: a_fn---------note\n#  => ended at:   b_fn -- note\n  <idle>-0       2d...    3us : a_fn\n  <idle>-0       2d...    9us : b_fn\n";
+        let lines = crate::lines::split(noted);
+        let Some(Ok((_, BlockBody::FtraceLatency(f)))) = recognize(&lines, 0) else {
+            panic!("not parsed");
+        };
+        assert_eq!(f.started_at.as_deref(), Some("a_fn"));
+        assert_eq!(f.ended_at.as_deref(), Some("b_fn"));
+        // A shortened header, one empty line, the events; a second empty
+        // line ends the report.
+        let short = "# tracer: wakeup_rt\n# latency: 15 us, #2/2, CPU#1 | (M:PREEMPT(lazy) VP:0, KP:0, SP:0 HP:0 #P:24)\n# task: x-96 (uid:0 nice:5 policy:2 rt_prio:99)\n\n  <idle>-0    1dNh3.    0us+: 0:120:R + [001] 96:0:R x\n  <idle>-0    1dNh3.   14us : <stack trace>\n => probe_wakeup\n\nprose\n";
+        let lines = crate::lines::split(short);
+        let Some(Ok((n, BlockBody::FtraceLatency(f)))) = recognize(&lines, 0) else {
+            panic!("not parsed");
+        };
+        assert_eq!(n, 7);
+        assert_eq!(f.events.len(), 2);
+        assert_eq!(f.stacks, vec![vec!["probe_wakeup".to_string()]]);
+        // Without a task line the empty line still ends a header.
+        let bare = "# tracer: wakeup_rt\n# latency: 15 us, #2/2, CPU#1 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:2)\n\n  <idle>-0    1dNh3.    0us+: x\n";
+        let lines = crate::lines::split(bare);
+        let Some(Ok((n, BlockBody::FtraceLatency(f)))) = recognize(&lines, 0) else {
+            panic!("not parsed");
+        };
+        assert_eq!((n, f.events.len()), (2, 0));
     }
 
     #[test]
