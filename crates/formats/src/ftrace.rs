@@ -79,6 +79,9 @@ pub fn recognize(
     let mut k = 0;
     while let Some(line) = lines.get(start + k) {
         match acc.feed_line(line) {
+            // An empty line the report took (above its legend or its
+            // events) is part of it only when a line after it is.
+            Ok(true) if line.text.trim().is_empty() => {}
             Ok(true) => consumed = k + 1,
             Ok(false) => match elided_gap(lines, start + k, line.quote) {
                 // `[ etc ]` between blank lines, and the trace goes on: no
