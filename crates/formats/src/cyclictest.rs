@@ -46,6 +46,8 @@ pub fn recognize(
     let mut consumed = 0;
     for (k, line) in lines[start..].iter().enumerate() {
         match run.feed_line(line) {
+            // An empty line joins the block only when a line after it does.
+            Ok(true) if line.text.trim().is_empty() => {}
             Ok(true) => consumed = k + 1,
             Ok(false) => break,
             Err(e) => return Some(Err(e)),
@@ -248,6 +250,13 @@ struct BlockParser {
     /// The block's last `T:` line ended in a key without its value
     /// (`... Avg:    2 Max:` and nothing after it) and was left out.
     cut_last: bool,
+    /// The one empty line allowed between footers and the rows below them.
+    footer_gap: bool,
+    /// The last line was that empty line.
+    after_footer_gap: bool,
+    /// A `policy:` line that kept the tail of a `T:` line it overwrote:
+    /// line number, column and that tail.
+    overwritten: Option<(u64, usize, String)>,
 }
 
 impl BlockParser {
@@ -262,6 +271,9 @@ impl BlockParser {
             blank_seen: false,
             policy_just_seen: false,
             cut_last: false,
+            footer_gap: false,
+            after_footer_gap: false,
+            overwritten: None,
         }
     }
 
@@ -291,9 +303,20 @@ impl BlockParser {
                 || (self.policy.is_some() && self.threads.is_empty() && !self.blank_seen);
             self.blank_seen = true;
             self.policy_just_seen = false;
-            return Ok(after_policy && self.hist.is_empty());
+            // Footers printed (or moved) above their `# Histogram` rows,
+            // with an empty line between: the rows may still come.
+            let footers_first = self.threads.is_empty()
+                && self.hist.footers_only()
+                && !std::mem::replace(&mut self.footer_gap, true);
+            self.after_footer_gap = footers_first;
+            return Ok((after_policy && self.hist.is_empty()) || footers_first);
         }
         self.policy_just_seen = false;
+        if std::mem::take(&mut self.after_footer_gap) && t != "# Histogram" {
+            // Another group of footers (or anything else): not these
+            // footers' rows.
+            return Ok(false);
+        }
         // A `T:` line whose `T:` the terminal's status line overwrote:
         // `  1 ( 4542) P:99 I:1500 C: ...` among other `T:` lines.
         let restored;
@@ -321,6 +344,13 @@ impl BlockParser {
         if let Some(rest) = t.strip_prefix("policy:")
             && t.contains("loadavg:")
         {
+            if self.overwritten.is_none()
+                && let Some(at) = t.find(" Avg:").or_else(|| t.find(" Max:"))
+            {
+                // The status line printed over a `T:` line: the end of that
+                // line (`Avg: 128 Max: 1177`) is all that is left of it.
+                self.overwritten = Some((no, at + 2, t[at + 1..].to_string()));
+            }
             let p = rest.split(':').next().unwrap_or("").trim();
             if !p.is_empty() {
                 self.policy = Some(p.to_string());
@@ -398,6 +428,16 @@ impl BlockParser {
         }
         let histogram = self.hist.finish(if ns { 0.001 } else { 1.0 });
         if self.threads.is_empty() && histogram.is_none() {
+            if let Some((no, col, tail)) = self.overwritten {
+                // Thread, cycles and Min are gone: not read, and said so.
+                return Err(ParseError::invalid(
+                    FORMAT,
+                    no,
+                    col as u64,
+                    "a whole `T:` line (the status line overwrote its start; Avg and Max alone are not read)",
+                    &tail,
+                ));
+            }
             return Ok(None);
         }
         Ok(Some(Cyclictest {
@@ -579,6 +619,38 @@ mod tests {
             Some(Err(e)) => Err(e),
             None => panic!("not recognised"),
         }
+    }
+
+    #[test]
+    fn footers_above_their_rows() {
+        // Footers first, an empty line, `# Histogram` and counts wider than
+        // the 6-digit field: one block.
+        let text = "# Total: 002493036\n# Min Latencies: 00007\n# Avg Latencies: 00008\n# Max Latencies: 00009\n# Histogram Overflows: 00000\n\n# Histogram\n000007 000012\n000008 2493021\n000009 000003\n\nprose\n";
+        let (n, c) = parse(text).unwrap();
+        assert_eq!(n, 10);
+        let h = c.histogram.unwrap();
+        assert_eq!(
+            h.per_thread[0].buckets,
+            vec![(7.0, 12), (8.0, 2493021), (9.0, 3)]
+        );
+        assert_eq!(h.per_thread[0].max_us, Some(9.0));
+        // Another group of footers after the empty line is another block.
+        let two = "# Min Latencies: 00007\n# Avg Latencies: 00008\n# Max Latencies: 00009\n\n# Min Latencies: 00001\n# Avg Latencies: 00002\n# Max Latencies: 00003\n";
+        let (n, _) = parse(two).unwrap();
+        assert_eq!(n, 3);
+    }
+
+    #[test]
+    fn status_line_over_a_thread_line_is_an_error_with_its_place() {
+        let text =
+            "policy: fifo: loadavg: 0.05 0.01 0.00 1/85 1272          Avg:  128 Max:    1177\n";
+        let e = parse(text).unwrap_err();
+        assert_eq!((e.line, e.column), (1, 58));
+        assert!(e.to_string().contains("Avg:  128 Max:    1177"), "{e}");
+        // With the `T:` line below it, the status line is just a status line.
+        let ok = "policy: fifo: loadavg: 0.05 0.01 0.00 1/85 1272          Avg:  128 Max:    1177\nT: 0 ( 1272) P:99 I:1000 C:   5000 Min:      3 Act:    5 Avg:  128 Max:    1177\n";
+        let (_, c) = parse(ok).unwrap();
+        assert_eq!(c.threads[0].max_us, 1177.0);
     }
 
     #[test]

@@ -79,6 +79,9 @@ pub fn recognize(
     let mut k = 0;
     while let Some(line) = lines.get(start + k) {
         match acc.feed_line(line) {
+            // An empty line the report took (above its legend or its
+            // events) is part of it only when a line after it is.
+            Ok(true) if line.text.trim().is_empty() => {}
             Ok(true) => consumed = k + 1,
             Ok(false) => match elided_gap(lines, start + k, line.quote) {
                 // `[ etc ]` between blank lines, and the trace goes on: no
@@ -712,6 +715,41 @@ pub(crate) fn ascii_spaces(text: &str) -> std::borrow::Cow<'_, str> {
             .map(|c| if c.is_whitespace() { ' ' } else { c })
             .collect(),
     )
+}
+
+/// A report line copied into Markdown with its punctuation escaped
+/// (`do\\_work\\_pending \\<-do\\_irq`) or a line set in bold (`**...**`):
+/// the line as the kernel printed it, or `None` when it has neither. The
+/// kernel prints no backslash before these characters (the legend's `\\`
+/// is followed by a space), so unescaping them loses nothing.
+fn markdown_unescaped(text: &str) -> Option<String> {
+    const ESCAPED: &[char] = &['_', '*', '<', '>', '[', ']', '#', '$', '!'];
+    let escaped = text
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'\\' && ESCAPED.contains(&char::from(w[1])));
+    let bold = text.contains("**");
+    if !escaped && !bold {
+        return None;
+    }
+    let mut t = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && chars.peek().is_some_and(|n| ESCAPED.contains(n)) {
+            continue;
+        }
+        t.push(c);
+    }
+    if bold {
+        let lead = t.len() - t.trim_start().len();
+        let body = t[lead..].trim_end();
+        let stripped = body.strip_prefix("**").unwrap_or(body);
+        let stripped = stripped.strip_suffix("**").unwrap_or(stripped);
+        if stripped.len() != body.len() {
+            t = format!("{}{}", &t[..lead], stripped);
+        }
+    }
+    Some(t)
 }
 
 /// Whether `text` opens a latency report: `# tracer: <latency tracer>` or
@@ -1359,6 +1397,8 @@ struct Parser {
     legend_cols: u32,
     legend_has_cpu: bool,
     saw_latency: bool,
+    /// The one empty line allowed between a shortened header and its events.
+    short_header_gap: bool,
     saw_body: bool,
     latency_open: bool,
     /// The `latency trace ... on` line ended before the kernel version.
@@ -1399,6 +1439,7 @@ impl Parser {
             legend_cols: 0,
             legend_has_cpu: false,
             saw_latency: false,
+            short_header_gap: false,
             saw_body: false,
             latency_open: false,
             kernel_open: false,
@@ -1419,6 +1460,14 @@ impl Parser {
 
     fn feed(&mut self, no: u64, text: &str) -> Result<Step, ParseError> {
         let text = &*ascii_spaces(text);
+        let unmarked;
+        let text = match markdown_unescaped(text) {
+            Some(t) => {
+                unmarked = t;
+                unmarked.as_str()
+            }
+            None => text,
+        };
         let rewritten;
         let text = match self.bare.then(|| paren_caller(text)).flatten() {
             Some(r) => {
@@ -1432,6 +1481,17 @@ impl Parser {
         if t.is_empty() {
             // Without `#`, the header ends with an empty line above the legend.
             if self.bare && !self.saw_body && self.legend_cols == 0 && self.saw_latency {
+                return Ok(Step::Consumed);
+            }
+            // A shortened header (`# tracer:`, `# latency:`, `# task:`, no
+            // legend) set off from its events by one empty line.
+            if !self.bare
+                && !self.saw_body
+                && self.legend_cols == 0
+                && self.saw_latency
+                && self.out.task.is_some()
+                && !std::mem::replace(&mut self.short_header_gap, true)
+            {
                 return Ok(Step::Consumed);
             }
             return Ok(Step::End);
@@ -1601,9 +1661,15 @@ impl Parser {
             let rest = rest.trim();
             // As printed; the 2004 tracer's offsets (`snd_..._prepare+0x74/0x180`)
             // are dropped, as its frames print none.
-            let value = |v: &str| match self.bare {
-                true => culprit::strip_offset(v.trim()).to_string(),
-                false => v.trim().to_string(),
+            let value = |v: &str| {
+                // A note appended to the name (`arch_cpu_idle------ <note>`):
+                // no symbol holds a run of dashes.
+                let v = v.trim();
+                let v = v.find("--").map_or(v, |p| &v[..p]).trim_end();
+                match self.bare {
+                    true => culprit::strip_offset(v).to_string(),
+                    false => v.to_string(),
+                }
             };
             if let Some(v) = rest.strip_prefix("started at:") {
                 self.out.started_at = Some(value(v));
@@ -2246,6 +2312,55 @@ mod tests {
         let e = r.unwrap_err();
         assert_eq!(e.line, 1);
         assert_eq!(e.format, "ftrace");
+    }
+
+    #[test]
+    fn markdown_escapes_notes_and_short_headers() {
+        // Underscores escaped, `<-` escaped, a line in bold, runs of spaces
+        // collapsed: the line as printed.
+        let md = "# tracer: irqsoff\n# latency: 20 us, #3/3, CPU#0 | (M:server VP:0, KP:0, SP:0 HP:0)\n# | task: swapper-0 (uid:0 nice:0 policy:0 rt\\_prio:0)\n# => started at: \\_\\_irq\\_svc\n# => ended at: \\_\\_do\\_softirq\n<...>-593 0d... 0us : do\\_work\\_pending \\<-ret\\_fast\n**-0 0d.h. 1us#: do\\_timer <-tick\\_periodic**\n-0 0d.h. 20us : calc\\_global\\_load <-do\\_timer\n";
+        let lines = crate::lines::split(md);
+        let Some(Ok((n, BlockBody::FtraceLatency(f)))) = recognize(&lines, 0) else {
+            panic!("not parsed");
+        };
+        assert_eq!(n, 8);
+        assert_eq!(f.started_at.as_deref(), Some("__irq_svc"));
+        assert_eq!(f.ended_at.as_deref(), Some("__do_softirq"));
+        let funcs: Vec<_> = f.events.iter().map(|e| e.function.as_deref()).collect();
+        assert_eq!(
+            funcs,
+            [
+                Some("do_work_pending"),
+                Some("do_timer"),
+                Some("calc_global_load")
+            ]
+        );
+        assert_eq!(f.events[0].caller.as_deref(), Some("ret_fast"));
+        // A note after a run of dashes is not part of the name.
+        let noted = "# tracer: irqsoff\n# latency: 9 us, #2/2, CPU#2 | (M:server VP:0, KP:0, SP:0 HP:0 #P:4)\n#  => started at: a_fn---------note\n#  => ended at:   b_fn -- note\n  <idle>-0       2d...    3us : a_fn\n  <idle>-0       2d...    9us : b_fn\n";
+        let lines = crate::lines::split(noted);
+        let Some(Ok((_, BlockBody::FtraceLatency(f)))) = recognize(&lines, 0) else {
+            panic!("not parsed");
+        };
+        assert_eq!(f.started_at.as_deref(), Some("a_fn"));
+        assert_eq!(f.ended_at.as_deref(), Some("b_fn"));
+        // A shortened header, one empty line, the events; a second empty
+        // line ends the report.
+        let short = "# tracer: wakeup_rt\n# latency: 15 us, #2/2, CPU#1 | (M:PREEMPT(lazy) VP:0, KP:0, SP:0 HP:0 #P:24)\n# task: x-96 (uid:0 nice:5 policy:2 rt_prio:99)\n\n  <idle>-0    1dNh3.    0us+: 0:120:R + [001] 96:0:R x\n  <idle>-0    1dNh3.   14us : <stack trace>\n => probe_wakeup\n\nprose\n";
+        let lines = crate::lines::split(short);
+        let Some(Ok((n, BlockBody::FtraceLatency(f)))) = recognize(&lines, 0) else {
+            panic!("not parsed");
+        };
+        assert_eq!(n, 7);
+        assert_eq!(f.events.len(), 2);
+        assert_eq!(f.stacks, vec![vec!["probe_wakeup".to_string()]]);
+        // Without a task line the empty line still ends a header.
+        let bare = "# tracer: wakeup_rt\n# latency: 15 us, #2/2, CPU#1 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:2)\n\n  <idle>-0    1dNh3.    0us+: x\n";
+        let lines = crate::lines::split(bare);
+        let Some(Ok((n, BlockBody::FtraceLatency(f)))) = recognize(&lines, 0) else {
+            panic!("not parsed");
+        };
+        assert_eq!((n, f.events.len()), (2, 0));
     }
 
     #[test]

@@ -117,6 +117,11 @@ impl HistogramBuilder {
         !self.seen
     }
 
+    /// Footer lines were read but no bucket row yet.
+    pub fn footers_only(&self) -> bool {
+        self.seen && self.columns.is_empty() && !self.maxs.is_empty()
+    }
+
     /// Feed one line. `Ok(true)` when it was a histogram line, `Ok(false)`
     /// when it is not one (the caller decides what ends the block).
     pub fn feed(&mut self, no: u64, text: &str) -> Result<bool, ParseError> {

@@ -30,6 +30,7 @@ pub mod distribution;
 pub mod ftrace;
 pub mod hints;
 pub mod histogram;
+pub mod hwlat;
 pub mod hyperfine;
 pub mod lkp;
 pub mod mail;

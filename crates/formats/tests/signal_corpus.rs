@@ -742,6 +742,35 @@ fn aa_tabs() {
     assert_eq!(a.items.len(), 4);
 }
 
+fn markdown_and_short_header() {
+    let b = blocks("ftrace/fmt-markdown-escaped-and-short-header.txt");
+    assert_eq!(b.len(), 2);
+    let BlockBody::FtraceLatency(f) = &b[0].2 else {
+        panic!("{:?}", b[0].2)
+    };
+    assert_eq!(f.started_at.as_deref(), Some("__irq_svc"));
+    assert_eq!(f.ended_at.as_deref(), Some("__do_softirq"));
+    assert_eq!(f.events.len(), 3);
+    assert_eq!(f.events[0].caller.as_deref(), Some("ret_fast"));
+    let BlockBody::FtraceLatency(g) = &b[1].2 else {
+        panic!("{:?}", b[1].2)
+    };
+    assert_eq!((g.latency_us, g.nr_cpus), (15.0, Some(24)));
+    assert_eq!(g.events.len(), 2);
+    assert_eq!(g.stacks.len(), 1);
+}
+
+fn hist_footers_first() {
+    let b = blocks("histogram/fmt-footers-first-wide-counts.txt");
+    let BlockBody::Cyclictest(c) = &b[0].2 else {
+        panic!("{:?}", b[0].2)
+    };
+    assert_eq!((b[0].0, b[0].1), (0, 10));
+    let h = c.histogram.as_ref().unwrap();
+    assert_eq!(h.per_thread[0].total, Some(2493036));
+    assert!(h.per_thread[0].buckets.contains(&(8.0, 2493021)));
+}
+
 const CASES: &[(&str, fn())] = &[
     ("ftrace/seed000-wakeup_rt-before.txt", seed000_before),
     ("ftrace/seed000-wakeup_rt-after.txt", seed000_after),
@@ -796,6 +825,14 @@ const CASES: &[(&str, fn())] = &[
     ("rtla/docs-osnoise-hist.txt", osnoise_hist),
     ("rtla/docs-timerlat-hist.txt", timerlat_hist),
     ("rtla/aa-tabs-thread-case.txt", aa_tabs),
+    (
+        "ftrace/fmt-markdown-escaped-and-short-header.txt",
+        markdown_and_short_header,
+    ),
+    (
+        "histogram/fmt-footers-first-wide-counts.txt",
+        hist_footers_first,
+    ),
 ];
 
 #[test]
