@@ -240,9 +240,12 @@ fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
         }
         return None;
     }
+    // The first one or two cells may be labels (`sar -u`: the time, then
+    // `all` under `CPU`).
+    let lead = leading_labels(&cs).clamp(1, 2);
     if cs.len() == k
-        && cs.iter().skip(1).all(is_value)
-        && cs.iter().skip(1).any(|c| c.value.is_some())
+        && cs.iter().skip(lead).all(is_value)
+        && cs.iter().skip(lead).any(|c| c.value.is_some())
     {
         return Some((None, cs));
     }
@@ -280,6 +283,13 @@ mod clock_tests {
         assert_eq!(clock_seconds("a:12"), None);
         assert_eq!(clock_seconds("12"), None);
     }
+}
+
+/// How many cells at the start of a row have no value (labels).
+fn leading_labels(cs: &[Cell]) -> usize {
+    cs.iter()
+        .take_while(|c| c.value.is_none() && !is_placeholder(c))
+        .count()
 }
 
 /// Words a row label may have before its values.
@@ -912,8 +922,26 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
             .all(|(_, cs)| cs.first().is_some_and(|c| c.value.is_none()));
     let any_unlabelled = raw.iter().any(|(l, _)| l.is_none());
     let label_col = any_unlabelled && first_is_label && k >= 2;
+    // Two label columns when the unlabelled rows start with two cells
+    // without a value (`23:38:09  all  39.90 ...` under `CPU %user ...`),
+    // or with a word in some rows and a whole number in the others (`sar
+    // -P ALL`: `all`, then `0`, `1` under `CPU`): an identity, not a value.
+    let unlabelled = || raw.iter().filter(|(l, _)| l.is_none());
+    let label_n = if label_col
+        && k >= 3
+        && unlabelled().any(|(_, cs)| leading_labels(cs) >= 2)
+        && unlabelled().all(|(_, cs)| {
+            leading_labels(cs) >= 2
+                || cs.get(1).is_some_and(|c| {
+                    !c.printed.is_empty() && c.printed.bytes().all(|b| b.is_ascii_digit())
+                })
+        }) {
+        2
+    } else {
+        1
+    };
     let value_headers: Vec<&str> = if label_col {
-        columns[1..].to_vec()
+        columns[label_n..].to_vec()
     } else {
         columns.clone()
     };
@@ -929,13 +957,19 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
             None if label_col => {
                 let mut it = cs.into_iter();
                 // A number as a label says what it counts: `size=80GB`.
-                let l = it.next().map(|c| {
+                let mut l = it.next().map(|c| {
                     if c.value.is_some() {
                         format!("{}={}", columns[0], c.printed)
                     } else {
                         c.printed
                     }
                 });
+                if label_n == 2
+                    && let (Some(first), Some(second)) = (l.as_mut(), it.next())
+                {
+                    first.push(' ');
+                    first.push_str(&second.printed);
+                }
                 (l, it.collect())
             }
             None => (None, cs),
@@ -983,7 +1017,7 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
         table_unit = None;
     }
     let label_columns = if label_col {
-        vec![columns[0].to_string()]
+        columns[..label_n].iter().map(|c| c.to_string()).collect()
     } else {
         Vec::new()
     };
