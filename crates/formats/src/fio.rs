@@ -335,7 +335,7 @@ fn direction_values(dir: &str, rest: &str) -> Option<Vec<Metric>> {
         match k {
             "IOPS" | "iops" => out.push(Metric::new(format!("{dir} iops"), count(v)?, None)),
             "BW" | "bw" => {
-                let first = v.split([' ', '(']).next()?;
+                let first = v.split('(').next()?.trim();
                 out.push(Metric::new(
                     format!("{dir} bw"),
                     rate_kib(first)?,
@@ -346,7 +346,7 @@ fn direction_values(dir: &str, rest: &str) -> Option<Vec<Metric>> {
                 }
             }
             "io" => {
-                let first = v.split([' ', '(']).next()?;
+                let first = v.split('(').next()?.trim();
                 out.push(Metric::new(
                     format!("{dir} io"),
                     size_kib(first)?,
@@ -530,7 +530,7 @@ fn group_line(text: &str) -> Option<Vec<Metric>> {
     for item in rest.split(", ") {
         let item = item.trim();
         let first = |v: &'static str, s: &str| -> Option<Metric> {
-            let tok = s.split([' ', '(']).next()?;
+            let tok = s.split('(').next()?.trim();
             Some(Metric::new(
                 format!("{dir} {v}"),
                 rate_kib(tok)?,
@@ -547,7 +547,7 @@ fn group_line(text: &str) -> Option<Vec<Metric>> {
                 "minb" => out.push(first("minb", v)?),
                 "maxb" => out.push(first("maxb", v)?),
                 "io" => {
-                    let tok = v.split([' ', '(']).next()?;
+                    let tok = v.split('(').next()?.trim();
                     out.push(Metric::new(
                         format!("{dir} io"),
                         size_kib(tok)?,
@@ -701,6 +701,8 @@ mod tests {
         assert_eq!(rate_kib("382KiB/s"), Some(382.0));
         assert_eq!(rate_kib("1.5GiB/s"), Some(1572864.0));
         assert_eq!(rate_kib("12 apples"), None);
+        // fio 2 printed small rates in bytes, with a space.
+        assert_eq!(rate_kib("618740 B/s"), Some(604.23828125));
         assert_eq!(count("11.5k"), Some(11500.0));
         assert_eq!(count("1805.8K"), Some(1805800.0));
         assert_eq!(time_ms("  28msec"), Some(28.0));

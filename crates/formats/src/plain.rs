@@ -137,7 +137,7 @@ pub fn cells(text: &str) -> Vec<Cell> {
             prev.unit = Some(tok.to_string());
             continue;
         }
-        let (value, unit) = match parse_number_unit(tok) {
+        let (value, unit) = match parse_number_unit(tok).or_else(|| keyed_rate(tok)) {
             Some((v, u)) => (Some(v), u.map(str::to_string)),
             None => match clock_seconds(tok) {
                 // `22:14` under `Elapsed`: minutes and seconds.
@@ -153,6 +153,19 @@ pub fn cells(text: &str) -> Vec<Cell> {
         });
     }
     out
+}
+
+/// A rate pasted with the tool's key in front (`aggrb=1493.2MB/s`,
+/// `bw=491222KB/s`): the value and its unit. Only rates: `bs=4k` or
+/// `nr=3` in a row label stay words.
+fn keyed_rate(tok: &str) -> Option<(f64, Option<&str>)> {
+    let (key, value) = tok.split_once('=')?;
+    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let (v, unit) = parse_number_unit(value)?;
+    unit.filter(|u| u.ends_with("/s") || u.ends_with("/sec"))
+        .map(|u| (v, Some(u)))
 }
 
 /// `m:ss`, `h:mm:ss`, `m:ss.ff` (an elapsed time as `time` and people print
@@ -892,6 +905,12 @@ fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
 fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody), ParseError>> {
     let head = lines.get(start)?;
     let columns = is_header(head.text)?;
+    // A tab-separated header whose column names have spaces (`without
+    // patch<TAB><TAB>with patch`) is not one word per column.
+    if head.text.contains('\t') && spaced_header(head.text).is_some_and(|c| c.len() < columns.len())
+    {
+        return None;
+    }
     let k = columns.len();
     let mut raw: Vec<(Option<String>, Vec<Cell>)> = Vec::new();
     let mut i = start + 1;
@@ -1162,6 +1181,28 @@ fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keyed_rates_are_values_and_other_keys_words() {
+        assert_eq!(keyed_rate("aggrb=1493.2MB/s"), Some((1493.2, Some("MB/s"))));
+        assert_eq!(keyed_rate("bs=4k"), None);
+        assert_eq!(keyed_rate("nr=3"), None);
+        assert_eq!(keyed_rate("=3MB/s"), None);
+    }
+
+    #[test]
+    fn two_label_columns_when_an_identity_follows_the_time() {
+        let text =
+            "12:00:00  CPU  %user  %idle\n12:00:01  all  1.00  99.00\n12:00:01    0  2.00  98.00\n";
+        let lines = crate::lines::split(text);
+        let (n, body) = recognize(&lines, 0).unwrap().unwrap();
+        assert_eq!(n, 3);
+        let BlockBody::Table(t) = body else { panic!() };
+        assert_eq!(t.label_columns, ["12:00:00", "CPU"]);
+        assert_eq!(t.columns, ["%user", "%idle"]);
+        assert_eq!(t.rows[1].metric, "12:00:01 0");
+        assert_eq!(t.rows[1].values, [Some(2.0), Some(98.0)]);
+    }
 
     #[test]
     fn labels_of_several_words_and_spreads() {
