@@ -219,9 +219,13 @@ pub fn recognize(
     let first = lines.get(start)?;
     let t = first.text.trim();
     let banner = is_banner(t);
+    // Cheap tests first: the scan calls this at every line of any input.
     let starts = banner
         || START_HEADINGS.contains(&t)
-        || (key_value(t).is_some_and(|(k, _)| k.eq_ignore_ascii_case("total time"))
+        || (t
+            .get(..10)
+            .is_some_and(|p| p.eq_ignore_ascii_case("total time"))
+            && key_value(t).is_some_and(|(k, _)| k.eq_ignore_ascii_case("total time"))
             && lines
                 .get(start + 1)
                 .and_then(|l| key_value(l.text))
