@@ -26,6 +26,7 @@ corpora="${FUZZ_CORPUS_DIR:-$work/corpus}"
 seed_dir="$work/seed"
 mkdir -p "$seed_dir" "$corpora"
 find ../crates/formats/tests/corpus -type f -exec cp {} "$seed_dir"/ \; 2>/dev/null || true
+find ../crates/formats/tests/real/fio ../crates/formats/tests/real/sysbench -type f ! -name manifest.toml -exec cp {} "$seed_dir"/ \; 2>/dev/null || true
 
 echo "fuzz smoke: building the targets..."
 cargo +nightly fuzz build >"$work/build.log" 2>&1 || {

@@ -21,6 +21,7 @@ use crate::lines::Line;
 use crate::{MAX_BLOCKS, time};
 use crate::{counters, dd, distribution, hwlat, microbench, perf_lock, profile, willitscale};
 use crate::{cyclictest, cyclictest_json, ftrace, histogram, lkp, metrics, mmtests, plain, rtla};
+use crate::{fio, sysbench};
 
 /// How much a claim of a recognizer is worth against another's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -145,6 +146,8 @@ pub static RECOGNIZERS: &[Recognizer] = &[
     Recognizer::single("microbench", "schbench / hackbench / perf bench", Strength::Specific, microbench::recognize),
     Recognizer::single("dd", "dd's `bytes ... copied` summary", Strength::Specific, dd::recognize),
     Recognizer::single("hwlatdetect", "an rt-tests hwlatdetect report", Strength::Specific, hwlat::recognize),
+    Recognizer::single("fio", "fio job reports / `Run status group` summaries", Strength::Specific, fio::recognize),
+    Recognizer::single("sysbench", "a sysbench run summary", Strength::Specific, sysbench::recognize),
     Recognizer::single("lkp", "an LKP robot table", Strength::Specific, lkp::recognize),
     Recognizer::many("hyperfine", "hyperfine `Benchmark N:` summaries", Strength::Specific, hyperfine::recognize),
     Recognizer::single("counters", "vmstat / meminfo / memory.stat / PSI counters", Strength::Specific, counters::recognize),

@@ -255,6 +255,9 @@ struct Parsed {
     header: MailMessage,
     body_start: usize,
     qp_declared: bool,
+    /// `Content-Transfer-Encoding: 7bit` / `8bit` / `binary`: the body is
+    /// not quoted-printable, whatever `=20` it holds (`mint=200339msec`).
+    plain_declared: bool,
     /// Index of the first header line when the body needs the MIME layer
     /// (multipart, base64, HTML).
     mime_from: Option<usize>,
@@ -286,6 +289,7 @@ fn parse_headers(phys: &[Phys], msg: &Msg, end: usize, flattened: bool) -> Parse
                     author + 1
                 },
                 qp_declared: false,
+                plain_declared: false,
                 mime_from: None,
             }
         }
@@ -339,6 +343,9 @@ fn parse_headers(phys: &[Phys], msg: &Msg, end: usize, flattened: bool) -> Parse
             header.in_reply_to = get("In-Reply-To").map(|v| strip_angles(&v));
             let qp_declared = get("Content-Transfer-Encoding")
                 .is_some_and(|v| v.to_ascii_lowercase().starts_with("quoted-printable"));
+            let plain_declared = get("Content-Transfer-Encoding").is_some_and(|v| {
+                matches!(v.to_ascii_lowercase().as_str(), "7bit" | "8bit" | "binary")
+            });
             let mime = !flattened
                 && crate::mime::needed(
                     get("Content-Type").as_deref(),
@@ -348,6 +355,7 @@ fn parse_headers(phys: &[Phys], msg: &Msg, end: usize, flattened: bool) -> Parse
                 header,
                 body_start: i,
                 qp_declared,
+                plain_declared,
                 mime_from: mime.then_some(from),
             }
         }
@@ -489,7 +497,7 @@ pub fn parse(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
             .and_then(|from| crate::mime::body_lines(phys.get(from.min(end)..end).unwrap_or(&[])));
         let lines = if let Some(lines) = mime {
             lines
-        } else if parsed.qp_declared || evidently_qp(body) {
+        } else if parsed.qp_declared || (!parsed.plain_declared && evidently_qp(body)) {
             decode_qp(body, flattened)
         } else {
             body.to_vec()

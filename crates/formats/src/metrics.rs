@@ -319,6 +319,10 @@ fn stress_ng_from(
     if metrics.is_empty() {
         return None;
     }
+    if let Some((times, n)) = stress_ng_times(lines, i, quote, payload) {
+        metrics.extend(times);
+        i += n;
+    }
     Some((
         i - start,
         BlockBody::Metrics(Metrics {
@@ -327,6 +331,72 @@ fn stress_ng_from(
             runs: None,
         }),
     ))
+}
+
+/// How many status lines (`skipped: 0`, `passed: ...`) may stand between a
+/// metrics table and the `--times` summary of the same run.
+const STRESS_NG_TIMES_GAP: usize = 8;
+
+/// The `--times` summary after a run's table:
+///
+/// ```text
+/// stress-ng: info:  [13015] for a 2.40s run time:
+/// stress-ng: info:  [13015]       4.80s available CPU time
+/// stress-ng: info:  [13015]       1.27s user time   ( 26.44%)
+/// ```
+///
+/// `run time`, `available CPU time`, `user time`, `system time`, `total
+/// time` (s), and each share of the available CPU time as `<name> share`
+/// (%). `None` when no `for a ... run time:` line follows within a few
+/// status lines; the lines consumed otherwise.
+fn stress_ng_times(
+    lines: &[Line<'_>],
+    from: usize,
+    quote: u32,
+    payload: fn(&str) -> Option<&str>,
+) -> Option<(Vec<Metric>, usize)> {
+    let mut i = from;
+    let head = loop {
+        let l = lines.get(i).filter(|l| l.quote == quote)?;
+        let rest = payload(l.text)?.trim();
+        if let Some(run) = rest
+            .strip_prefix("for a ")
+            .and_then(|r| r.strip_suffix(" run time:"))
+        {
+            break run;
+        }
+        if i - from >= STRESS_NG_TIMES_GAP || rest.is_empty() {
+            return None;
+        }
+        i += 1;
+    };
+    let secs = |w: &str| w.strip_suffix('s').and_then(|n| crate::units::scaled(n, 0));
+    let mut metrics = vec![Metric::new("run time", secs(head)?, Some("s"))];
+    i += 1;
+    while let Some(rest) = lines
+        .get(i)
+        .filter(|l| l.quote == quote)
+        .and_then(|l| payload(l.text))
+    {
+        let t = rest.trim();
+        let (body, share) = match t.split_once('(') {
+            Some((b, p)) => (b.trim(), p.trim().strip_suffix("%)")),
+            None => (t, None),
+        };
+        let Some((value, name)) = body.split_once(' ') else {
+            break;
+        };
+        let name = name.trim();
+        let (Some(v), true) = (secs(value), name.ends_with(" time")) else {
+            break;
+        };
+        metrics.push(Metric::new(name, v, Some("s")));
+        if let Some(p) = share.and_then(|p| crate::units::scaled(p.trim(), 0)) {
+            metrics.push(Metric::new(format!("{name} share"), p, Some("%")));
+        }
+        i += 1;
+    }
+    (metrics.len() > 1).then_some((metrics, i - from))
 }
 
 /// A stress-ng line with the lines a mailer wrapped it onto: the payload
@@ -524,6 +594,13 @@ fn perf_line(text: &str) -> Option<Vec<Metric>> {
 /// three hundred thousand.
 fn perf_line_in(text: &str, european: bool) -> Option<Vec<Metric>> {
     let t = text.trim();
+    if let Some((agg, rest)) = perf_aggregation(t) {
+        let mut metrics = perf_line_in(rest, european)?;
+        for m in &mut metrics {
+            m.name = format!("{} {agg}", m.name);
+        }
+        return Some(metrics);
+    }
     let spread_pct = perf_spread_pct(t);
     let body = t.split(" # ").next().unwrap_or(t).trim();
     let body = match body.find("( +-") {
@@ -576,6 +653,28 @@ fn perf_line_in(text: &str, european: bool) -> Option<Vec<Metric>> {
         spread_pct,
         spread: abs_spread,
     }])
+}
+
+/// The aggregation column of `-A` / `--per-core` / `--per-socket` /
+/// `--per-die` / `--per-node` (`CPU0`, `S0-D0-C1  1`, `S0  2`, `N0  4`):
+/// the id, and the rest of the line after it and after the count of CPUs
+/// that the per-core/socket/die/node forms print next to it.
+fn perf_aggregation(t: &str) -> Option<(&str, &str)> {
+    let (id, rest) = t.split_once(char::is_whitespace)?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if id.strip_prefix("CPU").is_some_and(digits) {
+        return Some((id, rest.trim_start()));
+    }
+    let grouped = id.split('-').all(|part| {
+        part.len() >= 2
+            && matches!(part.as_bytes()[0], b'S' | b'D' | b'C' | b'N' | b'T' | b'L')
+            && digits(&part[1..])
+    }) && matches!(id.as_bytes().first(), Some(b'S' | b'N'));
+    if !grouped {
+        return None;
+    }
+    let (count, after) = rest.trim_start().split_once(char::is_whitespace)?;
+    digits(count).then_some((id, after.trim_start()))
 }
 
 /// The end of a `# 0.956 CPUs utilized` comment that a mailer wrapped onto
@@ -873,6 +972,33 @@ pub fn perf_intervals(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Me
 mod tests {
     use super::*;
     use crate::lines::split;
+
+    #[test]
+    fn perf_aggregated_lines() {
+        let m =
+            perf_line("CPU1                   502.15 msec task-clock   #    1.000 CPUs utilized")
+                .unwrap();
+        assert_eq!(
+            (m[0].name.as_str(), m[0].value),
+            ("task-clock CPU1", 502.15)
+        );
+        let m = perf_line(
+            "S0-D0-C1           1             303.51 msec task-clock   #  1.000 CPUs utilized",
+        )
+        .unwrap();
+        assert_eq!(
+            (m[0].name.as_str(), m[0].value),
+            ("task-clock S0-D0-C1", 303.51)
+        );
+        let m = perf_line("S0        2          5,081      context-switches").unwrap();
+        assert_eq!(
+            (m[0].name.as_str(), m[0].value),
+            ("context-switches S0", 5081.0)
+        );
+        // A per-socket id without its CPU count is not one.
+        assert!(perf_aggregation("S0 cycles").is_none());
+        assert!(perf_aggregation("Samples 12").is_none());
+    }
 
     #[test]
     fn perf_lines() {

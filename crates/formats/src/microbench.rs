@@ -311,6 +311,60 @@ fn perf_bench_header(text: &str) -> Option<&str> {
     (tail.trim() == "benchmark:" && bench.contains('/')).then_some(bench)
 }
 
+/// Lines a `perf bench` report may span (`mem/memcpy` prints four lines
+/// per function, `futex/hash` one per thread).
+const PERF_BENCH_MAX_LINES: usize = 160;
+
+/// `3.088352 GB/sec` under `# function 'default'` (`mem/memcpy`,
+/// `mem/memset`): `default throughput` in the printed unit;
+/// `0.36 cycles/byte` is `default cycles per byte`. Without a function
+/// line the name is `throughput`.
+fn perf_bench_rate(t: &str, function: Option<&str>) -> Option<Metric> {
+    let (v, unit) = t.split_once(char::is_whitespace)?;
+    let unit = unit.trim();
+    let what = if unit.ends_with("B/sec") && !unit.contains(' ') {
+        "throughput"
+    } else if unit.eq_ignore_ascii_case("cycles/byte") {
+        "cycles per byte"
+    } else {
+        return None;
+    };
+    let name = match function {
+        Some(f) => format!("{f} {what}"),
+        None => what.to_string(),
+    };
+    let unit = (what == "throughput").then_some(unit);
+    Some(metric(name, units::scaled(v, 0)?, unit))
+}
+
+/// `futex/hash`: `[thread  0] futexes: 0x... ... [ 1754112 ops/sec ]` is
+/// `thread 0 ops_per_sec`; `Averaged 1702400 operations/sec (+- 3.04%),
+/// total secs = 1` is `ops_per_sec` with its spread.
+fn futex_summary(t: &str) -> Option<Metric> {
+    if let Some(rest) = t.strip_prefix("Averaged ") {
+        let (v, tail) = rest.split_once(' ')?;
+        let tail = tail.trim_start().strip_prefix("operations/sec")?;
+        let mut m = metric("ops_per_sec", units::scaled(v, 0)?, Some("ops/s"));
+        m.spread_pct = tail
+            .trim_start()
+            .strip_prefix("(+-")
+            .and_then(|r| r.split_once("%)"))
+            .and_then(|(p, _)| units::scaled(p.trim(), 0));
+        return Some(m);
+    }
+    let rest = t.strip_prefix("[thread")?;
+    let (n, rest) = rest.split_once(']')?;
+    let n: u32 = n.trim().parse().ok()?;
+    let inner = rest.trim_end().strip_suffix(']')?;
+    let (_, rate) = inner.rsplit_once('[')?;
+    let v = rate.trim().strip_suffix("ops/sec")?.trim();
+    Some(metric(
+        format!("thread {n} ops_per_sec"),
+        units::scaled(v, 0)?,
+        Some("ops/s"),
+    ))
+}
+
 fn perf_bench(
     lines: &[Line<'_>],
     start: usize,
@@ -321,8 +375,10 @@ fn perf_bench(
     let mut i = start + 1;
     let mut end = start + 1;
     let mut blanks = 0;
+    // `mem/memcpy` / `mem/memset`: the function whose rate follows.
+    let mut function: Option<String> = None;
     while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
-        if i - start > 16 {
+        if i - start > PERF_BENCH_MAX_LINES {
             break;
         }
         let t = l.text.trim();
@@ -331,8 +387,22 @@ fn perf_bench(
             if blanks > 1 {
                 break;
             }
+        } else if let Some(f) = t
+            .strip_prefix("# function '")
+            .and_then(|r| r.split_once('\''))
+            .map(|(f, _)| f)
+        {
+            function = Some(f.to_string());
         } else if t.starts_with('#') {
             // `# 20 sender and receiver processes per group`.
+        } else if let Some(m) = perf_bench_rate(t, function.as_deref()) {
+            metrics.push(m);
+            blanks = 0;
+        } else if let Some(m) = futex_summary(t) {
+            metrics.push(m);
+            blanks = 0;
+        } else if t.starts_with("Run summary [PID ") {
+            // `Run summary [PID 29967]: 2 threads, each operating on ...`.
         } else if let Some(v) = t.strip_prefix("Total time:") {
             let v = v.trim().strip_suffix("[sec]").map(str::trim);
             let Some(v) = v.and_then(|v| units::scaled(v, 0)) else {
@@ -380,6 +450,30 @@ fn perf_bench(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn perf_bench_mem_and_futex_lines() {
+        let m = perf_bench_rate("3.088352 GB/sec", Some("default")).unwrap();
+        assert_eq!(
+            (m.name.as_str(), m.value, m.unit.as_deref()),
+            ("default throughput", 3.088352, Some("GB/sec"))
+        );
+        assert_eq!(
+            perf_bench_rate("0.36 cycles/byte", None).unwrap().name,
+            "cycles per byte"
+        );
+        assert!(perf_bench_rate("12 apples", None).is_none());
+        let m =
+            futex_summary("Averaged 1702400 operations/sec (+- 3.04%), total secs = 1").unwrap();
+        assert_eq!((m.value, m.spread_pct), (1702400.0, Some(3.04)));
+        let m =
+            futex_summary("[thread  1] futexes: 0x55d3 ... 0x55d4 [ 1650688 ops/sec ]").unwrap();
+        assert_eq!(
+            (m.name.as_str(), m.value),
+            ("thread 1 ops_per_sec", 1650688.0)
+        );
+        assert!(futex_summary("[thread x] nothing").is_none());
+    }
 
     #[test]
     fn percentiles() {

@@ -137,7 +137,7 @@ pub fn cells(text: &str) -> Vec<Cell> {
             prev.unit = Some(tok.to_string());
             continue;
         }
-        let (value, unit) = match parse_number_unit(tok) {
+        let (value, unit) = match parse_number_unit(tok).or_else(|| keyed_rate(tok)) {
             Some((v, u)) => (Some(v), u.map(str::to_string)),
             None => match clock_seconds(tok) {
                 // `22:14` under `Elapsed`: minutes and seconds.
@@ -153,6 +153,19 @@ pub fn cells(text: &str) -> Vec<Cell> {
         });
     }
     out
+}
+
+/// A rate pasted with the tool's key in front (`aggrb=1493.2MB/s`,
+/// `bw=491222KB/s`): the value and its unit. Only rates: `bs=4k` or
+/// `nr=3` in a row label stay words.
+fn keyed_rate(tok: &str) -> Option<(f64, Option<&str>)> {
+    let (key, value) = tok.split_once('=')?;
+    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let (v, unit) = parse_number_unit(value)?;
+    unit.filter(|u| u.ends_with("/s") || u.ends_with("/sec"))
+        .map(|u| (v, Some(u)))
 }
 
 /// `m:ss`, `h:mm:ss`, `m:ss.ff` (an elapsed time as `time` and people print
@@ -240,9 +253,12 @@ fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
         }
         return None;
     }
+    // The first one or two cells may be labels (`sar -u`: the time, then
+    // `all` under `CPU`).
+    let lead = leading_labels(&cs).clamp(1, 2);
     if cs.len() == k
-        && cs.iter().skip(1).all(is_value)
-        && cs.iter().skip(1).any(|c| c.value.is_some())
+        && cs.iter().skip(lead).all(is_value)
+        && cs.iter().skip(lead).any(|c| c.value.is_some())
     {
         return Some((None, cs));
     }
@@ -280,6 +296,13 @@ mod clock_tests {
         assert_eq!(clock_seconds("a:12"), None);
         assert_eq!(clock_seconds("12"), None);
     }
+}
+
+/// How many cells at the start of a row have no value (labels).
+fn leading_labels(cs: &[Cell]) -> usize {
+    cs.iter()
+        .take_while(|c| c.value.is_none() && !is_placeholder(c))
+        .count()
 }
 
 /// Words a row label may have before its values.
@@ -882,6 +905,12 @@ fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
 fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody), ParseError>> {
     let head = lines.get(start)?;
     let columns = is_header(head.text)?;
+    // A tab-separated header whose column names have spaces (`without
+    // patch<TAB><TAB>with patch`) is not one word per column.
+    if head.text.contains('\t') && spaced_header(head.text).is_some_and(|c| c.len() < columns.len())
+    {
+        return None;
+    }
     let k = columns.len();
     let mut raw: Vec<(Option<String>, Vec<Cell>)> = Vec::new();
     let mut i = start + 1;
@@ -912,8 +941,26 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
             .all(|(_, cs)| cs.first().is_some_and(|c| c.value.is_none()));
     let any_unlabelled = raw.iter().any(|(l, _)| l.is_none());
     let label_col = any_unlabelled && first_is_label && k >= 2;
+    // Two label columns when the unlabelled rows start with two cells
+    // without a value (`23:38:09  all  39.90 ...` under `CPU %user ...`),
+    // or with a word in some rows and a whole number in the others (`sar
+    // -P ALL`: `all`, then `0`, `1` under `CPU`): an identity, not a value.
+    let unlabelled = || raw.iter().filter(|(l, _)| l.is_none());
+    let label_n = if label_col
+        && k >= 3
+        && unlabelled().any(|(_, cs)| leading_labels(cs) >= 2)
+        && unlabelled().all(|(_, cs)| {
+            leading_labels(cs) >= 2
+                || cs.get(1).is_some_and(|c| {
+                    !c.printed.is_empty() && c.printed.bytes().all(|b| b.is_ascii_digit())
+                })
+        }) {
+        2
+    } else {
+        1
+    };
     let value_headers: Vec<&str> = if label_col {
-        columns[1..].to_vec()
+        columns[label_n..].to_vec()
     } else {
         columns.clone()
     };
@@ -929,13 +976,19 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
             None if label_col => {
                 let mut it = cs.into_iter();
                 // A number as a label says what it counts: `size=80GB`.
-                let l = it.next().map(|c| {
+                let mut l = it.next().map(|c| {
                     if c.value.is_some() {
                         format!("{}={}", columns[0], c.printed)
                     } else {
                         c.printed
                     }
                 });
+                if label_n == 2
+                    && let (Some(first), Some(second)) = (l.as_mut(), it.next())
+                {
+                    first.push(' ');
+                    first.push_str(&second.printed);
+                }
                 (l, it.collect())
             }
             None => (None, cs),
@@ -983,7 +1036,7 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
         table_unit = None;
     }
     let label_columns = if label_col {
-        vec![columns[0].to_string()]
+        columns[..label_n].iter().map(|c| c.to_string()).collect()
     } else {
         Vec::new()
     };
@@ -1128,6 +1181,28 @@ fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keyed_rates_are_values_and_other_keys_words() {
+        assert_eq!(keyed_rate("aggrb=1493.2MB/s"), Some((1493.2, Some("MB/s"))));
+        assert_eq!(keyed_rate("bs=4k"), None);
+        assert_eq!(keyed_rate("nr=3"), None);
+        assert_eq!(keyed_rate("=3MB/s"), None);
+    }
+
+    #[test]
+    fn two_label_columns_when_an_identity_follows_the_time() {
+        let text =
+            "12:00:00  CPU  %user  %idle\n12:00:01  all  1.00  99.00\n12:00:01    0  2.00  98.00\n";
+        let lines = crate::lines::split(text);
+        let (n, body) = recognize(&lines, 0).unwrap().unwrap();
+        assert_eq!(n, 3);
+        let BlockBody::Table(t) = body else { panic!() };
+        assert_eq!(t.label_columns, ["12:00:00", "CPU"]);
+        assert_eq!(t.columns, ["%user", "%idle"]);
+        assert_eq!(t.rows[1].metric, "12:00:01 0");
+        assert_eq!(t.rows[1].values, [Some(2.0), Some(98.0)]);
+    }
 
     #[test]
     fn labels_of_several_words_and_spreads() {
