@@ -181,6 +181,9 @@ pub(crate) struct Vmstat {
     pub kswapd_backoffs: u64,
     /// Backed-off kswapds woken early: the exclusive node was balanced.
     pub kswapd_backoff_wakes: u64,
+    /// S5 patch 3: pages reclaimed by the exclusive node's kswapd while
+    /// its node was `kswapd_exclusive` (part of `pgsteal_kswapd`).
+    pub pgsteal_kswapd_exclusive: u64,
     /// do_try_to_free_pages() passes that went to a lower priority.
     pub reclaim_prio_drops: u64,
     pub congestion_waits: u64,

@@ -600,6 +600,10 @@ fn extract(sim: &Sim, point: Point, repeat: f64) -> RunOut {
                 "kswapd_backoff_wakes".into(),
                 vm.kswapd_backoff_wakes as f64,
             ),
+            (
+                "pgsteal_kswapd_exclusive".into(),
+                vm.pgsteal_kswapd_exclusive as f64,
+            ),
             ("reclaim_prio_drops".into(), vm.reclaim_prio_drops as f64),
             ("congestion_waits".into(), vm.congestion_waits as f64),
             (

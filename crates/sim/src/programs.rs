@@ -784,11 +784,15 @@ impl Shrink {
                             node.zones[z].free += *n as i64;
                         }
                     }
+                    let exclusive = cx.core.mem.kswapd_exclusive == Some(self.node);
                     let vm = &mut cx.core.mem.vm;
                     if self.direct {
                         vm.pgsteal_direct += self.taken;
                     } else {
                         vm.pgsteal_kswapd += self.taken;
+                        if exclusive {
+                            vm.pgsteal_kswapd_exclusive += self.taken;
+                        }
                     }
                     if self.list == LruList::InactiveAnon {
                         vm.pswpout += self.taken;

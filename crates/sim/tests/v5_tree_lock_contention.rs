@@ -107,6 +107,15 @@ fn v5_patch_directions_on_three_seeds() {
             "seed {seed}: direct {d2} -> {d3}, kswapd {k2} -> {k3}"
         );
         assert!(vm(&r, "p3-kswapd-backoff", "kswapd_backoffs") > 0.0);
+        // Under P3 the kswapd reclaim left is the exclusive node's: a
+        // stalled kswapd gets about one batch through per stall. Without
+        // the patch no node is exclusive.
+        let (kx, kall) = (
+            vm(&r, "p3-kswapd-backoff", "pgsteal_kswapd_exclusive"),
+            vm(&r, "p3-kswapd-backoff", "pgsteal_kswapd"),
+        );
+        assert!(kx > 0.8 * kall, "seed {seed}: exclusive {kx} of {kall}");
+        assert_eq!(vm(&r, "p2-nonrot", "pgsteal_kswapd_exclusive"), 0.0);
 
         // P4 on brd: the stalling kswapds mark their nodes congested, but
         // wait_iff_congested() sleeps only while a backing device is
