@@ -181,6 +181,9 @@ pub(crate) struct Vmstat {
     pub kswapd_backoffs: u64,
     /// Backed-off kswapds woken early: the exclusive node was balanced.
     pub kswapd_backoff_wakes: u64,
+    /// S5 patch 3: pages reclaimed by the exclusive node's kswapd while
+    /// its node was `kswapd_exclusive` (part of `pgsteal_kswapd`).
+    pub pgsteal_kswapd_exclusive: u64,
     /// do_try_to_free_pages() passes that went to a lower priority.
     pub reclaim_prio_drops: u64,
     pub congestion_waits: u64,
@@ -327,6 +330,22 @@ pub(crate) fn watermarks(managed_pages: &[i64]) -> Vec<(i64, i64, i64)> {
         .collect()
 }
 
+/// Watermarks of every zone of `nodes` nodes, each with the zones
+/// `managed_pages`: init_per_zone_wmark_min() takes one min_free_kbytes
+/// from the lowmem of the whole machine (nr_free_buffer_pages() over every
+/// node), and __setup_per_zone_wmarks() walks every zone of every node, so
+/// each zone's min is its share of that one figure (spec §1.6). Returned
+/// per node, in zone order.
+pub(crate) fn node_watermarks(nodes: usize, managed_pages: &[i64]) -> Vec<Vec<(i64, i64, i64)>> {
+    let all: Vec<i64> = (0..nodes)
+        .flat_map(|_| managed_pages.iter().copied())
+        .collect();
+    watermarks(&all)
+        .chunks(managed_pages.len().max(1))
+        .map(<[_]>::to_vec)
+        .collect()
+}
+
 impl Mem {
     /// pgdat_balanced(): true when any zone up to `idx` is at or above its
     /// high watermark. A DMA32-only request therefore needs DMA32 itself.
@@ -460,6 +479,22 @@ mod tests {
         m.trunk_pages = None;
         m.locks = vec![7];
         assert_eq!(distinct(&mut m, false), 1);
+    }
+
+    #[test]
+    fn four_nodes_share_one_min_free_kbytes() {
+        // 1 GB in four 256 MB nodes: min_free_kbytes = sqrt(16 * 1048576)
+        // = 4096 kB = 1024 pages for the machine, 256 a node; tmp =
+        // max(256 / 4, 65536 * 10 / 10000) = 65.
+        let w = node_watermarks(4, &[1 << 16]);
+        assert_eq!(w.len(), 4);
+        for n in &w {
+            assert_eq!(n, &vec![(256, 321, 386)]);
+        }
+        // One node alone is the whole machine.
+        assert_eq!(node_watermarks(1, &[1 << 18]), vec![watermarks(&[1 << 18])]);
+        // A node's own size would give it twice that min.
+        assert_eq!(watermarks(&[1 << 16])[0].0, 512);
     }
 
     #[test]

