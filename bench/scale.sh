@@ -18,6 +18,9 @@
 # Uses DATABASE_URL when set (give it a scratch database: it is filled),
 # else a throwaway cluster like scripts/test.sh. MEASURE_ONLY=1 measures a
 # database filled before (by this script) as it is, without adding runs.
+# ONLY="heatmap compare_chain ..." measures those URLs (names as printed)
+# only. RECLAIMLAB_PAGE_CACHE=off serves without the page cache (every
+# request computes its page: the path of a request after a commit).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -133,6 +136,7 @@ for size in $SIZES; do
     echo "| runs = $n | p50 / p99 (req/s, server CPU per request), 1 client | the same, 16 clients |" >>"$table"
     echo "|---|---|---|" >>"$table"
     while read -r name path; do
+        if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then continue; fi
         one=$(measure 1 "$path"); many=$(measure 16 "$path")
         printf '| %s `%s` | %s | %s |\n' "$name" "$path" "$one" "$many" | tee -a "$table"
     done < <(urls)
