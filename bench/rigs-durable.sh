@@ -14,7 +14,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-: "${DATABASE_URL:?a durable cluster's database}"
+: "${DATABASE_URL:?the database of a durable cluster}"
 DURATION="${DURATION:-10s}"
 REPEAT="${REPEAT:-1}"
 q() { psql "$DATABASE_URL" -Atqc "$1"; }
