@@ -18,6 +18,7 @@
 # Uses DATABASE_URL when set (give it a scratch database: it is filled),
 # else a throwaway cluster like scripts/test.sh. MEASURE_ONLY=1 measures a
 # database filled before (by this script) as it is, without adding runs.
+# BIN names a built binary instead of building this tree.
 # ONLY="heatmap compare_chain ..." measures those URLs (names as printed)
 # only. RECLAIMLAB_PAGE_CACHE=off serves without the page cache (every
 # request computes its page: the path of a request after a commit).
@@ -34,8 +35,12 @@ UPLOADS="${UPLOADS:-200}"
 static_dir="$(mktemp -d)"
 bench_cleanup_more() { rm -rf "$static_dir"; }
 bench_database
-cargo build --release --quiet
-bin="${CARGO_TARGET_DIR:-$root/target}/release/reclaimlab"
+if [ -n "${BIN:-}" ]; then
+    bin="$BIN"
+else
+    cargo build --release --quiet
+    bin="${CARGO_TARGET_DIR:-$root/target}/release/reclaimlab"
+fi
 MEASURE_ONLY="${MEASURE_ONLY:-}"
 "$bin" migrate
 token=$("$bin" token create --name bench --scope upload 2>/dev/null)
