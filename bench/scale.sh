@@ -18,6 +18,8 @@
 # Uses DATABASE_URL when set (give it a scratch database: it is filled),
 # else a throwaway cluster like scripts/test.sh. MEASURE_ONLY=1 measures a
 # database filled before (by this script) as it is, without adding runs.
+# TRICKLE=N uploads N small results a second while pages are measured
+# (bench/scale/trickle.py; each a commit, which the page cache sees).
 # BIN names a built binary instead of building this tree.
 # ONLY="heatmap compare_chain ..." measures those URLs (names as printed)
 # only. RECLAIMLAB_PAGE_CACHE=off serves without the page cache (every
@@ -130,6 +132,11 @@ measure() {
     echo "$p50 / $p99 ($rps/s, $(cpu_ms_per "$before" "$after" "${n:-0}") ms CPU${bad:+, $bad non-2xx})"
 }
 table="$(mktemp)"
+if [ -n "${TRICKLE:-}" ]; then
+    python3 bench/scale/trickle.py "$base" "$token" "$TRICKLE" &
+    trickler=$!
+    bench_cleanup_more() { kill "$trickler" 2>/dev/null || true; rm -rf "$static_dir"; }
+fi
 for size in $SIZES; do
     if [ -z "$MEASURE_ONLY" ]; then
         echo ">> growing to $size runs"

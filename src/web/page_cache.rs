@@ -38,6 +38,10 @@ use tokio::sync::OnceCell;
 /// The routes whose answers are kept: each reads nothing but its URI and
 /// the database (no headers, no clock, no process state).
 pub const CACHED_ROUTES: &[&str] = &[
+    "/",
+    "/variants/{name}",
+    "/history",
+    "/history.svg",
     "/compare",
     "/compare/chart.svg",
     "/heatmap",
