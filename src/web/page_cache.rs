@@ -76,6 +76,8 @@ struct Entry {
     snapshot: String,
     slot: Slot,
     used: u64,
+    /// The tick at which its computation started.
+    started: u64,
 }
 
 #[derive(Default)]
@@ -118,30 +120,69 @@ impl PageCache {
         }
     }
 
-    /// The slot of (`uri`, `snapshot`), made (replacing an older
-    /// snapshot's) when missing.
-    fn slot(&self, uri: &str, snapshot: String) -> Slot {
+    /// A tick of the cache's clock: the order of arrivals and starts.
+    fn tick(&self) -> u64 {
+        let mut e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        e.clock += 1;
+        e.clock
+    }
+
+    /// What a request of `uri` that read `snapshot` and arrived at tick
+    /// `arrival` does: share the entry of its snapshot, or one whose
+    /// computation started after it arrived (that answer saw everything
+    /// committed before the request); wait while a computation that
+    /// started earlier runs; else start a new entry.
+    fn pick(&self, uri: &str, snapshot: &str, arrival: u64) -> Pick {
         let mut e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         e.clock += 1;
         let now = e.clock;
-        if let Some(entry) = e.map.get_mut(uri)
-            && entry.snapshot == snapshot
-        {
-            entry.used = now;
-            return entry.slot.clone();
+        if let Some(entry) = e.map.get_mut(uri) {
+            if entry.snapshot == snapshot || entry.started > arrival {
+                entry.used = now;
+                return Pick::Share(entry.slot.clone());
+            }
+            if !entry.slot.initialized() {
+                return Pick::Wait(entry.slot.clone());
+            }
         }
         let slot: Slot = Arc::new(OnceCell::new());
         e.map.insert(
             uri.to_owned(),
             Entry {
-                snapshot,
+                snapshot: snapshot.to_owned(),
                 slot: slot.clone(),
                 used: now,
+                started: now,
             },
         );
         evict(&mut e.map);
-        slot
+        Pick::Share(slot)
     }
+
+    /// The slot a request of (`uri`, `snapshot`) reads its answer from,
+    /// after waiting for at most a few computations that started before
+    /// it arrived. At most one computation per URI runs at a time, and
+    /// the requests that arrive during it share the next one.
+    async fn slot(&self, uri: &str, snapshot: String) -> Slot {
+        let arrival = self.tick();
+        for _ in 0..4 {
+            match self.pick(uri, &snapshot, arrival) {
+                Pick::Share(slot) => return slot,
+                // A leader dropped before it answered leaves `None`: the
+                // requests of that slot then compute their own.
+                Pick::Wait(busy) => {
+                    busy.get_or_init(|| async { None }).await;
+                }
+            }
+        }
+        // Still busy after as many computations: compute alone.
+        Arc::new(OnceCell::new())
+    }
+}
+
+enum Pick {
+    Share(Slot),
+    Wait(Slot),
 }
 
 fn kept_bytes(entry: &Entry) -> usize {
@@ -206,7 +247,7 @@ impl PageCache {
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Response>,
     {
-        let slot = self.slot(uri, snapshot);
+        let slot = self.slot(uri, snapshot).await;
         let mut pending = Some(compute);
         let mut own: Option<Response> = None;
         let (p, o) = (&mut pending, &mut own);
@@ -317,6 +358,38 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn requests_during_an_older_computation_share_the_next_one() {
+        let cache = Arc::new(PageCache::default());
+        let runs = Arc::new(AtomicU64::new(0));
+        let ask = |snap: String| {
+            let (cache, runs) = (cache.clone(), runs.clone());
+            tokio::spawn(async move {
+                let r = cache
+                    .answer("/compare?chain=x", snap, || async move {
+                        let n = runs.fetch_add(1, Ordering::SeqCst);
+                        tokio::time::sleep(Duration::from_millis(80)).await;
+                        page(&format!("computed {n}"))
+                    })
+                    .await;
+                text(r).await.1
+            })
+        };
+        let first = ask("1:1:".into());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        // Eight requests after eight commits, each with its own snapshot,
+        // while the first computation runs.
+        let later: Vec<_> = (2..10).map(|i| ask(format!("{i}:{i}:"))).collect();
+        assert_eq!(first.await.unwrap(), "computed 0");
+        for t in later {
+            assert_eq!(t.await.unwrap(), "computed 1");
+        }
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+        // A request after those computations, with a snapshot of its own,
+        // does not take their answer (it may be older than the request).
+        assert_eq!(ask("10:10:".into()).await.unwrap(), "computed 2");
+    }
+
+    #[tokio::test]
     async fn a_new_snapshot_or_another_uri_computes_again() {
         let cache = PageCache::default();
         let get = |uri: &'static str, snap: &'static str, body: &'static str| {
@@ -364,11 +437,11 @@ mod tests {
         );
     }
 
-    #[test]
-    fn the_least_recently_used_uris_go_first() {
+    #[tokio::test]
+    async fn the_least_recently_used_uris_go_first() {
         let cache = PageCache::default();
         for i in 0..MAX_ENTRIES + 10 {
-            let _ = cache.slot(&format!("/u{i}"), "1:1:".into());
+            let _ = cache.slot(&format!("/u{i}"), "1:1:".into()).await;
         }
         let e = cache.entries.lock().unwrap();
         assert_eq!(e.map.len(), MAX_ENTRIES);
