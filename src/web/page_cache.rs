@@ -16,6 +16,12 @@
 //!
 //! Requests that arrive together with the same key compute the page once
 //! (single flight): the first computes it, the others wait for its answer.
+//! A request that finds a computation of its URI running that started
+//! before it arrived (under an older snapshot) waits for it to end, then
+//! shares the next computation with the other requests that waited: that
+//! one starts after they all arrived, so its answer is fresh for each. So
+//! one computation per URI runs at a time, however often commits come,
+//! and a request usually waits for two at most.
 //! Only `200` answers of at most [`MAX_ENTRY_BYTES`] are kept; the others
 //! go to each request as computed. One entry per URI (the newest
 //! snapshot), at most [`MAX_ENTRIES`] URIs and [`MAX_TOTAL_BYTES`] in all,
