@@ -18,6 +18,12 @@
 # Uses DATABASE_URL when set (give it a scratch database: it is filled),
 # else a throwaway cluster like scripts/test.sh. MEASURE_ONLY=1 measures a
 # database filled before (by this script) as it is, without adding runs.
+# TRICKLE=N uploads N small results a second while pages are measured
+# (bench/scale/trickle.py; each a commit, which the page cache sees).
+# BIN names a built binary instead of building this tree.
+# ONLY="heatmap compare_chain ..." measures those URLs (names as printed)
+# only. RECLAIMLAB_PAGE_CACHE=off serves without the page cache (every
+# request computes its page: the path of a request after a commit).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -31,8 +37,12 @@ UPLOADS="${UPLOADS:-200}"
 static_dir="$(mktemp -d)"
 bench_cleanup_more() { rm -rf "$static_dir"; }
 bench_database
-cargo build --release --quiet
-bin="${CARGO_TARGET_DIR:-$root/target}/release/reclaimlab"
+if [ -n "${BIN:-}" ]; then
+    bin="$BIN"
+else
+    cargo build --release --quiet
+    bin="${CARGO_TARGET_DIR:-$root/target}/release/reclaimlab"
+fi
 MEASURE_ONLY="${MEASURE_ONLY:-}"
 "$bin" migrate
 token=$("$bin" token create --name bench --scope upload 2>/dev/null)
@@ -122,6 +132,11 @@ measure() {
     echo "$p50 / $p99 ($rps/s, $(cpu_ms_per "$before" "$after" "${n:-0}") ms CPU${bad:+, $bad non-2xx})"
 }
 table="$(mktemp)"
+if [ -n "${TRICKLE:-}" ]; then
+    python3 bench/scale/trickle.py "$base" "$token" "$TRICKLE" &
+    trickler=$!
+    bench_cleanup_more() { kill "$trickler" 2>/dev/null || true; rm -rf "$static_dir"; }
+fi
 for size in $SIZES; do
     if [ -z "$MEASURE_ONLY" ]; then
         echo ">> growing to $size runs"
@@ -133,6 +148,7 @@ for size in $SIZES; do
     echo "| runs = $n | p50 / p99 (req/s, server CPU per request), 1 client | the same, 16 clients |" >>"$table"
     echo "|---|---|---|" >>"$table"
     while read -r name path; do
+        if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then continue; fi
         one=$(measure 1 "$path"); many=$(measure 16 "$path")
         printf '| %s `%s` | %s | %s |\n' "$name" "$path" "$one" "$many" | tee -a "$table"
     done < <(urls)

@@ -200,6 +200,24 @@ async fn two_processes_on_one_database_agree(pool: PgPool) {
     let (_, kernels_page) = get_text(&c, &format!("{}/kernels", b.base)).await;
     assert!(kernels_page.contains("6.15.0-rc1"));
 
+    // `b` keeps its heatmap per database snapshot; an upload through `a`
+    // changes the snapshot, so `b`'s next heatmap shows it.
+    let (_, kept) = get_text(&c, &format!("{}/heatmap", b.base)).await;
+    assert!(!kept.contains("two-proc-late"));
+    let r = post_upload(
+        &a.base,
+        "board=two-proc-late&kernel=6.16.0&variant=base",
+        common::cyclictest_rig(9, 2, 5000, 700),
+        None,
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status(), 201);
+    let (_, pb) = get_text(&c, &format!("{}/heatmap", b.base)).await;
+    let (_, pa) = get_text(&c, &format!("{}/heatmap", a.base)).await;
+    assert!(pb.contains("two-proc-late"), "{pb}");
+    assert_eq!(pa.replace(&a.base, "X"), pb.replace(&b.base, "X"));
+
     // A permalink made on `b` is the same bytes from both processes.
     let r = post_json(
         &c,

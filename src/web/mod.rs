@@ -8,6 +8,7 @@ pub mod auth;
 pub mod comparison_view;
 pub mod extract;
 pub mod numbers;
+pub mod page_cache;
 pub mod pages;
 pub mod percent;
 pub mod permalink_html;
@@ -62,6 +63,9 @@ pub struct AppState {
     /// Parses at once, their memory budget, and the anonymous parse limits
     /// (docs/RELIABILITY.md); every parse of the service goes through it.
     pub parse_gate: Arc<crate::ingest::ParseGate>,
+    /// Answers of the heavy read-only pages per database snapshot
+    /// ([`page_cache`]); `RECLAIMLAB_PAGE_CACHE=off` keeps none.
+    pub page_cache: Arc<page_cache::PageCache>,
 }
 
 impl AppState {
@@ -76,6 +80,13 @@ impl AppState {
             snapshots: Arc::new(crate::storage::snapshots::SnapshotCache::default()),
             auth_failures: Arc::new(crate::auth::AuthFailures::default()),
             parse_gate: Arc::new(crate::ingest::ParseGate::default()),
+            page_cache: Arc::new(
+                if std::env::var("RECLAIMLAB_PAGE_CACHE").is_ok_and(|v| v == "off") {
+                    page_cache::PageCache::disabled()
+                } else {
+                    page_cache::PageCache::default()
+                },
+            ),
         }
     }
 
@@ -197,7 +208,11 @@ pub fn router(state: AppState) -> Router {
         .merge(ops)
         .nest_service("/static", ServeDir::new(static_dir))
         .fallback(pages::not_found)
-        .method_not_allowed_fallback(pages::method_not_allowed);
+        .method_not_allowed_fallback(pages::method_not_allowed)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            page_cache::serve,
+        ));
     with_layers(routes, state)
 }
 
