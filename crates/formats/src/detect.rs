@@ -190,6 +190,9 @@ pub struct Scanned {
     /// Index of the block's first and last line in the scanned slice.
     pub first: usize,
     pub last: usize,
+    /// Only blank lines separate the block from the previous block of its
+    /// message, so it is under the same words (set with the hints).
+    pub continues: bool,
 }
 
 /// Everything one scan found.
@@ -300,6 +303,7 @@ pub fn scan_from(lines: &[Line<'_>], from: usize) -> Result<Scan, ParseError> {
                     column_label,
                     first: i,
                     last,
+                    continues: false,
                 });
             }
             covered

@@ -630,6 +630,10 @@ pub fn annotate_block(
             }
         }
     }
+    cur.continues = at.prev_end > at.floor
+        && lines
+            .get(at.prev_end..first)
+            .is_some_and(|gap| gap.iter().all(|l| l.text.trim().is_empty()));
     let inside_end = (cur.last + 1).min(first + BLOCK_LINES).min(lines.len());
     let inside = first.min(inside_end)..inside_end;
     let near = first.saturating_sub(NEAR_WINDOW).max(at.prev_end)..first;
@@ -681,7 +685,47 @@ pub fn relate(blocks: &mut [Scanned]) {
     // Duplicates first: a quoted copy carries its original's label, which
     // can then pair with its unlabelled neighbour.
     mark_duplicates(blocks);
+    continue_labels(blocks);
     pair_labels(blocks);
+}
+
+/// A block right under a labelled one, with nothing but blank lines
+/// between (`**Unpatched**`, its read summary, its write summary), is on
+/// the same side: it takes that label, and is not paired as the other side.
+fn continue_labels(blocks: &mut [Scanned]) {
+    for b in 1..blocks.len() {
+        let (head, tail) = blocks.split_at_mut(b);
+        let (Some(a), Some(c)) = (head.last(), tail.first_mut()) else {
+            continue;
+        };
+        if !c.continues
+            || c.block.label.is_some()
+            || a.block.message != c.block.message
+            || a.block.quote_level != c.block.quote_level
+            || a.column_label.is_some()
+            || c.column_label.is_some()
+            || holds_columns(&a.block.body)
+            || holds_columns(&c.block.body)
+        {
+            continue;
+        }
+        if let Some(label) = a.block.label.clone() {
+            c.block.label = Some(label);
+        }
+    }
+}
+
+/// Whether two blocks of one kind measure something in common: metrics
+/// blocks must share a metric name (a read summary and a write summary are
+/// not two sides of one comparison); other kinds always do.
+fn comparable(a: &BlockBody, c: &BlockBody) -> bool {
+    match (a, c) {
+        (BlockBody::Metrics(x), BlockBody::Metrics(y)) => x
+            .metrics
+            .iter()
+            .any(|m| y.metrics.iter().any(|n| n.name == m.name)),
+        _ => true,
+    }
 }
 
 /// The kernel a block names itself: the ftrace header's version, or the one
@@ -720,6 +764,7 @@ fn pair_labels(blocks: &mut [Scanned]) {
             || a.block.quote_level != c.block.quote_level
             || a.column_label.is_some()
             || c.column_label.is_some()
+            || !comparable(&a.block.body, &c.block.body)
         {
             continue;
         }
@@ -833,6 +878,7 @@ mod tests {
                 column_label: None,
                 first: at,
                 last: at,
+                continues: false,
             }
         };
         let mut blocks = vec![
