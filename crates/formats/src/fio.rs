@@ -192,17 +192,23 @@ fn stat_line(text: &str) -> Option<(&str, Vec<(&'static str, f64)>)> {
     let rest = rest.trim_start().strip_prefix(':')?;
     let mut out = Vec::new();
     for (k, v) in items(rest) {
-        let key = match k {
-            "min" => "min",
-            "max" => "max",
-            "avg" => "avg",
-            "stdev" | "dev" => "stdev",
-            _ => continue,
-        };
+        let Some(key) = stat_key(k) else { continue };
         let base = count(v)?;
         out.push((key, base * 10f64.powi(pow)));
     }
     (!out.is_empty()).then_some((name, out))
+}
+
+/// A summary statistic's key as fio prints it (`dev` in fio 1.x), in the
+/// metric name's spelling.
+fn stat_key(k: &str) -> Option<&'static str> {
+    match k {
+        "min" => Some("min"),
+        "max" => Some("max"),
+        "avg" => Some("avg"),
+        "stdev" | "dev" => Some("stdev"),
+        _ => None,
+    }
 }
 
 /// `clat percentiles (usec):` (also `lat`, `slat`, `sync`); returns the
@@ -250,13 +256,7 @@ fn bw_line(text: &str) -> Option<Vec<(&'static str, f64)>> {
     let rest = rest.trim_start().strip_prefix(':')?;
     let mut out = Vec::new();
     for (k, v) in items(rest) {
-        let key = match k {
-            "min" => "min",
-            "max" => "max",
-            "avg" => "avg",
-            "stdev" | "dev" => "stdev",
-            _ => continue,
-        };
+        let Some(key) = stat_key(k) else { continue };
         out.push((key, units::scaled(v, 0)? * factor));
     }
     (!out.is_empty()).then_some(out)
