@@ -90,8 +90,14 @@ impl Warning {
 }
 
 /// One result block found in the input.
+///
+/// The serde derives are `remote = "Self"`: they define
+/// `Block::serialize` / `Block::deserialize`, and the trait impls below
+/// call them, deserializing through [`Block::settle_kernel`] so that a
+/// `kernel` key on an ftrace block lands in the report, where serializing
+/// put it: the JSON round trip is exact.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(from = "BlockRepr")]
+#[serde(remote = "Self")]
 pub struct Block {
     /// First and last line (1-based, inclusive) in the input.
     pub lines: [u64; 2],
@@ -125,59 +131,17 @@ pub struct Block {
     pub message: Option<usize>,
 }
 
-/// The serde shape of a [`Block`]. Deserializing goes through it so that a
-/// `kernel` key on an ftrace block lands in the report, where serializing
-/// put it (see [`Block::settle_kernel`]): the JSON round trip is exact.
-#[derive(Deserialize)]
-struct BlockRepr {
-    /// First and last line (1-based, inclusive) in the input.
-    pub lines: [u64; 2],
-    #[serde(flatten)]
-    pub body: BlockBody,
-    /// Guessed or given label: "before", "after", "vanilla", "patched", ...
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub label: Option<String>,
-    /// Number of `>` quote markers in front of the block's lines.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub quote_level: Option<u32>,
-    /// Board named near the block (e.g. "LicheePi 4A", "i7-4790").
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub board: Option<String>,
-    /// Kernel version named near or inside the block.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kernel: Option<String>,
-    /// Input line the board was guessed from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub board_line: Option<u64>,
-    /// Input line the kernel was guessed from (absent when the block names
-    /// its kernel itself: an ftrace header, an mmtests column).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kernel_line: Option<u64>,
-    /// Index into `blocks` of the first block with the same content, when
-    /// this one is a (quoted) copy of it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub duplicate_of: Option<usize>,
-    /// Index into `context.messages` of the message that holds this block.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<usize>,
+impl Serialize for Block {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Block::serialize(self, s)
+    }
 }
 
-impl From<BlockRepr> for Block {
-    fn from(r: BlockRepr) -> Self {
-        let mut b = Block {
-            lines: r.lines,
-            body: r.body,
-            label: r.label,
-            quote_level: r.quote_level,
-            board: r.board,
-            kernel: r.kernel,
-            board_line: r.board_line,
-            kernel_line: r.kernel_line,
-            duplicate_of: r.duplicate_of,
-            message: r.message,
-        };
+impl<'de> Deserialize<'de> for Block {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut b = Block::deserialize(d)?;
         b.settle_kernel();
-        b
+        Ok(b)
     }
 }
 
