@@ -3,8 +3,6 @@
 
 use axum::extract::State;
 
-use crate::web::extract::page::Form;
-use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
 
@@ -12,8 +10,8 @@ use super::{PageError, PageResult};
 use crate::compare::{self, ColumnSpec, CompareRequest};
 use crate::error::AppError;
 use crate::web::AppState;
+use crate::web::auth::SignedForm;
 use crate::web::comparison_view::ComparisonView;
-use crate::web::same_origin::same_origin;
 use crate::web::svg::svg_response;
 use askama::Template;
 use askama_web::WebTemplate;
@@ -217,12 +215,11 @@ pub async fn show_compare_chart(
 #[tracing::instrument(skip_all)]
 pub async fn share_compare(
     State(state): State<AppState>,
-    peer: crate::auth::ClientAddr,
-    headers: HeaderMap,
-    Form(form): Form,
+    SignedForm {
+        caller,
+        fields: form,
+    }: SignedForm,
 ) -> Result<Response, PageError> {
-    same_origin(&headers)?;
-    let caller = crate::web::auth::form_caller(&state, peer, &form.map).await?;
     let rest: String = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(
             url::form_urlencoded::parse(form.raw.as_bytes()).filter(|(k, _)| k != "token"),

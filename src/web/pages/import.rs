@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 use askama::Template;
 use askama_web::WebTemplate;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 use reclaimlab_formats::{BlockBody, Document};
 
@@ -22,9 +21,9 @@ use crate::error::AppError;
 use crate::ingest::{self, BlockOverride, RawUpload, UploadMeta};
 use crate::storage::ids::RunId;
 use crate::web::AppState;
+use crate::web::auth::SignedForm;
 use crate::web::extract::page::Form;
 use crate::web::numbers::fmt_us;
-use crate::web::same_origin::same_origin;
 
 const MAX_MAIL_BYTES: usize = 8 * 1024 * 1024;
 
@@ -347,13 +346,13 @@ pub async fn preview_import(
 #[tracing::instrument(skip_all)]
 pub async fn commit_import(
     State(state): State<AppState>,
-    peer: crate::auth::ClientAddr,
-    headers: HeaderMap,
-    Form(form): Form,
+    SignedForm {
+        caller,
+        fields: form,
+    }: SignedForm,
 ) -> Result<Response, PageError> {
-    same_origin(&headers)?;
     let f = form.map;
-    let token = crate::web::auth::form_caller(&state, peer, &f).await?.token;
+    let token = caller.token;
     let mail = f.get("mail").cloned().unwrap_or_default();
     let get = |k: String| {
         f.get(&k)

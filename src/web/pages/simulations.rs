@@ -11,8 +11,7 @@ use askama::Template;
 use askama_web::WebTemplate;
 use axum::extract::State;
 
-use crate::web::extract::page::{Form, Path, Query};
-use axum::http::HeaderMap;
+use crate::web::extract::page::{Path, Query};
 use axum::response::{IntoResponse, Redirect, Response};
 
 use super::{PageError, PageResult};
@@ -21,9 +20,9 @@ use crate::simulate::{self, SimulationRequest, SweepRequest};
 use crate::storage::ids::{JobId, RunId};
 use crate::storage::simulations::{self as jobs, BoardCostRow, Job};
 use crate::web::AppState;
+use crate::web::auth::SignedForm;
 use crate::web::numbers::fmt_us;
 use crate::web::percent::urlencode;
-use crate::web::same_origin::same_origin;
 use crate::web::svg::svg_response;
 
 pub struct CostView {
@@ -312,13 +311,12 @@ fn request_from_form(f: &BTreeMap<String, String>) -> Result<SimulationRequest, 
 #[tracing::instrument(skip_all)]
 pub async fn submit_simulation(
     State(state): State<AppState>,
-    peer: crate::auth::ClientAddr,
-    headers: HeaderMap,
-    Form(form): Form,
+    SignedForm {
+        caller,
+        fields: form,
+    }: SignedForm,
 ) -> Result<Response, PageError> {
-    same_origin(&headers)?;
     let f = form.map;
-    let caller = crate::web::auth::form_caller(&state, peer, &f).await?;
     let req = match request_from_form(&f) {
         Ok(r) => r,
         Err(e) => {
@@ -348,13 +346,12 @@ pub async fn submit_simulation(
 #[tracing::instrument(skip_all)]
 pub async fn submit_costs(
     State(state): State<AppState>,
-    peer: crate::auth::ClientAddr,
-    headers: HeaderMap,
-    Form(form): Form,
+    SignedForm {
+        caller,
+        fields: form,
+    }: SignedForm,
 ) -> Result<Response, PageError> {
-    same_origin(&headers)?;
     let f = form.map;
-    let caller = crate::web::auth::form_caller(&state, peer, &f).await?;
     let board = crate::boards::canonical(f.get("board").map(String::as_str).unwrap_or_default());
     let class = f.get("board_class").cloned().unwrap_or_default();
     let costs = f.get("costs").cloned().unwrap_or_default();
@@ -447,14 +444,9 @@ pub async fn show_simulation(
 #[tracing::instrument(skip_all, fields(simulation.id = id.0))]
 pub async fn cancel_from_page(
     State(state): State<AppState>,
-    peer: crate::auth::ClientAddr,
-    headers: HeaderMap,
     Path(id): Path<JobId>,
-    Form(form): Form,
+    SignedForm { caller, .. }: SignedForm,
 ) -> Result<Response, PageError> {
-    same_origin(&headers)?;
-    let f = form.map;
-    let caller = crate::web::auth::form_caller(&state, peer, &f).await?;
     simulate::cancel(&state.pool, &caller, id).await?;
     Ok(Redirect::to(&format!("/simulations/{id}")).into_response())
 }
@@ -462,14 +454,9 @@ pub async fn cancel_from_page(
 #[tracing::instrument(skip_all, fields(simulation.id = id.0))]
 pub async fn rerun_from_page(
     State(state): State<AppState>,
-    peer: crate::auth::ClientAddr,
-    headers: HeaderMap,
     Path(id): Path<JobId>,
-    Form(form): Form,
+    SignedForm { caller, .. }: SignedForm,
 ) -> Result<Response, PageError> {
-    same_origin(&headers)?;
-    let f = form.map;
-    let caller = crate::web::auth::form_caller(&state, peer, &f).await?;
     let req = simulate::rerun_request(&state.pool, id).await?;
     let s = simulate::submit(&state.pool, &state.jobs, req, Some(caller.token.id)).await?;
     Ok(Redirect::to(&format!("/simulations/{}", s.ids[0])).into_response())
