@@ -853,4 +853,10 @@ pub struct ProfileRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub space: Option<String>,
     pub symbol: String,
+    /// Level in a call graph pasted as the profile (`- 18.75% compact_zone`
+    /// is 0, the entries indented under it 1, ...); absent for flat rows.
+    /// Such a row's `overhead_pct` is the share perf printed on the entry,
+    /// which includes its callees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
 }
