@@ -193,6 +193,9 @@ pub struct Scanned {
     /// Only blank lines separate the block from the previous block of its
     /// message, so it is under the same words (set with the hints).
     pub continues: bool,
+    /// The short heading just above the block, read while its lines are at
+    /// hand (see `hints::heading_above`).
+    pub heading: Option<String>,
 }
 
 /// Everything one scan found.
@@ -304,6 +307,7 @@ pub fn scan_from(lines: &[Line<'_>], from: usize) -> Result<Scan, ParseError> {
                     first: i,
                     last,
                     continues: false,
+                    heading: None,
                 });
             }
             covered

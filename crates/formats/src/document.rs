@@ -572,7 +572,7 @@ pub struct Time {
     pub user_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sys_s: Option<f64>,
-    /// "bash" | "gnu" | "gnu-verbose"
+    /// "bash" | "gnu" | "gnu-verbose" | "zsh" (absent for fish's `time`)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<String>,
     /// Further `-v` fields by their printed name (e.g. "Maximum resident set size (kbytes)").
@@ -817,4 +817,10 @@ pub struct ProfileRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub space: Option<String>,
     pub symbol: String,
+    /// Level in a call graph pasted as the profile (`- 18.75% compact_zone`
+    /// is 0, the entries indented under it 1, ...); absent for flat rows.
+    /// Such a row's `overhead_pct` is the share perf printed on the entry,
+    /// which includes its callees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
 }

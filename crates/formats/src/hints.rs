@@ -462,47 +462,97 @@ fn holds_columns(body: &BlockBody) -> bool {
 /// The short line just above a block that introduces it (`Config=n`,
 /// `cyclictest results on 6.12.y with d66792919d4f reverted:`): the
 /// nearest non-blank line within [`HEADING_GAP`] lines, at the block's
-/// quote level, after the previous block.
+/// quote level, after the previous block. The tool's own log lines just
+/// above its block (`stress-ng: info: [7158] dispatching hogs`) are passed
+/// over, and a heading may be a short paragraph of up to
+/// [`HEADING_LINES`] lines (`baseline:` with the feature names under it),
+/// joined by spaces.
 fn heading_of(blocks: &[Scanned], b: usize, lines: &[Line<'_>]) -> Option<String> {
     let cur = blocks.get(b)?;
-    let quote = lines.get(cur.first)?.quote;
     let floor = b
         .checked_sub(1)
         .and_then(|p| blocks.get(p))
         .filter(|p| p.block.message == cur.block.message)
         .map_or(0, |p| p.last + 1);
-    let mut k = cur.first;
-    while k > floor && cur.first - k < HEADING_GAP {
+    heading_above(&cur.block.body, lines, cur.first, floor)
+}
+
+/// [`heading_of`] for a block whose first line is `first`, searching no
+/// higher than `floor` (the line after the previous block).
+pub fn heading_above(
+    body: &BlockBody,
+    lines: &[Line<'_>],
+    first: usize,
+    floor: usize,
+) -> Option<String> {
+    let quote = lines.get(first)?.quote;
+    let own_log = |text: &str| match body {
+        BlockBody::Metrics(m) if m.tool == "stress-ng" => text.starts_with("stress-ng:"),
+        _ => false,
+    };
+    let mut k = first;
+    let mut gap = 0;
+    let mut para: Vec<&str> = Vec::new();
+    while k > floor {
         k -= 1;
         let l = lines.get(k)?;
         let text = l.text.trim();
-        if text.is_empty() {
+        if para.is_empty() && l.quote == quote && own_log(text) {
             continue;
         }
-        if l.quote != quote || text.len() > 100 || !text.chars().any(|c| c.is_alphabetic()) {
+        if text.is_empty() || l.quote != quote {
+            if para.is_empty() && l.quote == quote {
+                gap += 1;
+                if gap >= HEADING_GAP {
+                    return None;
+                }
+                continue;
+            }
+            break;
+        }
+        if para.is_empty() && (text.len() > 100 || !text.chars().any(|c| c.is_alphabetic())) {
             return None;
         }
-        // A line of its own, not the end of a paragraph.
-        let alone = k == floor
-            || lines
-                .get(k - 1)
-                .is_none_or(|p| p.quote != quote || p.text.trim().is_empty());
-        return alone.then(|| text.trim_end_matches(':').trim().to_string());
+        para.push(text);
+        if para.len() > HEADING_LINES {
+            return None;
+        }
     }
-    None
+    let (&last, above) = para.split_first()?;
+    // More than one line: each a short name, not the end of a sentence.
+    let names = above.iter().chain([&last]).all(|t| {
+        t.len() <= 40 && !t.ends_with(['.', ',', ';']) && t.chars().any(|c| c.is_alphabetic())
+    });
+    if !above.is_empty() && !names {
+        return None;
+    }
+    let text: Vec<&str> = para
+        .iter()
+        .rev()
+        .map(|t| t.trim_end_matches(':').trim())
+        .collect();
+    Some(text.join(" "))
 }
 
 /// Lines above a block searched for its heading.
 const HEADING_GAP: usize = 3;
+
+/// Most lines a heading paragraph may have.
+const HEADING_LINES: usize = 3;
 
 /// Blocks of one kind in one message that would share a column (no label,
 /// the same board and kernel) but are introduced by different headings are
 /// different things: each is labelled by its heading, so they are never
 /// pooled. Headings that differ only in their numbers (`run 1:`, `run
 /// 2:`) introduce repetitions and are left to pool.
-fn heading_labels(blocks: &mut [Scanned], lines: &[Line<'_>]) {
+pub fn heading_labels(blocks: &mut [Scanned], lines: &[Line<'_>]) {
     let headings: Vec<Option<String>> = (0..blocks.len())
-        .map(|b| heading_of(blocks, b, lines))
+        .map(|b| {
+            blocks
+                .get(b)
+                .and_then(|s| s.heading.clone())
+                .or_else(|| heading_of(blocks, b, lines))
+        })
         .collect();
     let key = |s: &Scanned| {
         (
@@ -824,6 +874,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn headings_of_several_lines_and_past_the_tool_s_log() {
+        let run = |pid: u32, ops: u32| {
+            format!(
+                "stress-ng: info:  [{pid}] dispatching hogs: 8 mmapfork\nstress-ng: info:  [{pid}] stressor       bogo ops real time  usr time  sys time   bogo ops/s   bogo ops/s\nstress-ng: info:  [{pid}]                           (secs)    (secs)    (secs)   (real time) (usr+sys time)\nstress-ng: info:  [{pid}] mmapfork       {ops}      1.09      2.48      6.01        29.36         3.77\n"
+            )
+        };
+        let text = format!("plain:\n\n{}\nwith the fix:\n\n{}", run(1, 32), run(2, 40));
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        let labels: Vec<Option<&str>> = doc.blocks.iter().map(|b| b.label.as_deref()).collect();
+        assert_eq!(labels, [Some("plain"), Some("with-the-fix")]);
+        let block = "Wakeup Latencies percentiles (usec) runtime 10 (s) (100 total samples)\n\t  50.0th: 5          (50 samples)\n\t* 99.0th: 9          (1 samples)\n\t  min=1, max=12\n";
+        let text = format!("stock:\nNO_FEATURE\n{block}\n\nFEATURE\n{block}");
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        let labels: Vec<Option<&str>> = doc.blocks.iter().map(|b| b.label.as_deref()).collect();
+        assert_eq!(labels, [Some("stock-no_feature"), Some("feature")]);
+        // The end of a paragraph of prose is not a heading.
+        let text = format!(
+            "We ran the test twice on the same box and got\nthe two runs below.\n{block}\n\nand then\n{block}"
+        );
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        assert_eq!(doc.blocks.first().and_then(|b| b.label.as_deref()), None);
+    }
+
+    #[test]
     fn labels() {
         assert_eq!(
             label_of_line("The tracing results before modification are as follows:").as_deref(),
@@ -879,6 +953,7 @@ mod tests {
                 first: at,
                 last: at,
                 continues: false,
+                heading: None,
             }
         };
         let mut blocks = vec![

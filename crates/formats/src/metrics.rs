@@ -142,6 +142,9 @@ pub fn recognize_blocks(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<crate::detect::Found, ParseError>> {
+    if let Some(found) = counts_over_elapsed(lines, start) {
+        return Some(Ok(found));
+    }
     if let Some(line) = lines.get(start)
         && !line
             .text
@@ -695,6 +698,57 @@ fn is_cgroup(w: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "/_-.:@".contains(c))
 }
 
+/// Most counter lines read above an elapsed line without a header.
+const MAX_BARE_COUNTS: usize = 64;
+
+/// Counter lines pasted without their `Performance counter stats` header
+/// (`3,723,554  context-switches  ( +-  0.56% )`), read only when the
+/// `seconds time elapsed` line of the same run ends them, with no blank
+/// line between.
+fn counts_over_elapsed(lines: &[Line<'_>], start: usize) -> Option<crate::detect::Found> {
+    let first = lines.get(start)?;
+    let quote = first.quote;
+    let mut metrics = Vec::new();
+    let mut n = 0;
+    while let Some(l) = lines.get(start + n).filter(|l| l.quote == quote) {
+        if elapsed_line(l.text).is_some() || n >= MAX_BARE_COUNTS {
+            break;
+        }
+        metrics.extend(perf_line(l.text).filter(|m| !m.is_empty())?);
+        n += 1;
+    }
+    if n == 0 {
+        return None;
+    }
+    let elapsed = lines.get(start + n).filter(|l| l.quote == quote)?;
+    let (label, more) = elapsed_line(elapsed.text)?;
+    metrics.extend(more);
+    n += 1;
+    while let Some(l) = lines.get(start + n).filter(|l| l.quote == quote) {
+        match perf_line(l.text) {
+            Some(m)
+                if m.first()
+                    .is_some_and(|m| m.name == "user" || m.name == "sys") =>
+            {
+                metrics.extend(m);
+                n += 1;
+            }
+            _ => break,
+        }
+    }
+    Some(crate::detect::Found {
+        consumed: n,
+        bodies: vec![(
+            BlockBody::Metrics(Metrics {
+                tool: "perf-stat".into(),
+                metrics,
+                runs: None,
+            }),
+            label,
+        )],
+    })
+}
+
 /// A `seconds time elapsed` line printed on its own, maybe after a label
 /// (`ATOMIC_TIMING:   46.50451 +- 0.00134 seconds time elapsed ( +- 0.00% )`):
 /// the label and the metrics of the line.
@@ -998,6 +1052,32 @@ mod tests {
         // A per-socket id without its CPU count is not one.
         assert!(perf_aggregation("S0 cycles").is_none());
         assert!(perf_aggregation("Samples 12").is_none());
+    }
+
+    #[test]
+    fn counts_pasted_over_their_elapsed_line() {
+        let text = "\t3,723,554        context-switches      ( +-  0.56% )\n\t9.5136 +- 0.0394 seconds time elapsed  ( +-  0.41% )\n";
+        let lines = crate::lines::split(text);
+        let found = counts_over_elapsed(&lines, 0).unwrap();
+        assert_eq!(found.consumed, 2);
+        let Some((BlockBody::Metrics(m), None)) = found.bodies.first() else {
+            panic!()
+        };
+        let got: Vec<(&str, f64, Option<f64>)> = m
+            .metrics
+            .iter()
+            .map(|m| (m.name.as_str(), m.value, m.spread_pct))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("context-switches", 3723554.0, Some(0.56)),
+                ("time elapsed", 9.5136, Some(0.41))
+            ]
+        );
+        // Without the elapsed line under them they are not read this way.
+        let lines = crate::lines::split("\t3,723,554        context-switches\n\nprose\n");
+        assert!(counts_over_elapsed(&lines, 0).is_none());
     }
 
     #[test]

@@ -185,9 +185,12 @@ fn named_row(text: &str) -> Option<(String, Vec<f64>)> {
         return None;
     }
     let label = words.get(..first_num)?;
+    // A label names something: it has a letter, and is not the left side
+    // of a sum (`+1934226+1914385)/20.0 = 1927633.75`).
     if label
         .iter()
-        .any(|w| parse_number_unit(w).is_some() || w.contains('('))
+        .any(|w| parse_number_unit(w).is_some() || w.contains(['(', ')']) || *w == "=")
+        || !label.iter().any(|w| w.chars().any(char::is_alphabetic))
     {
         return None;
     }
@@ -282,8 +285,14 @@ fn header(text: &str) -> Option<Vec<&str>> {
     if is_stat(first) || DURATION_ROWS.contains(first) || matches!(*first, "Duration" | "Ops") {
         return None;
     }
+    // `1930136+1940725+1907981`: a sum, not a column name.
+    let sum = |w: &str| {
+        let parts: Vec<&str> = w.split('+').filter(|p| !p.is_empty()).collect();
+        parts.len() >= 3 && parts.iter().all(|p| p.parse::<f64>().is_ok())
+    };
     let ok = words.iter().all(|w| {
-        parse_number_unit(w).is_none()
+        !sum(w)
+            && parse_number_unit(w).is_none()
             && !w.contains(['(', ')', '%', ':', ',', '|', '='])
             && !w.ends_with('.')
             && w.chars().any(char::is_alphanumeric)
@@ -664,6 +673,17 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_sum_written_out_is_no_table() {
+        let text = "before:\n   1930136+1940725+1907981+1947601\n   +1934374+1906614+1912504+1949110\n   +1934226+1914385)/20.0 = 1927633.75\n\nreal\t0m0.728s\nuser\t0m0.009s\nsys\t0m0.192s\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        let kinds: Vec<&str> = doc.blocks.iter().map(|b| b.kind()).collect();
+        assert_eq!(kinds, ["time"]);
+        assert_eq!(named_row("+1934226+1914385)/20.0 = 1927633.75"), None);
+        assert!(header("1930136+1940725+1907981+1947601").is_none());
+        assert!(header("mm-unstable mm-unstable++").is_some());
     }
 
     #[test]

@@ -14,6 +14,11 @@
 //! lines under a row (`|--5.04%--__slab_alloc`, `---allocate_slab`) are
 //! skipped: the flat profile is the rows. Rows pasted without the header
 //! are recognised from three rows with a `[k]` / `[.]` marker on.
+//!
+//! A call graph pasted without any flat row (the TUI's expanded entries,
+//! `- 18.75% compact_zone` with `+ 7.02% lru_add_drain_cpu` indented under
+//! it), or under the one row it belongs to, is read as the profile: each
+//! entry a row with its `depth` in the graph.
 
 use crate::document::{BlockBody, Profile, ProfileRow};
 use crate::error::ParseError;
@@ -219,7 +224,106 @@ fn graph_line(text: &str) -> bool {
             || t.starts_with("- ")
             || t.starts_with("+ ")
             || (t.contains("--") && t.contains('%'))
-            || (!t.contains(' ') && !t.is_empty() && pct(t).is_none()))
+            || (!t.contains(' ') && !t.is_empty() && pct(t).is_none())
+            || tree_entry(text).is_some())
+}
+
+/// Fewest entries a call graph pasted alone needs to be a profile.
+const MIN_TREE_ENTRIES: usize = 3;
+
+/// An expanded call-graph entry, indented: `- 18.75% compact_zone`,
+/// `+ 7.02% lru_add_drain_cpu`, `1.23% rmap_walk`. The column of its
+/// percentage (siblings with and without a fold marker share it), the
+/// percentage and the symbol.
+fn tree_entry(text: &str) -> Option<(usize, f64, &str)> {
+    if !text.starts_with([' ', '\t']) {
+        return None;
+    }
+    let mut rest = text.trim_start();
+    if let Some(r) = rest.strip_prefix(['-', '+']) {
+        if !r.starts_with([' ', '\t']) {
+            return None;
+        }
+        rest = r.trim_start();
+    }
+    let indent = text.len() - rest.len();
+    let mut toks = rest.split_whitespace();
+    let t = toks.next()?;
+    let p = pct(t)?;
+    let sym = toks.next()?;
+    if toks.next().is_some() || !(0.0..=100.0).contains(&p) {
+        return None;
+    }
+    let first = sym.chars().next()?;
+    let symbolic = (first.is_ascii_alphabetic() || first == '_')
+        && sym
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '$' | '@' | ':'));
+    symbolic.then_some((indent, p, sym))
+}
+
+/// Rows of call-graph entries, the depth ranked by indent.
+fn tree_rows(entries: &[(usize, f64, String)]) -> Vec<ProfileRow> {
+    let mut indents: Vec<usize> = entries.iter().map(|e| e.0).collect();
+    indents.sort_unstable();
+    indents.dedup();
+    entries
+        .iter()
+        .map(|(indent, p, sym)| ProfileRow {
+            overhead_pct: *p,
+            symbol: sym.clone(),
+            depth: indents
+                .binary_search(indent)
+                .ok()
+                .and_then(|d| u32::try_from(d).ok()),
+            ..ProfileRow::default()
+        })
+        .collect()
+}
+
+/// A call graph pasted alone: entries (and frame names without a
+/// percentage) from a top entry with its `-` / `+` fold marker on, nested
+/// at two indents or more.
+fn call_graph(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let first = lines.get(start)?;
+    let t = first.text.trim_start();
+    if !(t.starts_with("- ") || t.starts_with("+ ")) {
+        return None;
+    }
+    tree_entry(first.text)?;
+    let quote = first.quote;
+    let mut entries: Vec<(usize, f64, String)> = Vec::new();
+    let mut i = start;
+    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
+        if let Some((indent, p, sym)) = tree_entry(l.text) {
+            if entries.len() >= MAX_ROWS {
+                return Some(Err(ParseError::invalid(
+                    FORMAT,
+                    l.no,
+                    1,
+                    format!("at most {MAX_ROWS} call-graph entries"),
+                    l.text,
+                )));
+            }
+            entries.push((indent, p, sym.to_string()));
+        } else if !(graph_line(l.text) && i > start) {
+            break;
+        }
+        i += 1;
+    }
+    let mut indents: Vec<usize> = entries.iter().map(|e| e.0).collect();
+    indents.sort_unstable();
+    indents.dedup();
+    if entries.len() < MIN_TREE_ENTRIES || indents.len() < 2 {
+        return None;
+    }
+    // Trailing frame names without an entry after them stay in the block.
+    let prof = Profile {
+        tool: "perf-report".into(),
+        rows: tree_rows(&entries),
+        ..Profile::default()
+    };
+    Some(Ok((i - start, BlockBody::Profile(prof))))
 }
 
 /// Recognise a profile at its `Samples:` line, its column header, or (when
@@ -272,6 +376,9 @@ pub fn recognize(
         cols = c;
         i += 1;
     } else {
+        if let Some(found) = call_graph(lines, start) {
+            return Some(found);
+        }
         let c = guess_columns(first.text)?;
         row(first.text, &c)?;
         let three_rows = (1..3).all(|k| same(start + k).and_then(|l| row(l.text, &c)).is_some());
@@ -279,7 +386,8 @@ pub fn recognize(
         let graph_below = same(start + 1).is_some_and(|l| {
             let t = l.text.trim();
             graph_line(l.text) && (t.starts_with('|') || (t.contains("--") && t.contains('%')))
-        });
+        }) || (same(start + 1).is_some_and(|l| graph_line(l.text))
+            && (1..=4).any(|k| same(start + k).is_some_and(|l| tree_entry(l.text).is_some())));
         if !three_rows && !graph_below {
             return None;
         }
@@ -297,6 +405,7 @@ pub fn recognize(
     let mut blanks = 0;
     let mut graph = 0;
     let mut end = i;
+    let mut entries: Vec<(usize, f64, String)> = Vec::new();
     while let Some(l) = same(i) {
         let t = l.text.trim();
         if t.is_empty() {
@@ -319,6 +428,9 @@ pub fn recognize(
             graph = 0;
             end = i + 1;
         } else if !prof.rows.is_empty() && graph_line(l.text) && graph < MAX_GRAPH_LINES {
+            if let Some((indent, p, sym)) = tree_entry(l.text) {
+                entries.push((indent, p, sym.to_string()));
+            }
             graph += 1;
             blanks = 0;
             end = i + 1;
@@ -336,6 +448,11 @@ pub fn recognize(
             "profile rows (`31.20%  command  object  [k] symbol`) under the header",
             l.text,
         )));
+    }
+    // One row pasted with its expanded call graph: the entries are the
+    // profile under it (the rows of a longer profile keep theirs skipped).
+    if prof.rows.len() == 1 {
+        prof.rows.extend(tree_rows(&entries));
     }
     Some(Ok((end - start, BlockBody::Profile(prof))))
 }
@@ -409,6 +526,55 @@ mod tests {
         // A lone row with prose under it is not a profile.
         let lines = split("    99.92%     0.19%  prog  prog   [.] main\nthat is all\n");
         assert!(recognize(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn a_call_graph_pasted_alone() {
+        let text = "   - 20.00% outer\n      - 12.00% middle\n           5.00% leaf\n      + 3.00% other\n\nprose\n";
+        let lines = split(text);
+        let Some(Ok((n, BlockBody::Profile(p)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 4);
+        let got: Vec<(&str, f64, Option<u32>)> = p
+            .rows
+            .iter()
+            .map(|r| (r.symbol.as_str(), r.overhead_pct, r.depth))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("outer", 20.0, Some(0)),
+                ("middle", 12.0, Some(1)),
+                ("leaf", 5.0, Some(2)),
+                ("other", 3.0, Some(1))
+            ]
+        );
+        // Bullets of prose at one indent are not a call graph.
+        let lines = split("  - 5% faster\n  - 3% smaller\n  - 2% fewer\n");
+        assert!(recognize(&lines, 0).is_none());
+        // Nor two entries.
+        let lines = split("  - 5.00% a\n     1.00% b\n");
+        assert!(recognize(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn one_children_row_with_its_expanded_graph() {
+        let text = "-  7.83% 0.00% prog prog [.] _start\n   _start\n - __libc_start_main\n   + 3.19% parse\n     1.81% lookup\n\n";
+        let lines = split(text);
+        let Some(Ok((n, BlockBody::Profile(p)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 5);
+        assert_eq!(p.rows.len(), 3);
+        assert_eq!(
+            (p.rows[0].children_pct, p.rows[0].depth),
+            (Some(7.83), None)
+        );
+        assert_eq!(
+            (p.rows[2].symbol.as_str(), p.rows[2].overhead_pct),
+            ("lookup", 1.81)
+        );
     }
 
     #[test]

@@ -550,6 +550,9 @@ impl Stream {
         let mut prev = prev_end(self.prev_end_no);
         let headers = [Some(&self.headers)];
         for b in found.iter_mut().chain(stream.iter_mut()) {
+            if b.heading.is_none() {
+                b.heading = hints::heading_above(&b.block.body, &lines, b.first, prev.min(b.first));
+            }
             hints::annotate_block(
                 b,
                 &lines,
@@ -651,6 +654,7 @@ impl Stream {
             return Err(ParseError::unrecognized(detect::looked_for(), no, &text));
         }
         hints::relate(&mut self.blocks);
+        hints::heading_labels(&mut self.blocks, &[]);
         let format = match self.blocks.first() {
             Some(s) if self.blocks.iter().all(|o| o.format == s.format) => s.format.name(),
             _ => "text",

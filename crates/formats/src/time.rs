@@ -62,6 +62,9 @@ pub fn recognize_runs(
             (n + 1, runs)
         }));
     }
+    if let Some(r) = fish(lines, start) {
+        return Some(Ok(r));
+    }
     if t.starts_with("Command being timed:") || t.starts_with("User time (seconds):") {
         return Some(gnu_verbose(lines, start).map(|(n, t)| (n, vec![(t, None)])));
     }
@@ -446,6 +449,48 @@ fn gnu_verbose(lines: &[Line<'_>], start: usize) -> Result<(usize, Time), ParseE
     Ok((i - start, t))
 }
 
+/// fish's `time`: an underscore rule (optional), then
+/// `Executed in  216.10 millis    fish           external` and the
+/// `usr time` / `sys time` lines; the first value of each line is the
+/// whole job's.
+fn fish(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
+    let first = lines.get(start)?;
+    let quote = first.quote;
+    let text = |i: usize| {
+        lines
+            .get(i)
+            .filter(|l| l.quote == quote)
+            .map(|l| l.text.trim())
+    };
+    let t = first.text.trim();
+    let rule = t.len() >= 20 && t.chars().all(|c| c == '_');
+    let at = start + usize::from(rule);
+    let value = |line: &str, key: &str| -> Option<f64> {
+        let mut toks = line.strip_prefix(key)?.split_whitespace();
+        let v = toks.next()?;
+        // The decimal point moves in the text: `189.04 millis` is 0.18904.
+        match toks.next()? {
+            "micros" => crate::units::scaled(v, -6),
+            "millis" => crate::units::scaled(v, -3),
+            "secs" => crate::units::scaled(v, 0),
+            "mins" => Some(crate::units::scaled(v, 0)? * 60.0),
+            "hours" => Some(crate::units::scaled(v, 0)? * 3600.0),
+            _ => None,
+        }
+    };
+    let real = value(text(at)?, "Executed in")?;
+    let user = value(text(at + 1)?, "usr time")?;
+    let sys = value(text(at + 2)?, "sys time")?;
+    // No `style`: the document schema's styles do not name fish yet.
+    let run = Time {
+        real_s: real,
+        user_s: Some(user),
+        sys_s: Some(sys),
+        ..Time::default()
+    };
+    Some((at + 3 - start, vec![(run, None)]))
+}
+
 /// zsh: `./a.out  0.64s user 47.43s system 96% cpu 49.634 total`.
 fn zsh(text: &str) -> Option<Time> {
     let toks: Vec<&str> = text.split_whitespace().collect();
@@ -513,6 +558,29 @@ mod tests {
         assert_eq!(runs[0].1.as_deref(), Some("upstream"));
         assert_eq!(runs[1].1.as_deref(), Some("patched"));
         assert!(keyed_values("real 1 2", "real").is_none());
+    }
+
+    #[test]
+    fn fish_time() {
+        let text = "________________________________________________________\nExecuted in    1.50 secs    fish           external\n   usr time  120.00 millis  150.00 micros  119.85 millis\n   sys time   40.00 micros   40.00 micros    0.00 micros\n";
+        let lines = split(text);
+        let Some(Ok((n, runs))) = recognize_runs(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 4);
+        let t = &runs[0].0;
+        assert_eq!((t.real_s, t.style.as_deref()), (1.5, None));
+        assert!((t.user_s.unwrap() - 0.12).abs() < 1e-12);
+        assert!((t.sys_s.unwrap() - 40e-6).abs() < 1e-12);
+        // The rule alone, or a line in another unit, is no result.
+        assert!(
+            recognize_runs(
+                &split("________________________________________________________\nnothing\n"),
+                0
+            )
+            .is_none()
+        );
+        assert!(recognize_runs(&split("Executed in 3 days\n"), 0).is_none());
     }
 
     #[test]
