@@ -481,11 +481,11 @@ fn fish(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
     let real = value(text(at)?, "Executed in")?;
     let user = value(text(at + 1)?, "usr time")?;
     let sys = value(text(at + 2)?, "sys time")?;
-    // No `style`: the document schema's styles do not name fish yet.
     let run = Time {
         real_s: real,
         user_s: Some(user),
         sys_s: Some(sys),
+        style: Some("fish".into()),
         ..Time::default()
     };
     Some((at + 3 - start, vec![(run, None)]))
@@ -569,7 +569,7 @@ mod tests {
         };
         assert_eq!(n, 4);
         let t = &runs[0].0;
-        assert_eq!((t.real_s, t.style.as_deref()), (1.5, None));
+        assert_eq!((t.real_s, t.style.as_deref()), (1.5, Some("fish")));
         assert!((t.user_s.unwrap() - 0.12).abs() < 1e-12);
         assert!((t.sys_s.unwrap() - 40e-6).abs() < 1e-12);
         // The rule alone, or a line in another unit, is no result.
