@@ -543,8 +543,9 @@ const HEADING_LINES: usize = 3;
 /// Blocks of one kind in one message that would share a column (no label,
 /// the same board and kernel) but are introduced by different headings are
 /// different things: each is labelled by its heading, so they are never
-/// pooled. Headings that differ only in their numbers (`run 1:`, `run
-/// 2:`) introduce repetitions and are left to pool.
+/// pooled. Headings that differ only in numbers standing as words of
+/// their own (`run 1:`, `run 2:`) introduce repetitions and are left to
+/// pool; `numa01:` / `numa02:` name two benchmarks.
 pub fn heading_labels(blocks: &mut [Scanned], lines: &[Line<'_>]) {
     let headings: Vec<Option<String>> = (0..blocks.len())
         .map(|b| {
@@ -569,11 +570,23 @@ pub fn heading_labels(blocks: &mut [Scanned], lines: &[Line<'_>]) {
             && s.column_label.is_none()
             && !holds_columns(&s.block.body)
     };
+    // A number standing as its own word (`run 1:`, `#2`, `(3)`) counts
+    // repetitions; digits inside a word or a dotted number name something
+    // (`numa01`, `mmap-32`, `6.12.87`) and keep headings apart.
     let without_numbers = |h: &str| -> String {
-        h.chars()
-            .filter(|c| !c.is_ascii_digit())
-            .collect::<String>()
-            .to_lowercase()
+        h.split_whitespace()
+            .map(|w| {
+                let core = w.trim_matches(|c: char| {
+                    matches!(c, ':' | '#' | '(' | ')' | '[' | ']' | ',' | ';')
+                });
+                if !core.is_empty() && core.chars().all(|c| c.is_ascii_digit()) {
+                    "#".to_string()
+                } else {
+                    w.to_lowercase()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
     };
     let mut done = vec![false; blocks.len()];
     for b in 0..blocks.len() {
@@ -895,6 +908,26 @@ mod tests {
         );
         let doc = crate::parse(text.as_bytes(), None).unwrap();
         assert_eq!(doc.blocks.first().and_then(|b| b.label.as_deref()), None);
+    }
+
+    #[test]
+    fn numbers_of_their_own_repeat_a_run_digits_in_a_name_do_not() {
+        let run = |max: u32| {
+            format!(
+                "T: 0 ( 1234) P:99 I:1000 C:  10000 Min:      2 Act:    4 Avg:    3 Max:   {max}\n"
+            )
+        };
+        let labels = |a: &str, b: &str| -> Vec<Option<String>> {
+            let text = format!("{a}\n{}\n{b}\n{}", run(17), run(23));
+            let doc = crate::parse(text.as_bytes(), None).unwrap();
+            doc.blocks.iter().map(|b| b.label.clone()).collect()
+        };
+        assert_eq!(labels("run 1:", "run 2:"), [None, None]);
+        assert_eq!(labels("Run #1", "Run #2"), [None, None]);
+        assert_eq!(
+            labels("numa01:", "numa02:"),
+            [Some("numa01".to_string()), Some("numa02".to_string())]
+        );
     }
 
     #[test]
