@@ -49,7 +49,11 @@ BEGIN
         CREATE TEMP TABLE IF NOT EXISTS src_uploads AS
             SELECT id FROM uploads u
             WHERE NOT EXISTS (SELECT 1 FROM bench_copies c WHERE c.upload_id = u.id)
-              AND NOT EXISTS (SELECT 1 FROM simulation_results s WHERE s.upload_id = u.id);
+              AND NOT EXISTS (SELECT 1 FROM simulation_results s WHERE s.upload_id = u.id)
+              -- A simulation's runs hang off uploads that simulation_results
+              -- does not all name; copies would join the job's results.
+              AND NOT EXISTS (SELECT 1 FROM runs r
+                              WHERE r.upload_id = u.id AND r.simulation_id IS NOT NULL);
         CREATE TEMP TABLE up_map ON COMMIT DROP AS
             SELECT u.id AS old_id, nextval(pg_get_serial_sequence('uploads', 'id')) AS new_id
             FROM uploads u JOIN src_uploads s ON s.id = u.id
