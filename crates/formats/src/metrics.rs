@@ -154,19 +154,7 @@ pub fn recognize_blocks(
     {
         // The elapsed time alone (`-r N` results cut down to it), and the
         // `user` / `sys` lines under it.
-        let mut n = 1;
-        while let Some(l) = lines.get(start + n).filter(|l| l.quote == line.quote) {
-            match perf_line(l.text) {
-                Some(m)
-                    if m.first()
-                        .is_some_and(|m| m.name == "user" || m.name == "sys") =>
-                {
-                    metrics.extend(m);
-                    n += 1;
-                }
-                _ => break,
-            }
-        }
+        let n = 1 + user_sys_lines(lines, start + 1, line.quote, &mut metrics);
         return Some(Ok(crate::detect::Found {
             consumed: n,
             bodies: vec![(
@@ -724,18 +712,7 @@ fn counts_over_elapsed(lines: &[Line<'_>], start: usize) -> Option<crate::detect
     let (label, more) = elapsed_line(elapsed.text)?;
     metrics.extend(more);
     n += 1;
-    while let Some(l) = lines.get(start + n).filter(|l| l.quote == quote) {
-        match perf_line(l.text) {
-            Some(m)
-                if m.first()
-                    .is_some_and(|m| m.name == "user" || m.name == "sys") =>
-            {
-                metrics.extend(m);
-                n += 1;
-            }
-            _ => break,
-        }
-    }
+    n += user_sys_lines(lines, start + n, quote, &mut metrics);
     Some(crate::detect::Found {
         consumed: n,
         bodies: vec![(
@@ -1020,6 +997,26 @@ pub fn perf_intervals(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Me
         return None;
     }
     Some((i - start, blocks.into_iter().map(|(_, m)| m).collect()))
+}
+
+/// The `user` / `sys` lines perf prints under `seconds time elapsed`,
+/// from `at` on at quote level `quote`: added to `metrics`; returns how
+/// many lines they take.
+fn user_sys_lines(lines: &[Line<'_>], at: usize, quote: u32, metrics: &mut Vec<Metric>) -> usize {
+    let mut n = 0;
+    while let Some(l) = lines.get(at + n).filter(|l| l.quote == quote) {
+        match perf_line(l.text) {
+            Some(m)
+                if m.first()
+                    .is_some_and(|m| m.name == "user" || m.name == "sys") =>
+            {
+                metrics.extend(m);
+                n += 1;
+            }
+            _ => break,
+        }
+    }
+    n
 }
 
 #[cfg(test)]
