@@ -36,7 +36,7 @@ pub struct ColumnSpec {
     pub variant: Option<String>,
     /// "measured" or "simulated".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(schema_with = crate::web::api::doc::run_kind)]
+    #[schema(schema_with = crate::storage::runs::run_kind_schema)]
     pub kind: Option<String>,
     /// Runs of one simulation job.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -16,7 +16,7 @@ pub struct RunSummary {
     pub board: String,
     pub kernel: String,
     pub variant: String,
-    #[schema(schema_with = crate::web::api::doc::run_kind)]
+    #[schema(schema_with = run_kind_schema)]
     pub kind: RunKind,
     pub block_kind: String,
     pub label: Option<String>,
@@ -45,6 +45,13 @@ impl RunKind {
             RunKind::Simulated => "simulated",
         }
     }
+}
+
+/// The OpenAPI schema of a [`RunKind`] field: one of its two words.
+pub fn run_kind_schema() -> utoipa::openapi::schema::ObjectBuilder {
+    utoipa::openapi::schema::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(["measured", "simulated"]))
 }
 
 impl std::fmt::Display for RunKind {

@@ -15,7 +15,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 use utoipa::OpenApi;
-use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, Schema, Type};
+use utoipa::openapi::schema::{ArrayBuilder, Schema};
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::openapi::{Ref, RefOr};
 
@@ -268,9 +268,5 @@ pub fn warnings() -> ArrayBuilder {
     ArrayBuilder::new().items(formats_ref("#/$defs/Warning"))
 }
 
-/// `schema_with` of a run's kind.
-pub fn run_kind() -> ObjectBuilder {
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .enum_values(Some(["measured", "simulated"]))
-}
+/// `schema_with` of a run's kind (defined with [`crate::storage::runs::RunKind`]).
+pub use crate::storage::runs::run_kind_schema as run_kind;
