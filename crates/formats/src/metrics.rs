@@ -155,17 +155,7 @@ pub fn recognize_blocks(
         // The elapsed time alone (`-r N` results cut down to it), and the
         // `user` / `sys` lines under it.
         let n = 1 + user_sys_lines(lines, start + 1, line.quote, &mut metrics);
-        return Some(Ok(crate::detect::Found {
-            consumed: n,
-            bodies: vec![(
-                BlockBody::Metrics(Metrics {
-                    tool: "perf-stat".into(),
-                    metrics,
-                    runs: None,
-                }),
-                label,
-            )],
-        }));
+        return Some(Ok(perf_found(n, metrics, label)));
     }
     if let Some((consumed, blocks)) = perf_intervals(lines, start) {
         return Some(Ok(crate::detect::Found {
@@ -713,8 +703,17 @@ fn counts_over_elapsed(lines: &[Line<'_>], start: usize) -> Option<crate::detect
     metrics.extend(more);
     n += 1;
     n += user_sys_lines(lines, start + n, quote, &mut metrics);
-    Some(crate::detect::Found {
-        consumed: n,
+    Some(perf_found(n, metrics, label))
+}
+
+/// One perf stat block of `consumed` lines, with its label.
+fn perf_found(
+    consumed: usize,
+    metrics: Vec<Metric>,
+    label: Option<String>,
+) -> crate::detect::Found {
+    crate::detect::Found {
+        consumed,
         bodies: vec![(
             BlockBody::Metrics(Metrics {
                 tool: "perf-stat".into(),
@@ -723,7 +722,7 @@ fn counts_over_elapsed(lines: &[Line<'_>], start: usize) -> Option<crate::detect
             }),
             label,
         )],
-    })
+    }
 }
 
 /// A `seconds time elapsed` line printed on its own, maybe after a label
