@@ -78,9 +78,15 @@ impl Kept {
 /// then computes its own.
 type Slot = Arc<OnceCell<Option<Kept>>>;
 
+/// Held by the request that made an entry until its answer is in the
+/// slot (or the request is dropped): requests that find the entry's
+/// computation running wait on it, without racing its start.
+type Gate = Arc<tokio::sync::Mutex<()>>;
+
 struct Entry {
     snapshot: String,
     slot: Slot,
+    gate: Gate,
     used: u64,
     /// The tick at which its computation started.
     started: u64,
@@ -145,50 +151,59 @@ impl PageCache {
         if let Some(entry) = e.map.get_mut(uri) {
             if entry.snapshot == snapshot || entry.started > arrival {
                 entry.used = now;
-                return Pick::Share(entry.slot.clone());
+                return Pick::Share(entry.slot.clone(), None);
             }
-            if !entry.slot.initialized() {
-                return Pick::Wait(entry.slot.clone());
+            // Running, and its leader still there: wait for it. A leader
+            // dropped before it answered left its slot empty and its gate
+            // open: start a new entry.
+            if !entry.slot.initialized() && entry.gate.try_lock().is_err() {
+                return Pick::Wait(entry.gate.clone());
             }
         }
         let slot: Slot = Arc::new(OnceCell::new());
+        let gate: Gate = Arc::new(tokio::sync::Mutex::new(()));
+        let Ok(lead) = gate.clone().try_lock_owned() else {
+            unreachable!("a new gate is open")
+        };
         e.map.insert(
             uri.to_owned(),
             Entry {
                 snapshot: snapshot.to_owned(),
                 slot: slot.clone(),
+                gate,
                 used: now,
                 started: now,
             },
         );
         evict(&mut e.map);
-        Pick::Share(slot)
+        Pick::Share(slot, Some(lead))
     }
 
     /// The slot a request of (`uri`, `snapshot`) reads its answer from,
     /// after waiting for at most a few computations that started before
     /// it arrived. At most one computation per URI runs at a time, and
     /// the requests that arrive during it share the next one.
-    async fn slot(&self, uri: &str, snapshot: String) -> Slot {
+    /// The guard, when given, is the new entry's gate: the caller holds
+    /// it until the slot is filled.
+    async fn slot(&self, uri: &str, snapshot: String) -> (Slot, Option<Lead>) {
         let arrival = self.tick();
         for _ in 0..4 {
             match self.pick(uri, &snapshot, arrival) {
-                Pick::Share(slot) => return slot,
-                // A leader dropped before it answered leaves `None`: the
-                // requests of that slot then compute their own.
-                Pick::Wait(busy) => {
-                    busy.get_or_init(|| async { None }).await;
-                }
+                Pick::Share(slot, lead) => return (slot, lead),
+                // Opens when the leader has answered or was dropped.
+                Pick::Wait(gate) => drop(gate.lock().await),
             }
         }
         // Still busy after as many computations: compute alone.
-        Arc::new(OnceCell::new())
+        (Arc::new(OnceCell::new()), None)
     }
 }
 
+type Lead = tokio::sync::OwnedMutexGuard<()>;
+
 enum Pick {
-    Share(Slot),
-    Wait(Slot),
+    Share(Slot, Option<Lead>),
+    Wait(Gate),
 }
 
 fn kept_bytes(entry: &Entry) -> usize {
@@ -253,7 +268,7 @@ impl PageCache {
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Response>,
     {
-        let slot = self.slot(uri, snapshot).await;
+        let (slot, lead) = self.slot(uri, snapshot).await;
         let mut pending = Some(compute);
         let mut own: Option<Response> = None;
         let (p, o) = (&mut pending, &mut own);
@@ -267,6 +282,7 @@ impl PageCache {
             })
             .await
             .clone();
+        drop(lead);
         if let Some(r) = own {
             return r;
         }
@@ -393,6 +409,47 @@ mod tests {
         // A request after those computations, with a snapshot of its own,
         // does not take their answer (it may be older than the request).
         assert_eq!(ask("10:10:".into()).await.unwrap(), "computed 2");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_request_waits_for_a_leader_that_has_not_started_computing() {
+        let cache = Arc::new(PageCache::default());
+        let (running, most) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+        let compute = |running: Arc<AtomicU64>, most: Arc<AtomicU64>, name: &'static str| {
+            move || async move {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(40)).await;
+                running.fetch_sub(1, Ordering::SeqCst);
+                page(name)
+            }
+        };
+        // The leader has its entry but has not begun its computation when
+        // a request with a newer snapshot arrives.
+        let (slot, lead) = cache.slot("/heatmap", "1:1:".into()).await;
+        assert!(lead.is_some());
+        let waiter = {
+            let (cache, c) = (cache.clone(), compute(running.clone(), most.clone(), "b"));
+            tokio::spawn(async move {
+                text(cache.answer("/heatmap", "2:2:".into(), c).await)
+                    .await
+                    .1
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let a = compute(running.clone(), most.clone(), "a");
+        let kept = slot
+            .get_or_init(|| async move { keep(a().await).await.0 })
+            .await
+            .clone();
+        drop(lead);
+        assert_eq!(kept.map(|k| k.body), Some(Bytes::from("a")));
+        assert_eq!(waiter.await.unwrap(), "b");
+        assert_eq!(
+            most.load(Ordering::SeqCst),
+            1,
+            "two computations of one URI ran at once"
+        );
     }
 
     #[tokio::test]
