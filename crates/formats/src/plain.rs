@@ -127,6 +127,14 @@ pub fn cells(text: &str) -> Vec<Cell> {
             toks.next();
             continue;
         }
+        if let Some(prev) = out.last_mut()
+            && prev.value.is_none()
+            && is_meridiem(&prev.printed, tok)
+        {
+            prev.printed.push(' ');
+            prev.printed.push_str(tok);
+            continue;
+        }
         if UNITS.contains(&tok)
             && let Some(prev) = out.last_mut()
             && prev.value.is_some()
@@ -201,7 +209,7 @@ fn is_header(text: &str) -> Option<Vec<&str>> {
     if t.is_empty() || t.ends_with(['.', ':', ',', ';']) {
         return None;
     }
-    let words: Vec<&str> = t.split_whitespace().collect();
+    let words = words_of(t);
     if words.len() < 2 || words.len() > MAX_COLUMNS {
         return None;
     }
@@ -220,6 +228,36 @@ fn is_header(text: &str) -> Option<Vec<&str>> {
             && !w.contains('$')
     });
     ok.then_some(words)
+}
+
+/// `03:09:31` then `PM`: sar's time of day in a 12-hour locale.
+fn is_meridiem(prev: &str, w: &str) -> bool {
+    matches!(w, "AM" | "PM")
+        && prev.len() == 8
+        && prev.split(':').count() == 3
+        && prev
+            .split(':')
+            .all(|p| p.len() == 2 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The words of a line, a 12-hour time of day (`03:09:31 PM`) one word.
+fn words_of(t: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for w in t.split_whitespace() {
+        if let Some(prev) = out.last_mut()
+            && is_meridiem(prev, w)
+        {
+            // Both are slices of `t`: the span from the time to the end of `PM`.
+            let from = prev.as_ptr() as usize - t.as_ptr() as usize;
+            let to = w.as_ptr() as usize - t.as_ptr() as usize + w.len();
+            if let Some(span) = t.get(from..to) {
+                *prev = span;
+                continue;
+            }
+        }
+        out.push(w);
+    }
+    out
 }
 
 /// A cell printed for "no value": `-`, `-------`, `n/a`, `nan`.
