@@ -209,6 +209,23 @@ fn is_header(text: &str) -> Option<Vec<&str>> {
     if t.is_empty() || t.ends_with(['.', ':', ',', ';']) {
         return None;
     }
+    // `#     Algorithm |       Key |      Encryption |      Decryption`
+    // (`cryptsetup benchmark`): a commented header, columns between bars.
+    if let Some(body) = t.strip_prefix('#')
+        && body.contains('|')
+    {
+        let names: Vec<&str> = body.split('|').map(str::trim).collect();
+        let ok = names.len() >= 3
+            && names.len() <= MAX_COLUMNS
+            && names.iter().all(|n| {
+                !n.is_empty()
+                    && n.len() <= 32
+                    && n.chars().any(char::is_alphabetic)
+                    && n.chars()
+                        .all(|c| c.is_alphanumeric() || " /%-_.()".contains(c))
+            });
+        return ok.then_some(names);
+    }
     let words = words_of(t);
     if words.len() < 2 || words.len() > MAX_COLUMNS {
         return None;
@@ -322,6 +339,31 @@ fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
 #[cfg(test)]
 mod clock_tests {
     use super::clock_seconds;
+
+    #[test]
+    fn twelve_hour_times_and_barred_headers() {
+        use super::{cells, is_header};
+        let c = cells("03:09:32 PM     all     12.77      0.00");
+        assert_eq!(c[0].printed, "03:09:32 PM");
+        assert_eq!(c.len(), 4);
+        assert_eq!(
+            is_header("03:09:31 PM     CPU      %usr     %idle"),
+            Some(vec!["03:09:31 PM", "CPU", "%usr", "%idle"])
+        );
+        assert_eq!(
+            is_header("#     Algorithm |       Key |      Encryption |      Decryption"),
+            Some(vec!["Algorithm", "Key", "Encryption", "Decryption"])
+        );
+        // An ftrace legend is no header.
+        assert_eq!(
+            is_header("#              | |       |   ||||      |         |"),
+            None
+        );
+        assert_eq!(
+            is_header("#     cmd     pid   ||||| time  |   caller"),
+            None
+        );
+    }
 
     #[test]
     fn elapsed_but_not_time_of_day() {
