@@ -83,7 +83,7 @@ pub fn recognize_runs(
 /// No `style`: the schema's styles name the shells and GNU time.
 fn bsd(text: &str) -> Option<Time> {
     let toks: Vec<&str> = text.split_whitespace().collect();
-    if toks.len() < 6 || toks.len() % 2 != 0 || toks.get(1) != Some(&"real") {
+    if toks.len() < 6 || !toks.len().is_multiple_of(2) || toks.get(1) != Some(&"real") {
         return None;
     }
     let mut time = Time::default();
