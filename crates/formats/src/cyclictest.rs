@@ -171,6 +171,17 @@ fn is_thread_line(t: &str) -> bool {
         .map(str::trim_start)
         .and_then(|r| r.bytes().next())
         .is_some_and(|b| b.is_ascii_digit())
+        && !is_spike_line(t)
+}
+
+/// `T: 1 Spike:    2393: TS:  63177288049`: one latency over the
+/// `--spike` trigger, printed as it happens. Not a thread's summary.
+pub fn is_spike_line(text: &str) -> bool {
+    text.trim_start()
+        .strip_prefix("T:")
+        .map(str::trim_start)
+        .map(|r| r.trim_start_matches(|c: char| c.is_ascii_digit()))
+        .is_some_and(|r| r.trim_start().starts_with("Spike:"))
 }
 
 /// The rest of a `T:` line a mailer wrapped onto the next line: the next
@@ -610,6 +621,19 @@ fn parse_thread(no: u64, text: &str) -> Result<(CyclictestThread, (usize, usize)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spike_lines_are_not_thread_lines() {
+        assert!(is_spike_line("T: 1 Spike:    2393: TS:  63177288049"));
+        assert!(is_spike_line("T:12 Spike:      89: "));
+        assert!(!is_thread_line("T: 1 Spike:    2393: TS:  63177288049"));
+        assert!(is_thread_line(
+            "T: 0 (27942) P:60 I:1000 C:   2000 Min:     18"
+        ));
+        assert!(!is_spike_line(
+            "T: 0 (27942) P:60 I:1000 C:   2000 Min:     18"
+        ));
+    }
 
     fn parse(text: &str) -> Result<(usize, Cyclictest), ParseError> {
         let lines = crate::lines::split(text);

@@ -430,7 +430,13 @@ fn unread_parts(lines: &[Line<'_>], covered: &[bool]) -> Vec<Warning> {
         {
             let (first, last) = (line_no(lines, a), line_no(lines, b));
             let n = b - a + 1;
-            let what = if data {
+            let spikes = lines.get(a..=b).is_some_and(|run| {
+                run.iter()
+                    .all(|l| l.text.trim().is_empty() || crate::cyclictest::is_spike_line(l.text))
+            });
+            let what = if spikes {
+                format!("{n} cyclictest `--spike` lines (each spike is listed, not kept)")
+            } else if data {
                 format!("{n} lines of numbers that no format could read")
             } else {
                 format!("results written as prose ({n} lines) that no format could read")
@@ -448,7 +454,7 @@ fn unread_parts(lines: &[Line<'_>], covered: &[bool]) -> Vec<Warning> {
     };
     for (k, l) in lines.iter().enumerate() {
         let free = !covered.get(k).copied().unwrap_or(false);
-        let data = free && looks_like_data(l.text);
+        let data = free && (looks_like_data(l.text) || crate::cyclictest::is_spike_line(l.text));
         let measured = if free { measured_values(l.text) } else { 0 };
         if data || measured > 0 {
             run = Some(match run {

@@ -497,7 +497,7 @@ pub fn heading_above(
         k -= 1;
         let l = lines.get(k)?;
         let text = l.text.trim();
-        if para.is_empty() && l.quote == quote && own_log(text) {
+        if para.is_empty() && l.quote == quote && (own_log(text) || is_fence(text)) {
             continue;
         }
         if text.is_empty() || l.quote != quote {
@@ -532,6 +532,15 @@ pub fn heading_above(
         .map(|t| t.trim_end_matches(':').trim())
         .collect();
     Some(text.join(" "))
+}
+
+/// A Markdown code fence (```` ```bash ````, `~~~`): it opens the block
+/// below a heading, it is not one.
+fn is_fence(text: &str) -> bool {
+    let t = text.trim();
+    (t.starts_with("```") || t.starts_with("~~~"))
+        && t.len() <= 40
+        && !t.get(3..).unwrap_or("").contains(['`', ' '])
 }
 
 /// Lines above a block searched for its heading.
@@ -617,6 +626,9 @@ pub fn heading_labels(blocks: &mut [Scanned], lines: &[Line<'_>]) {
             }
         }
     }
+    // A run printed right under a run labelled by its heading is under
+    // that heading too.
+    continue_labels(blocks);
 }
 
 /// A variant-like label for a heading: lower case, words joined by `-`;
@@ -693,10 +705,16 @@ pub fn annotate_block(
             }
         }
     }
+    // stress-ng's own log lines (`passed: 2: cpu (2)`, `dispatching hogs`)
+    // between two of its runs are no words of the poster's either.
+    let stress_ng = matches!(&cur.block.body, BlockBody::Metrics(m) if m.tool == "stress-ng");
     cur.continues = at.prev_end > at.floor
-        && lines
-            .get(at.prev_end..first)
-            .is_some_and(|gap| gap.iter().all(|l| l.text.trim().is_empty()));
+        && lines.get(at.prev_end..first).is_some_and(|gap| {
+            gap.iter().all(|l| {
+                let t = l.text.trim();
+                t.is_empty() || (stress_ng && t.starts_with("stress-ng:"))
+            })
+        });
     let inside_end = (cur.last + 1).min(first + BLOCK_LINES).min(lines.len());
     let inside = first.min(inside_end)..inside_end;
     let near = first.saturating_sub(NEAR_WINDOW).max(at.prev_end)..first;

@@ -59,6 +59,14 @@ pub fn recognize(
     {
         return stress_ng_from(lines, start, stress_ng_payload, true).map(Ok);
     }
+    // `stress-ng: stressor  bogo ops ...`: the program's name without a
+    // level or a pid in front of each line.
+    if let Some(rest) = unlevelled(line.text)
+        && rest.trim_start().starts_with("stressor ")
+        && rest.contains("bogo ops")
+    {
+        return stress_ng(lines, start, unlevelled).map(Ok);
+    }
     // `--log-brief`: the same table without any prefix.
     if line.text.starts_with("stressor ") && line.text.contains("bogo ops") {
         return stress_ng(lines, start, bare).map(Ok);
@@ -201,6 +209,13 @@ fn stress_ng_payload(text: &str) -> Option<&str> {
     let rest = rest.trim_start().strip_prefix('[')?;
     let (pid, rest) = rest.split_once(']')?;
     pid.chars().all(|c| c.is_ascii_digit()).then_some(rest)
+}
+
+/// The text after a line's leading `stress-ng:` when no level and pid
+/// follow it.
+fn unlevelled(text: &str) -> Option<&str> {
+    let rest = text.trim_start().strip_prefix("stress-ng:")?;
+    stress_ng_payload(text).is_none().then_some(rest)
 }
 
 /// `matrix   9990.65 add matrix ops per sec (geometric mean of 8 instances)`:
@@ -646,6 +661,19 @@ fn perf_aggregation(t: &str) -> Option<(&str, &str)> {
     if id.strip_prefix("CPU").is_some_and(digits) {
         return Some((id, rest.trim_start()));
     }
+    // `--per-thread`: `sort-30102   146.44 msec task-clock`, the comm and
+    // the pid before the count.
+    if let Some((comm, pid)) = id.rsplit_once('-')
+        && digits(pid)
+        && comm.chars().any(|c| c.is_ascii_alphabetic())
+        && !comm.starts_with('#')
+        && rest
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| perf_number(w).is_some() || w.starts_with("<not"))
+    {
+        return Some((id, rest.trim_start()));
+    }
     let grouped = id.split('-').all(|part| {
         part.len() >= 2
             && matches!(part.as_bytes()[0], b'S' | b'D' | b'C' | b'N' | b'T' | b'L')
@@ -752,10 +780,12 @@ fn elapsed_line(text: &str) -> Option<(Option<String>, Vec<Metric>)> {
     Some((label, metrics))
 }
 
-/// `(99.30%)` / `(99,30%)`: how long a multiplexed event was counted.
+/// `(99.30%)` / `(99,30%)`: how long a multiplexed event was counted;
+/// perf before 3.13 printed it in brackets (`[100.00%]`).
 fn is_multiplex_share(w: &str) -> bool {
     w.strip_prefix('(')
         .and_then(|w| w.strip_suffix("%)"))
+        .or_else(|| w.strip_prefix('[').and_then(|w| w.strip_suffix("%]")))
         .is_some_and(|n| {
             !n.is_empty()
                 && n.chars()
@@ -887,7 +917,22 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
 /// (with `-r N` a variance field `0.37%` follows the event). `None` when
 /// the line is not one; `Some(vec![])` for `<not supported>` events.
 fn perf_csv_line(text: &str) -> Option<Vec<Metric>> {
-    let f: Vec<&str> = text.trim().split(',').collect();
+    let t = text.trim();
+    // `-x ';'` as well as `-x,` (a `:` or a tab would clash with event
+    // names and tables): the first of the two the line holds.
+    let sep = [',', ';'].into_iter().find(|c| t.contains(*c))?;
+    let mut f: Vec<&str> = t.split(sep).collect();
+    // `-A`: `CPU0,552.04,msec,task-clock,...`, the CPU first.
+    let cpu = f
+        .first()
+        .filter(|w| {
+            w.strip_prefix("CPU")
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .map(|w| w.to_string());
+    if cpu.is_some() {
+        f.remove(0);
+    }
     if f.len() < 4 {
         return None;
     }
@@ -912,8 +957,12 @@ fn perf_csv_line(text: &str) -> Option<Vec<Metric>> {
         .get(3)
         .and_then(|v| v.trim().strip_suffix('%'))
         .and_then(|v| v.parse::<f64>().ok());
+    let name = match cpu {
+        Some(cpu) => format!("{event} {cpu}"),
+        None => event.to_string(),
+    };
     Some(vec![Metric {
-        name: event.to_string(),
+        name,
         value,
         unit,
         spread_pct,
@@ -1157,6 +1206,30 @@ mod tests {
         assert!(is_perf_continuation("tma_l3_bound             (99,30%)"));
         assert!(is_perf_continuation("                        (99,10%)"));
         assert!(!is_perf_continuation("Some prose (here)"));
+    }
+
+    #[test]
+    fn old_shares_threads_and_other_separators() {
+        let m = perf_line("       20      sched:sched_process_free      [100.00%]").unwrap();
+        assert_eq!(
+            (m[0].name.as_str(), m[0].value),
+            ("sched:sched_process_free", 20.0)
+        );
+        let m =
+            perf_line("  sort-30102      146.44 msec task-clock   #  0.234 CPUs utilized").unwrap();
+        assert_eq!(
+            (m[0].name.as_str(), m[0].value),
+            ("task-clock sort-30102", 146.44)
+        );
+        assert!(perf_line("gcc-12 was used").is_none());
+        let m = perf_csv_line("58.64;msec;task-clock;0.63%;58639063;100.00;0.226;CPUs utilized")
+            .unwrap();
+        assert_eq!((m[0].value, m[0].spread_pct), (58.64, Some(0.63)));
+        let m = perf_csv_line("CPU1,316,,context-switches,517176937,100.00,611.007,/sec").unwrap();
+        assert_eq!(
+            (m[0].name.as_str(), m[0].value),
+            ("context-switches CPU1", 316.0)
+        );
     }
 
     #[test]

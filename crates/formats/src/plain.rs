@@ -127,6 +127,14 @@ pub fn cells(text: &str) -> Vec<Cell> {
             toks.next();
             continue;
         }
+        if let Some(prev) = out.last_mut()
+            && prev.value.is_none()
+            && is_meridiem(&prev.printed, tok)
+        {
+            prev.printed.push(' ');
+            prev.printed.push_str(tok);
+            continue;
+        }
         if UNITS.contains(&tok)
             && let Some(prev) = out.last_mut()
             && prev.value.is_some()
@@ -201,7 +209,24 @@ fn is_header(text: &str) -> Option<Vec<&str>> {
     if t.is_empty() || t.ends_with(['.', ':', ',', ';']) {
         return None;
     }
-    let words: Vec<&str> = t.split_whitespace().collect();
+    // `#     Algorithm |       Key |      Encryption |      Decryption`
+    // (`cryptsetup benchmark`): a commented header, columns between bars.
+    if let Some(body) = t.strip_prefix('#')
+        && body.contains('|')
+    {
+        let names: Vec<&str> = body.split('|').map(str::trim).collect();
+        let ok = names.len() >= 3
+            && names.len() <= MAX_COLUMNS
+            && names.iter().all(|n| {
+                !n.is_empty()
+                    && n.len() <= 32
+                    && n.chars().any(char::is_alphabetic)
+                    && n.chars()
+                        .all(|c| c.is_alphanumeric() || " /%-_.()".contains(c))
+            });
+        return ok.then_some(names);
+    }
+    let words = words_of(t);
     if words.len() < 2 || words.len() > MAX_COLUMNS {
         return None;
     }
@@ -220,6 +245,36 @@ fn is_header(text: &str) -> Option<Vec<&str>> {
             && !w.contains('$')
     });
     ok.then_some(words)
+}
+
+/// `03:09:31` then `PM`: sar's time of day in a 12-hour locale.
+fn is_meridiem(prev: &str, w: &str) -> bool {
+    matches!(w, "AM" | "PM")
+        && prev.len() == 8
+        && prev.split(':').count() == 3
+        && prev
+            .split(':')
+            .all(|p| p.len() == 2 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The words of a line, a 12-hour time of day (`03:09:31 PM`) one word.
+fn words_of(t: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for w in t.split_whitespace() {
+        if let Some(prev) = out.last_mut()
+            && is_meridiem(prev, w)
+        {
+            // Both are slices of `t`: the span from the time to the end of `PM`.
+            let from = prev.as_ptr() as usize - t.as_ptr() as usize;
+            let to = w.as_ptr() as usize - t.as_ptr() as usize + w.len();
+            if let Some(span) = t.get(from..to) {
+                *prev = span;
+                continue;
+            }
+        }
+        out.push(w);
+    }
+    out
 }
 
 /// A cell printed for "no value": `-`, `-------`, `n/a`, `nan`.
@@ -284,6 +339,31 @@ fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
 #[cfg(test)]
 mod clock_tests {
     use super::clock_seconds;
+
+    #[test]
+    fn twelve_hour_times_and_barred_headers() {
+        use super::{cells, is_header};
+        let c = cells("03:09:32 PM     all     12.77      0.00");
+        assert_eq!(c[0].printed, "03:09:32 PM");
+        assert_eq!(c.len(), 4);
+        assert_eq!(
+            is_header("03:09:31 PM     CPU      %usr     %idle"),
+            Some(vec!["03:09:31 PM", "CPU", "%usr", "%idle"])
+        );
+        assert_eq!(
+            is_header("#     Algorithm |       Key |      Encryption |      Decryption"),
+            Some(vec!["Algorithm", "Key", "Encryption", "Decryption"])
+        );
+        // An ftrace legend is no header.
+        assert_eq!(
+            is_header("#              | |       |   ||||      |         |"),
+            None
+        );
+        assert_eq!(
+            is_header("#     cmd     pid   ||||| time  |   caller"),
+            None
+        );
+    }
 
     #[test]
     fn elapsed_but_not_time_of_day() {

@@ -71,7 +71,46 @@ pub fn recognize_runs(
     if let Some(t) = gnu_default(lines, start) {
         return Some(Ok(t));
     }
+    if let Some(t) = bsd(t) {
+        return Some(Ok((1, vec![(t, None)])));
+    }
     zsh(t).map(|t| Ok((1, vec![(t, None)])))
+}
+
+/// The BSD / macOS `time` line, also what GNU time prints with a format
+/// such as `-f '%e real %U user %S sys %M maxKB'`: `0.14 real  0.02 user
+/// 0.02 sys`, every value before its word; words past `sys` are fields.
+/// No `style`: the schema's styles name the shells and GNU time.
+fn bsd(text: &str) -> Option<Time> {
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    if toks.len() < 6 || !toks.len().is_multiple_of(2) || toks.get(1) != Some(&"real") {
+        return None;
+    }
+    let mut time = Time::default();
+    let (mut real, mut user, mut sys) = (None, None, None);
+    for pair in toks.chunks(2) {
+        let [value, word] = pair else { return None };
+        let v = value
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)?;
+        if !word
+            .chars()
+            .all(|c| c.is_ascii_alphabetic() || c == '_' || c == '%')
+        {
+            return None;
+        }
+        match *word {
+            "real" => real = Some(v),
+            "user" => user = Some(v),
+            "sys" => sys = Some(v),
+            w => time.fields.push((w.to_string(), v)),
+        }
+    }
+    time.real_s = real?;
+    time.user_s = Some(user?);
+    time.sys_s = Some(sys?);
+    Some(time)
 }
 
 /// How a command timed by GNU time ended, when it did not end well.
@@ -558,6 +597,21 @@ mod tests {
         assert_eq!(runs[0].1.as_deref(), Some("upstream"));
         assert_eq!(runs[1].1.as_deref(), Some("patched"));
         assert!(keyed_values("real 1 2", "real").is_none());
+    }
+
+    #[test]
+    fn bsd_time_line() {
+        let t = bsd("        0.14 real         0.02 user         0.02 sys").unwrap();
+        assert_eq!(
+            (t.real_s, t.user_s, t.sys_s),
+            (0.14, Some(0.02), Some(0.02))
+        );
+        assert_eq!(t.style, None);
+        let t = bsd("1.50 real 0.25 user 0.75 sys 1944 maxKB").unwrap();
+        assert_eq!(t.fields, vec![("maxKB".to_string(), 1944.0)]);
+        assert!(bsd("0.14 real 0.02 user").is_none());
+        assert!(bsd("3 real 2 fake 1 sys 4").is_none());
+        assert!(bsd("0.1 user 0.2 real 0.3 sys").is_none());
     }
 
     #[test]

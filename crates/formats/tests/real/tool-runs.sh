@@ -157,3 +157,36 @@ nice -n 10 perf stat -j -o ps-json.txt -- sh -c 'seq 1 300000 | sort > /dev/null
 nice -n 10 hyperfine --style basic --warmup 1 --runs 10 --export-json tool-hyperfine-sleep-compare.json 'sleep 0.3' 'sleep 0.2' > tool-hyperfine-sleep-compare.txt 2>&1
 nice -n 10 hyperfine --style basic --runs 1 --export-json tool-hyperfine-single-run.json 'sleep 0.5' > tool-hyperfine-single-run.txt 2>&1
 nice -n 10 hyperfine --style basic --runs 5 --parameter-scan level 1 3 --export-json tool-hyperfine-gzip-scan.json 'gzip -{level} -c /usr/bin/hyperfine > /dev/null' > tool-hyperfine-gzip-scan.txt 2>&1
+# ---- third batch (2026-12-02 02:04 UTC), same machine: options not used above
+ct() { name=$1; shift; echo "== $name: cyclictest $*"; nice -n 10 cyclictest "$@" --json=ct-$name.json > ct-$name.txt 2>&1; }
+ct posix-rel     -q --duration=2 -i 1000 -t 2 -x -r
+ct rr-aligned    -q -D 2 -i 1000 -t 2 --policy=rr -p 60 -A 200
+ct sys-secalign  -q -D 2 -i 1000 -t 2 -s --secaligned
+ct refresh-max   -D 2 -i 1000 -t 2 -M
+ct unbuf-H-ns    -q -D 2 -i 500 -t 2 -u -H 80 -N
+ct laptop-d0     -q -D 2 -t 2 --laptop --default-system -i 800 -d 0
+ct smp-spike-h   -q -D 2 -S -i 1000 --spike=60 -h 150
+sn() { name=$1; shift; echo "== $name"; nice -n 10 stress-ng "$@" --yaml sn-$name.yaml > sn-$name.txt 2>&1; }
+sn stream-brief       --stream 1 --stream-l3-size 1M -t 2 --metrics-brief
+sn memrate            --memrate 1 --memrate-bytes 2M -t 2 --metrics
+sn brk-mremap-tz      --brk 1 --mremap 1 -t 2 --metrics-brief --tz --times
+sn vm-flip-keep       --vm 2 --vm-bytes 16M --vm-method flip --vm-keep -t 2 --metrics
+sn madvise-tslog      --madvise 1 -t 2 --metrics-brief --timestamp --log-brief
+sn userfaultfd-vmstat --userfaultfd 1 -t 3 --metrics-brief --vmstat 1
+# perf stat: the text of `perf stat report` and the CSV of the same record
+nice -n 10 perf stat record -o psr.data -e task-clock,page-faults,minor-faults,major-faults,context-switches -- sh -c 'seq 1 300000 | sort > /dev/null'
+perf stat report -i psr.data > ps-rec-faults.txt 2>&1; perf stat -x, report -i psr.data > ps-rec-faults.csv 2>&1
+nice -n 10 perf stat record -o psr2.data -e '{task-clock,page-faults},cpu-migrations,context-switches' -- sh -c 'head -c 20000000 /dev/urandom | gzip -1 > /dev/null'
+perf stat report -i psr2.data > ps-rec-group.txt 2>&1; perf stat -x, report -i psr2.data > ps-rec-group.csv 2>&1
+nice -n 10 perf stat record -o psr3.data -a -e task-clock,context-switches,page-faults -- sleep 0.5
+perf stat report -A -i psr3.data > ps-rec-A.txt 2>&1; perf stat -x, report -A -i psr3.data > ps-rec-A.csv 2>&1
+(nice -n 10 sh -c 'seq 1 3000000 | sort -R > /dev/null' &); sleep 0.3
+nice -n 10 perf stat --per-thread -p "$(pgrep -n -x sort)" -e task-clock,context-switches,page-faults -- sleep 0.6 > /dev/null 2> ps-per-thread.txt
+nice -n 10 perf stat --no-big-num -x ';' -e task-clock,page-faults,context-switches,cpu-migrations -r 3 -- sh -c 'seq 1 200000 | sort > /dev/null' > /dev/null 2> ps-x-semi-r3.csv
+nice -n 10 perf stat -d -- sh -c 'seq 1 300000 | sort > /dev/null' > /dev/null 2> ps-detailed.txt
+nice -n 10 /usr/bin/time -q -v -o tm-verbose-quiet-fail.txt sh -c 'seq 1 100000 | sort > /dev/null; exit 1'
+nice -n 10 /usr/bin/time -o tm-default-append.txt sh -c 'seq 1 200000 | sort > /dev/null'
+nice -n 10 /usr/bin/time -a -o tm-default-append.txt sh -c 'seq 1 400000 | sort -n > /dev/null'
+nice -n 10 /usr/bin/time -f '%e real %U user %S sys %M maxKB' -o tm-format-custom.txt sh -c 'head -c 10000000 /dev/urandom | md5sum > /dev/null'
+nice -n 10 hackbench -s 512 -f 10 -g 3 -l 300 -T > mb-hackbench-s512-T.txt 2>&1
+sar -B -W -o sar3.data 1 2 > sys-sar-B-W.txt 2>&1; sadf -j sar3.data -- -B -W > sys-sar-B-W.json
