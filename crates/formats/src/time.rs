@@ -80,7 +80,6 @@ pub fn recognize_runs(
 /// The BSD / macOS `time` line, also what GNU time prints with a format
 /// such as `-f '%e real %U user %S sys %M maxKB'`: `0.14 real  0.02 user
 /// 0.02 sys`, every value before its word; words past `sys` are fields.
-/// No `style`: the schema's styles name the shells and GNU time.
 fn bsd(text: &str) -> Option<Time> {
     let toks: Vec<&str> = text.split_whitespace().collect();
     if toks.len() < 6 || !toks.len().is_multiple_of(2) || toks.get(1) != Some(&"real") {
@@ -110,6 +109,7 @@ fn bsd(text: &str) -> Option<Time> {
     time.real_s = real?;
     time.user_s = Some(user?);
     time.sys_s = Some(sys?);
+    time.style = Some("bsd".into());
     Some(time)
 }
 
@@ -606,7 +606,7 @@ mod tests {
             (t.real_s, t.user_s, t.sys_s),
             (0.14, Some(0.02), Some(0.02))
         );
-        assert_eq!(t.style, None);
+        assert_eq!(t.style.as_deref(), Some("bsd"));
         let t = bsd("1.50 real 0.25 user 0.75 sys 1944 maxKB").unwrap();
         assert_eq!(t.fields, vec![("maxKB".to_string(), 1944.0)]);
         assert!(bsd("0.14 real 0.02 user").is_none());
