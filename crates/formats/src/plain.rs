@@ -31,6 +31,21 @@ pub struct Cell {
     pub unit: Option<String>,
     /// `± 2.5%` after the value: the spread in percent, when printed so.
     pub spread_pct: Option<f64>,
+    /// `(+88.2%)` after the value: the change the poster printed for it.
+    pub delta_pct: Option<f64>,
+}
+
+/// `(+88.2%)`, `(-3.5%)`: a signed change in parentheses right after a
+/// value (a share such as `( 26.11%)` has no sign and is no change).
+fn paren_change(tok: &str) -> Option<f64> {
+    let inner = tok.strip_prefix('(')?.strip_suffix(')')?;
+    if !inner.starts_with(['+', '-']) {
+        return None;
+    }
+    match parse_number_unit(inner)? {
+        (v, Some("%")) => Some(v),
+        _ => None,
+    }
 }
 
 /// Parse a number with an optional attached unit: `-2%`, `80GB`, `1,234`,
@@ -127,6 +142,16 @@ pub fn cells(text: &str) -> Vec<Cell> {
             toks.next();
             continue;
         }
+        if let Some(prev) = out.last_mut()
+            && prev.value.is_some()
+            && prev.delta_pct.is_none()
+            && let Some(d) = paren_change(tok)
+        {
+            prev.printed.push(' ');
+            prev.printed.push_str(tok);
+            prev.delta_pct = Some(d);
+            continue;
+        }
         if UNITS.contains(&tok)
             && let Some(prev) = out.last_mut()
             && prev.value.is_some()
@@ -150,6 +175,7 @@ pub fn cells(text: &str) -> Vec<Cell> {
             value,
             unit,
             spread_pct: None,
+            delta_pct: None,
         });
     }
     out
@@ -541,14 +567,45 @@ fn label_line(text: &str) -> bool {
 /// A table under a header whose column names have several words.
 fn spaced_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     let head = lines.get(start)?;
-    let columns = spaced_header(head.text)?;
+    let names = spaced_header(head.text)?;
+    // The first name may head the row labels: a dimension (`Total memory`
+    // over `8GB`, `32GB`), or any name when the rows have one value fewer
+    // (`Breakup for 8GB    base    patched`).
+    let dimension =
+        names.len() >= 3 && names[0].split_whitespace().last().is_some_and(is_dimension);
+    spaced_rows(lines, start, names.clone(), dimension).or_else(|| {
+        (names.len() >= 3 && !dimension)
+            .then(|| spaced_rows(lines, start, names, true))
+            .flatten()
+    })
+}
+
+/// [`spaced_table`] with the header's first name as the label column's
+/// (`label_col`) or as a column of values.
+fn spaced_rows(
+    lines: &[Line<'_>],
+    start: usize,
+    names: Vec<String>,
+    label_col: bool,
+) -> Option<(usize, BlockBody)> {
+    let head = lines.get(start)?;
+    let (label_columns, columns) = if label_col {
+        (names[..1].to_vec(), names[1..].to_vec())
+    } else {
+        (Vec::new(), names)
+    };
     let k = columns.len();
     let mut rows = Vec::new();
     let mut pending: Option<String> = None;
     let mut i = start + 1;
     let mut end = i;
     while let Some(line) = lines.get(i).filter(|l| l.quote == head.quote) {
-        if let Some((label, cs)) = spaced_row(line.text, k) {
+        let row = if label_col {
+            labelled_row(line.text, k)
+        } else {
+            spaced_row(line.text, k)
+        };
+        if let Some((label, cs)) = row {
             let label = match (pending.take(), label) {
                 (Some(p), Some(l)) => Some(format!("{p} {l}")),
                 (p, l) => l.or(p),
@@ -574,6 +631,33 @@ fn spaced_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> 
     if rows.is_empty() {
         return None;
     }
+    // A column of the table's own change (`%gain`): its values are the
+    // change of the result column before it.
+    let mut delta_columns = Vec::new();
+    let mut columns = columns;
+    for d in (1..columns.len()).rev() {
+        if !is_delta(&columns[d]) {
+            continue;
+        }
+        delta_columns.insert(0, columns.remove(d));
+        for r in &mut rows {
+            if r.values.len() <= d {
+                continue;
+            }
+            let v = r.values.remove(d);
+            if r.printed.len() > d {
+                r.printed.remove(d);
+            }
+            if r.spread_pct.len() > d {
+                r.spread_pct.remove(d);
+            }
+            if r.printed_deltas_pct.len() > d {
+                r.printed_deltas_pct.remove(d);
+            }
+            r.printed_deltas_pct.resize(r.values.len(), None);
+            r.printed_deltas_pct[d - 1] = v;
+        }
+    }
     Some((
         end - start,
         BlockBody::Table(Table {
@@ -584,9 +668,22 @@ fn spaced_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> 
             column_variants: Vec::new(),
             rows,
             unit: None,
-            ..Table::default()
+            label_columns,
+            delta_columns,
         }),
     ))
+}
+
+/// A row under a header whose first name heads the labels: the first cell
+/// is the label (`8GB` too), exactly `k` values follow.
+fn labelled_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
+    let mut cs = cells(text);
+    if cs.len() != k + 1 {
+        return None;
+    }
+    let values = cs.split_off(1);
+    (values.iter().all(is_value) && values.iter().any(|c| c.value.is_some()))
+        .then(|| (cs.pop().map(|c| c.printed), values))
 }
 
 /// Header words that name a dimension of the experiment (`size`, `threads`,
@@ -669,6 +766,8 @@ pub const DELTAS: &[&str] = &[
     "%delta",
     "chg",
     "+/-",
+    "%gain",
+    "gain%",
 ];
 
 fn is_dimension(word: &str) -> bool {
@@ -805,6 +904,7 @@ fn pipe_value(cell: &str) -> Cell {
         value: None,
         unit: None,
         spread_pct: None,
+        delta_pct: None,
     });
     c.printed = cell.to_string();
     c
@@ -1146,7 +1246,11 @@ pub fn row_from_cells(metric: String, cs: &[Cell]) -> TableRow {
         stat: None,
         metric,
         values: cs.iter().map(|c| c.value).collect(),
-        printed_deltas_pct: Vec::new(),
+        printed_deltas_pct: if cs.iter().any(|c| c.delta_pct.is_some()) {
+            cs.iter().map(|c| c.delta_pct).collect()
+        } else {
+            Vec::new()
+        },
         spread_pct: if cs.iter().any(|c| c.spread_pct.is_some()) {
             cs.iter().map(|c| c.spread_pct).collect()
         } else {
