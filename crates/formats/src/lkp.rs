@@ -453,6 +453,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_report_of_failures_only_is_a_table() {
+        let text = "aaaaaaaaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbbbbbb\n\
+                    ---------------- ---------------------------\n\
+                    \x20      fail:runs  %reproduction    fail:runs\n\
+                    \x20          |             |             |\n\
+                    \x20          :6          100%           6:6     xfstests.generic.417.fail\n\
+                    \x20         5:68          -7%            :68    dmesg.RIP:kobject_put\n\
+                    \n";
+        let lines = crate::lines::split(text);
+        let (n, body) = recognize(&lines, 0).unwrap().unwrap();
+        assert_eq!(n, 6);
+        let BlockBody::Table(t) = body else { panic!() };
+        assert_eq!(
+            t.columns,
+            ["aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbb"]
+        );
+        assert_eq!(t.rows[0].metric, "xfstests.generic.417.fail");
+        assert_eq!(t.rows[0].values, [Some(0.0), Some(6.0)]);
+        assert_eq!(t.rows[0].printed, [":6", "6:6"]);
+        assert_eq!(t.rows[1].values, [Some(5.0), Some(0.0)]);
+        assert!(t.rows[0].printed_deltas_pct.is_empty());
+        // A job parameter line wrapped by format=flowed (a line of one
+        // space) still gives the title.
+        let text = "tbox_group/testcase/test:\n \nlkp-x/will-it-scale/poll2\n\n\
+                    aaaaaaaaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbbbbbb\n";
+        let lines = crate::lines::split(text);
+        assert_eq!(
+            testcase_above(&lines, 4).as_deref(),
+            Some("will-it-scale poll2 on lkp-x")
+        );
+    }
+
+    #[test]
     fn rows() {
         let r = parse_row("    138055 ± 18%     +33.4%     184128 ± 14%  cpuidle..usage").unwrap();
         assert_eq!(r.values, vec![Some(138055.0), Some(184128.0)]);

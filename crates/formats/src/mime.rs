@@ -469,6 +469,14 @@ fn entity(name: &str) -> Option<char> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn lines_that_are_not_utf8_are_windows_1252() {
+        assert_eq!(decode_line(b"0.07 \xb1  6%"), "0.07 \u{b1}  6%");
+        assert_eq!(decode_line(b"\x93quoted\x94"), "\u{201c}quoted\u{201d}");
+        assert_eq!(decode_line("\u{b1} already".as_bytes()), "\u{b1} already");
+        assert_eq!(decode_text(b"a \xb1\nb \xc2\xb1"), "a \u{b1}\nb \u{b1}");
+    }
+
     fn phys(text: &str) -> Vec<Phys> {
         text.lines()
             .enumerate()

@@ -674,16 +674,23 @@ fn spaced_rows(
     ))
 }
 
-/// A row under a header whose first name heads the labels: the first cell
-/// is the label (`8GB` too), exactly `k` values follow.
+/// A row under a header whose first name heads the labels: the last `k`
+/// cells are values, the cells before them (one, `8GB` too, or up to six
+/// words) the label.
 fn labelled_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
     let mut cs = cells(text);
-    if cs.len() != k + 1 {
+    if cs.len() <= k || cs.len() > k + 6 {
         return None;
     }
-    let values = cs.split_off(1);
-    (values.iter().all(is_value) && values.iter().any(|c| c.value.is_some()))
-        .then(|| (cs.pop().map(|c| c.printed), values))
+    let values = cs.split_off(cs.len() - k);
+    let ok = values.iter().all(is_value)
+        && values.iter().any(|c| c.value.is_some())
+        && (cs.len() == 1
+            || cs
+                .iter()
+                .any(|c| c.printed.chars().any(char::is_alphabetic)));
+    let label: Vec<String> = cs.into_iter().map(|c| c.printed).collect();
+    ok.then(|| (Some(label.join(" ")), values))
 }
 
 /// Header words that name a dimension of the experiment (`size`, `threads`,
@@ -1285,6 +1292,48 @@ fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_with_its_change_in_parentheses_is_one_cell() {
+        let cs = cells("mb_optimize_scan=0    3588    6755 (+88.2%)");
+        assert_eq!(cs.len(), 3);
+        assert_eq!(cs[2].value, Some(6755.0));
+        assert_eq!(cs[2].delta_pct, Some(88.2));
+        assert_eq!(cs[2].printed, "6755 (+88.2%)");
+        // A share without a sign is no change.
+        assert_eq!(
+            cells("376.06s ( 26.11%)")
+                .iter()
+                .filter(|c| c.delta_pct.is_some())
+                .count(),
+            0
+        );
+        assert_eq!(paren_change("(-3.5%)"), Some(-3.5));
+        assert_eq!(paren_change("(12%)"), None);
+    }
+
+    #[test]
+    fn a_first_spaced_name_may_head_the_labels() {
+        let text = "Total memory   base kernel    patched kernel       %gain\n\
+                    8GB             65.743          13.93              78.81\n\
+                    32GB           153.95          132.12              14.17\n";
+        let lines = crate::lines::split(text);
+        let (_, body) = recognize(&lines, 0).unwrap().unwrap();
+        let BlockBody::Table(t) = body else { panic!() };
+        assert_eq!(t.label_columns, ["Total memory"]);
+        assert_eq!(t.columns, ["base kernel", "patched kernel"]);
+        assert_eq!(t.delta_columns, ["%gain"]);
+        assert_eq!(t.rows[0].metric, "8GB");
+        assert_eq!(t.rows[0].values, [Some(65.743), Some(13.93)]);
+        assert_eq!(t.rows[0].printed_deltas_pct, [None, Some(78.81)]);
+        let text = "run of the week     base mean     patched mean\n\
+                    first try one       1.5           2.5\n";
+        let lines = crate::lines::split(text);
+        let (_, body) = recognize(&lines, 0).unwrap().unwrap();
+        let BlockBody::Table(t) = body else { panic!() };
+        assert_eq!(t.label_columns, ["run of the week"]);
+        assert_eq!(t.rows[0].metric, "first try one");
+    }
 
     #[test]
     fn keyed_rates_are_values_and_other_keys_words() {

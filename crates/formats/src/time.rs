@@ -549,6 +549,20 @@ fn zsh(text: &str) -> Option<Time> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_command_of_a_cut_verbose_report() {
+        assert_eq!(
+            verbose_command("/usr/bin/time -v ./make-meson.sh").as_deref(),
+            Some("./make-meson.sh")
+        );
+        assert_eq!(
+            verbose_command("$ time --verbose make -j8").as_deref(),
+            Some("make -j8")
+        );
+        assert_eq!(verbose_command("runtime -v foo"), None);
+        assert_eq!(verbose_command("/usr/bin/time -v "), None);
+    }
     use crate::lines::split;
 
     #[test]
