@@ -218,7 +218,10 @@ impl Report {
     /// when the report ended before it.
     pub fn feed_line(&mut self, line: &Line<'_>) -> Result<bool, ParseError> {
         let text = line.text.trim_end();
-        if line.quote != self.quote && !is_continuation(text) {
+        if line.quote != self.quote
+            && !is_continuation(text)
+            && !(line.quote < self.quote && self.p.latency_open && is_latency_tail(text))
+        {
             return Ok(false);
         }
         Ok(self.p.feed(line.no, text)? == Step::Consumed)
@@ -893,6 +896,14 @@ fn is_wrapped_fragment(t: &str) -> bool {
         && t.split_whitespace().count() <= 6
         && !t.starts_with(['#', '>', '[', '-', '='])
         && !t.ends_with([':', '.', ',', '?', '!'])
+}
+
+/// The rest of a wrapped `# latency:` line (`#P:2)`, `HP:0 #P:2)`), which
+/// a replier's mailer may have re-wrapped with fewer quote markers than
+/// the report has.
+fn is_latency_tail(text: &str) -> bool {
+    let t = text.trim();
+    t.starts_with("#P:") || (t.contains("#P:") && t.ends_with(')')) || is_field_fragment(t)
 }
 
 /// A line that belongs to the previous one after mail wrapping.
@@ -1643,7 +1654,10 @@ impl Parser {
                 self.out.tracer = tracer;
             }
             if let Some((_, kernel)) = after.split_once(" on ") {
+                // `... on 6.9.0-rc4 #`: the `#` of the rule line below, which
+                // a mailer joined to this one.
                 let k = kernel.trim();
+                let k = k.strip_suffix(" #").map_or(k, str::trim_end);
                 if !k.is_empty() {
                     self.out.kernel = Some(k.to_string());
                 }

@@ -71,6 +71,55 @@ fn is_fail_row(text: &str) -> bool {
         })
 }
 
+/// A failure row as a table row: per column the number of failed runs
+/// (`6:6` is 6, `:6` none), the cells as printed. The `%reproduction`
+/// between them is a difference of shares in points, not a change of a
+/// value, so it is not kept as one.
+fn fail_row(text: &str) -> Option<TableRow> {
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    let (metric, cells) = toks.split_last()?;
+    let mut values = Vec::new();
+    let mut printed = Vec::new();
+    for c in cells.iter().filter(|c| c.contains(':')) {
+        let (fails, _runs) = c.split_once(':')?;
+        values.push(if fails.is_empty() {
+            Some(0.0)
+        } else {
+            Some(fails.parse::<f64>().ok()?)
+        });
+        printed.push((*c).to_string());
+    }
+    (!values.is_empty()).then(|| TableRow {
+        metric: (*metric).to_string(),
+        values,
+        printed,
+        ..TableRow::default()
+    })
+}
+
+/// The table of a report of failures only, its columns named by the
+/// commit ids above the rows.
+fn fail_table(
+    lines: &[Line<'_>],
+    start: usize,
+    ids: Vec<String>,
+    rows: Vec<TableRow>,
+) -> BlockBody {
+    let ncols = rows.iter().map(|r| r.values.len()).max().unwrap_or(0);
+    let columns = if ids.len() == ncols {
+        ids
+    } else {
+        (1..=ncols).map(|n| format!("commit {n}")).collect()
+    };
+    BlockBody::Table(Table {
+        style: "lkp".into(),
+        title: testcase_above(lines, start),
+        columns,
+        rows,
+        ..Table::default()
+    })
+}
+
 fn is_marker_line(text: &str) -> bool {
     let t = text.trim();
     !t.is_empty() && t.chars().all(|c| matches!(c, '\\' | '|' | ' '))
@@ -232,13 +281,20 @@ pub fn recognize(
         // The failure counts (`fail:runs  %reproduction  fail:runs`, a
         // marker line, `1:4  5%  1:4  metric` rows) may come first.
         let mut at = start + 2;
+        let mut fails = Vec::new();
         if same(at).is_some_and(|l| is_fail_header(l.text)) {
             at += 1;
-            while same(at).is_some_and(|l| is_marker_line(l.text) || is_fail_row(l.text)) {
+            while let Some(l) = same(at).filter(|l| is_marker_line(l.text) || is_fail_row(l.text)) {
+                fails.extend(fail_row(l.text));
                 at += 1;
             }
         }
         let head = same(at).is_some_and(|l| is_stddev_header(l.text));
+        if dash && !head && !fails.is_empty() {
+            // A report of failures only (`xfstests.generic.417.fail`,
+            // `dmesg.RIP:...`): no `%stddev` section follows.
+            return Some(Ok((at - start, fail_table(lines, start, ids, fails))));
+        }
         if !(dash && head) {
             return None;
         }
@@ -353,8 +409,13 @@ fn testcase_above(lines: &[Line<'_>], start: usize) -> Option<String> {
             .is_some_and(|l| l.quote == quote && is_parameter_names(l.text.trim()))
     })?;
     let names = lines.get(at)?.text.trim().trim_end_matches(':');
-    let values = lines.get(at + 1)?.text.trim();
-    if values.is_empty() || !values.contains('/') {
+    // The values line, maybe below a blank one: a format=flowed mailer
+    // wraps the long names line before it with a line of one space.
+    let values = (at + 1..at + 3)
+        .filter_map(|i| lines.get(i))
+        .map(|l| l.text.trim())
+        .find(|t| !t.is_empty())?;
+    if !values.contains('/') {
         return None;
     }
     let names: Vec<&str> = names.split('/').collect();
@@ -390,6 +451,39 @@ fn testcase_above(lines: &[Line<'_>], start: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_report_of_failures_only_is_a_table() {
+        let text = "aaaaaaaaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbbbbbb\n\
+                    ---------------- ---------------------------\n\
+                    \x20      fail:runs  %reproduction    fail:runs\n\
+                    \x20          |             |             |\n\
+                    \x20          :6          100%           6:6     xfstests.generic.417.fail\n\
+                    \x20         5:68          -7%            :68    dmesg.RIP:kobject_put\n\
+                    \n";
+        let lines = crate::lines::split(text);
+        let (n, body) = recognize(&lines, 0).unwrap().unwrap();
+        assert_eq!(n, 6);
+        let BlockBody::Table(t) = body else { panic!() };
+        assert_eq!(
+            t.columns,
+            ["aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbbb"]
+        );
+        assert_eq!(t.rows[0].metric, "xfstests.generic.417.fail");
+        assert_eq!(t.rows[0].values, [Some(0.0), Some(6.0)]);
+        assert_eq!(t.rows[0].printed, [":6", "6:6"]);
+        assert_eq!(t.rows[1].values, [Some(5.0), Some(0.0)]);
+        assert!(t.rows[0].printed_deltas_pct.is_empty());
+        // A job parameter line wrapped by format=flowed (a line of one
+        // space) still gives the title.
+        let text = "tbox_group/testcase/test:\n \nlkp-x/will-it-scale/poll2\n\n\
+                    aaaaaaaaaaaaaaaa bbbbbbbbbbbbbbbbbbbbbbbbbbb\n";
+        let lines = crate::lines::split(text);
+        assert_eq!(
+            testcase_above(&lines, 4).as_deref(),
+            Some("will-it-scale poll2 on lkp-x")
+        );
+    }
 
     #[test]
     fn rows() {

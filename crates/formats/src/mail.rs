@@ -475,7 +475,8 @@ fn qp_line(text: &str, flattened: bool) -> String {
         bytes.push(c);
         i += 1;
     }
-    String::from_utf8_lossy(&bytes).into_owned()
+    // `=B1` in a Latin-1 part is a `±`, not an invalid UTF-8 byte.
+    crate::mime::decode_line(&bytes).into_owned()
 }
 
 /// Parse a whole mail or thread. Never fails on a malformed block: that

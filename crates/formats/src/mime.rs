@@ -255,6 +255,47 @@ fn text_of(bytes: &[u8], latin1: bool) -> String {
     }
 }
 
+/// Text of raw input bytes, line by line: a line of valid UTF-8 as it is,
+/// any other line as Windows-1252 / Latin-1, the charsets of the 8bit mails
+/// that are not UTF-8 (a `±` arrives as the byte 0xB1, not as a
+/// replacement character that would end the table it is in).
+pub(crate) fn decode_text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(bytes.len() + bytes.len() / 8);
+    for (k, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if k > 0 {
+            out.push('\n');
+        }
+        out.push_str(&decode_line(line));
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// One line of raw input: UTF-8 when it is valid, else Windows-1252.
+pub(crate) fn decode_line(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => std::borrow::Cow::Owned(bytes.iter().map(|&b| cp1252(b)).collect()),
+    }
+}
+
+/// A Windows-1252 byte as a character (Latin-1 but for 0x80..0x9F).
+fn cp1252(b: u8) -> char {
+    const HIGH: [char; 32] = [
+        '\u{20ac}', '\u{81}', '\u{201a}', '\u{192}', '\u{201e}', '\u{2026}', '\u{2020}',
+        '\u{2021}', '\u{2c6}', '\u{2030}', '\u{160}', '\u{2039}', '\u{152}', '\u{8d}', '\u{17d}',
+        '\u{8f}', '\u{90}', '\u{2018}', '\u{2019}', '\u{201c}', '\u{201d}', '\u{2022}', '\u{2013}',
+        '\u{2014}', '\u{2dc}', '\u{2122}', '\u{161}', '\u{203a}', '\u{153}', '\u{9d}', '\u{17e}',
+        '\u{178}',
+    ];
+    match b {
+        0x80..=0x9f => HIGH[usize::from(b - 0x80)],
+        _ => char::from(b),
+    }
+}
+
 /// Tags after which the text continues on a new line.
 const BREAKS: &[&str] = &[
     "br",
@@ -427,6 +468,14 @@ fn entity(name: &str) -> Option<char> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_that_are_not_utf8_are_windows_1252() {
+        assert_eq!(decode_line(b"0.07 \xb1  6%"), "0.07 \u{b1}  6%");
+        assert_eq!(decode_line(b"\x93quoted\x94"), "\u{201c}quoted\u{201d}");
+        assert_eq!(decode_line("\u{b1} already".as_bytes()), "\u{b1} already");
+        assert_eq!(decode_text(b"a \xb1\nb \xc2\xb1"), "a \u{b1}\nb \u{b1}");
+    }
 
     fn phys(text: &str) -> Vec<Phys> {
         text.lines()

@@ -40,6 +40,11 @@ const STATS: &[&str] = &[
     "2nd-qrtle",
     "3rd-qrtle",
     "Percentage",
+    // STREAM's rows: the rate unit stands in the statistic column
+    // (`MB/sec copy-16`).
+    "MB/sec",
+    "GB/sec",
+    "KB/sec",
 ];
 
 /// Row names of the duration block.

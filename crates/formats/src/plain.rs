@@ -31,6 +31,21 @@ pub struct Cell {
     pub unit: Option<String>,
     /// `± 2.5%` after the value: the spread in percent, when printed so.
     pub spread_pct: Option<f64>,
+    /// `(+88.2%)` after the value: the change the poster printed for it.
+    pub delta_pct: Option<f64>,
+}
+
+/// `(+88.2%)`, `(-3.5%)`: a signed change in parentheses right after a
+/// value (a share such as `( 26.11%)` has no sign and is no change).
+fn paren_change(tok: &str) -> Option<f64> {
+    let inner = tok.strip_prefix('(')?.strip_suffix(')')?;
+    if !inner.starts_with(['+', '-']) {
+        return None;
+    }
+    match parse_number_unit(inner)? {
+        (v, Some("%")) => Some(v),
+        _ => None,
+    }
 }
 
 /// Parse a number with an optional attached unit: `-2%`, `80GB`, `1,234`,
@@ -135,6 +150,16 @@ pub fn cells(text: &str) -> Vec<Cell> {
             prev.printed.push_str(tok);
             continue;
         }
+        if let Some(prev) = out.last_mut()
+            && prev.value.is_some()
+            && prev.delta_pct.is_none()
+            && let Some(d) = paren_change(tok)
+        {
+            prev.printed.push(' ');
+            prev.printed.push_str(tok);
+            prev.delta_pct = Some(d);
+            continue;
+        }
         if UNITS.contains(&tok)
             && let Some(prev) = out.last_mut()
             && prev.value.is_some()
@@ -158,6 +183,7 @@ pub fn cells(text: &str) -> Vec<Cell> {
             value,
             unit,
             spread_pct: None,
+            delta_pct: None,
         });
     }
     out
@@ -621,14 +647,45 @@ fn label_line(text: &str) -> bool {
 /// A table under a header whose column names have several words.
 fn spaced_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     let head = lines.get(start)?;
-    let columns = spaced_header(head.text)?;
+    let names = spaced_header(head.text)?;
+    // The first name may head the row labels: a dimension (`Total memory`
+    // over `8GB`, `32GB`), or any name when the rows have one value fewer
+    // (`Breakup for 8GB    base    patched`).
+    let dimension =
+        names.len() >= 3 && names[0].split_whitespace().last().is_some_and(is_dimension);
+    spaced_rows(lines, start, names.clone(), dimension).or_else(|| {
+        (names.len() >= 3 && !dimension)
+            .then(|| spaced_rows(lines, start, names, true))
+            .flatten()
+    })
+}
+
+/// [`spaced_table`] with the header's first name as the label column's
+/// (`label_col`) or as a column of values.
+fn spaced_rows(
+    lines: &[Line<'_>],
+    start: usize,
+    names: Vec<String>,
+    label_col: bool,
+) -> Option<(usize, BlockBody)> {
+    let head = lines.get(start)?;
+    let (label_columns, columns) = if label_col {
+        (names[..1].to_vec(), names[1..].to_vec())
+    } else {
+        (Vec::new(), names)
+    };
     let k = columns.len();
     let mut rows = Vec::new();
     let mut pending: Option<String> = None;
     let mut i = start + 1;
     let mut end = i;
     while let Some(line) = lines.get(i).filter(|l| l.quote == head.quote) {
-        if let Some((label, cs)) = spaced_row(line.text, k) {
+        let row = if label_col {
+            labelled_row(line.text, k)
+        } else {
+            spaced_row(line.text, k)
+        };
+        if let Some((label, cs)) = row {
             let label = match (pending.take(), label) {
                 (Some(p), Some(l)) => Some(format!("{p} {l}")),
                 (p, l) => l.or(p),
@@ -654,6 +711,33 @@ fn spaced_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> 
     if rows.is_empty() {
         return None;
     }
+    // A column of the table's own change (`%gain`): its values are the
+    // change of the result column before it.
+    let mut delta_columns = Vec::new();
+    let mut columns = columns;
+    for d in (1..columns.len()).rev() {
+        if !is_delta(&columns[d]) {
+            continue;
+        }
+        delta_columns.insert(0, columns.remove(d));
+        for r in &mut rows {
+            if r.values.len() <= d {
+                continue;
+            }
+            let v = r.values.remove(d);
+            if r.printed.len() > d {
+                r.printed.remove(d);
+            }
+            if r.spread_pct.len() > d {
+                r.spread_pct.remove(d);
+            }
+            if r.printed_deltas_pct.len() > d {
+                r.printed_deltas_pct.remove(d);
+            }
+            r.printed_deltas_pct.resize(r.values.len(), None);
+            r.printed_deltas_pct[d - 1] = v;
+        }
+    }
     Some((
         end - start,
         BlockBody::Table(Table {
@@ -664,9 +748,29 @@ fn spaced_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> 
             column_variants: Vec::new(),
             rows,
             unit: None,
-            ..Table::default()
+            label_columns,
+            delta_columns,
         }),
     ))
+}
+
+/// A row under a header whose first name heads the labels: the last `k`
+/// cells are values, the cells before them (one, `8GB` too, or up to six
+/// words) the label.
+fn labelled_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
+    let mut cs = cells(text);
+    if cs.len() <= k || cs.len() > k + 6 {
+        return None;
+    }
+    let values = cs.split_off(cs.len() - k);
+    let ok = values.iter().all(is_value)
+        && values.iter().any(|c| c.value.is_some())
+        && (cs.len() == 1
+            || cs
+                .iter()
+                .any(|c| c.printed.chars().any(char::is_alphabetic)));
+    let label: Vec<String> = cs.into_iter().map(|c| c.printed).collect();
+    ok.then(|| (Some(label.join(" ")), values))
 }
 
 /// Header words that name a dimension of the experiment (`size`, `threads`,
@@ -749,6 +853,8 @@ pub const DELTAS: &[&str] = &[
     "%delta",
     "chg",
     "+/-",
+    "%gain",
+    "gain%",
 ];
 
 fn is_dimension(word: &str) -> bool {
@@ -885,6 +991,7 @@ fn pipe_value(cell: &str) -> Cell {
         value: None,
         unit: None,
         spread_pct: None,
+        delta_pct: None,
     });
     c.printed = cell.to_string();
     c
@@ -1226,7 +1333,11 @@ pub fn row_from_cells(metric: String, cs: &[Cell]) -> TableRow {
         stat: None,
         metric,
         values: cs.iter().map(|c| c.value).collect(),
-        printed_deltas_pct: Vec::new(),
+        printed_deltas_pct: if cs.iter().any(|c| c.delta_pct.is_some()) {
+            cs.iter().map(|c| c.delta_pct).collect()
+        } else {
+            Vec::new()
+        },
         spread_pct: if cs.iter().any(|c| c.spread_pct.is_some()) {
             cs.iter().map(|c| c.spread_pct).collect()
         } else {
@@ -1261,6 +1372,48 @@ fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_with_its_change_in_parentheses_is_one_cell() {
+        let cs = cells("mb_optimize_scan=0    3588    6755 (+88.2%)");
+        assert_eq!(cs.len(), 3);
+        assert_eq!(cs[2].value, Some(6755.0));
+        assert_eq!(cs[2].delta_pct, Some(88.2));
+        assert_eq!(cs[2].printed, "6755 (+88.2%)");
+        // A share without a sign is no change.
+        assert_eq!(
+            cells("376.06s ( 26.11%)")
+                .iter()
+                .filter(|c| c.delta_pct.is_some())
+                .count(),
+            0
+        );
+        assert_eq!(paren_change("(-3.5%)"), Some(-3.5));
+        assert_eq!(paren_change("(12%)"), None);
+    }
+
+    #[test]
+    fn a_first_spaced_name_may_head_the_labels() {
+        let text = "Total memory   base kernel    patched kernel       %gain\n\
+                    8GB             65.743          13.93              78.81\n\
+                    32GB           153.95          132.12              14.17\n";
+        let lines = crate::lines::split(text);
+        let (_, body) = recognize(&lines, 0).unwrap().unwrap();
+        let BlockBody::Table(t) = body else { panic!() };
+        assert_eq!(t.label_columns, ["Total memory"]);
+        assert_eq!(t.columns, ["base kernel", "patched kernel"]);
+        assert_eq!(t.delta_columns, ["%gain"]);
+        assert_eq!(t.rows[0].metric, "8GB");
+        assert_eq!(t.rows[0].values, [Some(65.743), Some(13.93)]);
+        assert_eq!(t.rows[0].printed_deltas_pct, [None, Some(78.81)]);
+        let text = "run of the week     base mean     patched mean\n\
+                    first try one       1.5           2.5\n";
+        let lines = crate::lines::split(text);
+        let (_, body) = recognize(&lines, 0).unwrap().unwrap();
+        let BlockBody::Table(t) = body else { panic!() };
+        assert_eq!(t.label_columns, ["run of the week"]);
+        assert_eq!(t.rows[0].metric, "first try one");
+    }
 
     #[test]
     fn keyed_rates_are_values_and_other_keys_words() {

@@ -91,7 +91,7 @@ pub fn parse_reader<R: BufRead>(
         mail_text = Some(m);
     }
     if let Some(m) = mail_text {
-        let text = String::from_utf8_lossy(&m);
+        let text = crate::mime::decode_text(&m);
         let mut doc = mail::parse(&text, bytes, name)?;
         doc.blocks.iter_mut().for_each(Block::settle_kernel);
         return Ok(doc);
@@ -414,7 +414,7 @@ impl Stream {
                 }
             }
         }
-        let raw = String::from_utf8_lossy(bytes);
+        let raw = crate::mime::decode_line(bytes);
         let (quote, text) = lines::strip_quote(&raw);
         if self.header_lines < hints::HEADER_LINES {
             self.header_lines += 1;

@@ -485,7 +485,36 @@ fn gnu_verbose(lines: &[Line<'_>], start: usize) -> Result<(usize, Time), ParseE
             l.map(|l| l.text).unwrap_or(""),
         ));
     }
+    if t.command.is_none() {
+        // A report cut above its `User time` line: the command is the one
+        // after `time -v` on the line right above, when it was pasted too.
+        t.command = start
+            .checked_sub(1)
+            .and_then(|k| lines.get(k))
+            .filter(|l| l.quote == quote)
+            .and_then(|l| verbose_command(l.text));
+    }
     Ok((i - start, t))
+}
+
+/// `CMD` of a `/usr/bin/time -v CMD` (or `time --verbose CMD`) command line,
+/// after a shell prompt if any.
+fn verbose_command(line: &str) -> Option<String> {
+    let t = line.trim();
+    let (k, flag) = ["time -v ", "time --verbose "]
+        .iter()
+        .find_map(|f| t.find(f).map(|k| (k, f.len())))?;
+    // `time` is a word of its own: the start of the line, or after a
+    // prompt or a path (`/usr/bin/time`).
+    if t[..k]
+        .chars()
+        .next_back()
+        .is_some_and(|c| !matches!(c, '/' | ' ' | '$' | '#'))
+    {
+        return None;
+    }
+    let cmd = t[k + flag..].trim();
+    (!cmd.is_empty()).then(|| cmd.to_string())
 }
 
 /// fish's `time`: an underscore rule (optional), then
@@ -559,6 +588,20 @@ fn zsh(text: &str) -> Option<Time> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_command_of_a_cut_verbose_report() {
+        assert_eq!(
+            verbose_command("/usr/bin/time -v ./make-meson.sh").as_deref(),
+            Some("./make-meson.sh")
+        );
+        assert_eq!(
+            verbose_command("$ time --verbose make -j8").as_deref(),
+            Some("make -j8")
+        );
+        assert_eq!(verbose_command("runtime -v foo"), None);
+        assert_eq!(verbose_command("/usr/bin/time -v "), None);
+    }
     use crate::lines::split;
 
     #[test]
