@@ -211,7 +211,11 @@ async fn write_upload_known(
     // These are all the upload's runs: selected by upload, the statements
     // keep one plan (by a list of ids they are planned again each time).
     crate::storage::overview::add_upload(conn, upload_id).await?;
-    crate::storage::compare::add_upload_metric_values(conn, upload_id).await?;
+    // Two statements that find nothing to do for an upload without
+    // metrics (a rig's cyclictest or trace): not sent then.
+    if up.runs.iter().any(|r| !r.metrics.is_empty()) {
+        crate::storage::compare::add_upload_metric_values(conn, upload_id).await?;
+    }
     Ok(Some(StoredUpload {
         upload_id: UploadId(upload_id),
         created: true,
