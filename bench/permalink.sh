@@ -57,21 +57,26 @@ fi
 curl -sf "$base/c/$slug" -o "$static_dir/same-size.html"
 echo "permalink /c/$slug: $(stat -c %s "$static_dir/same-size.html") bytes; $(uptime)"
 
+# wrk's own CPU (user + system seconds over the run's seconds) says
+# whether the client, one thread, was the bottleneck: near 1.0 it was.
 measure() {
-    local conns="$1" path="$2" out n before after
+    local conns="$1" path="$2" out n before after t
     before=$(cpu_ticks "$server")
-    out=$(wrk -t1 -c"$conns" -d"$DURATION" --latency "$base$path")
+    t="$(mktemp)"
+    out=$( { TIMEFORMAT='%R %U %S'; time wrk -t1 -c"$conns" -d"$DURATION" --latency "$base$path"; } 2>"$t")
     after=$(cpu_ticks "$server")
     n=$(echo "$out" | awk '/requests in/ {print $1}')
-    printf '%s | %s | %s | %s | %s ms' \
+    printf '%s | %s | %s | %s | %s ms | %s' \
         "$(echo "$out" | awk '/Requests\/sec/ {print $2}')" \
         "$(echo "$out" | awk '$1 == "50%" {print $2}')" \
         "$(echo "$out" | awk '$1 == "99%" {print $2}')" \
         "$(echo "$out" | awk '/Non-2xx/ {print $4}')" \
-        "$(cpu_ms_per "$before" "$after" "${n:-0}")"
+        "$(cpu_ms_per "$before" "$after" "${n:-0}")" \
+        "$(awk 'END { printf "%.2f", ($2 + $3) / $1 }' "$t")"
+    rm -f "$t"
 }
-echo "| round | connections | URL | requests/s | p50 | p99 | non-2xx | server CPU per request |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| round | connections | URL | requests/s | p50 | p99 | non-2xx | server CPU per request | wrk CPU |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for round in $(seq "$ROUNDS"); do
     for c in $CONNS; do
         for u in "/c/$slug" /static/same-size.html; do
