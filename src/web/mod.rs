@@ -61,6 +61,8 @@ pub struct AppState {
     pub jobs: Arc<crate::jobs::JobConfig>,
     /// Permalinks served from memory after their first request.
     pub snapshots: Arc<permalink_cache::PermalinkCache>,
+    /// Ids of the boards, kernels and variants uploads named so far.
+    pub catalogue: Arc<crate::storage::catalog::KnownCache>,
     pub auth_failures: Arc<crate::auth::AuthFailures>,
     /// Parses at once, their memory budget, and the anonymous parse limits
     /// (docs/RELIABILITY.md); every parse of the service goes through it.
@@ -80,6 +82,7 @@ impl AppState {
             request_timeout: Duration::from_secs(60),
             jobs: Arc::new(crate::jobs::JobConfig::default()),
             snapshots: Arc::new(permalink_cache::PermalinkCache::default()),
+            catalogue: Arc::default(),
             auth_failures: Arc::new(crate::auth::AuthFailures::default()),
             parse_gate: Arc::new(crate::ingest::ParseGate::default()),
             page_cache: Arc::new(
