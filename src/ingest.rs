@@ -1658,6 +1658,19 @@ pub async fn ingest_with(
     permit: ParsePermit,
     cancel: Cancel,
 ) -> Result<(crate::storage::ingest::StoredUpload, ParsedSummary), AppError> {
+    let catalogue = crate::storage::catalog::KnownCache::default();
+    ingest_known(pool, &catalogue, up, permit, cancel).await
+}
+
+/// [`ingest_with`], with the catalogue ids the process has seen
+/// ([`crate::storage::catalog::KnownCache`]).
+pub async fn ingest_known(
+    pool: &sqlx::PgPool,
+    catalogue: &crate::storage::catalog::KnownCache,
+    up: RawUpload,
+    permit: ParsePermit,
+    cancel: Cancel,
+) -> Result<(crate::storage::ingest::StoredUpload, ParsedSummary), AppError> {
     let meta = up.meta.normalize()?;
     let content = up.content;
     let (content_sha, fp, key, meta, prepared, content) = blocking(move || {
@@ -1676,8 +1689,9 @@ pub async fn ingest_with(
         Ok((content_sha, fp, key, meta, prepared, content))
     })
     .await?;
-    let stored = crate::storage::ingest::store(
+    let stored = crate::storage::ingest::store_with(
         pool,
+        catalogue,
         crate::storage::ingest::NewUpload {
             content: content.blob(),
             content_sha: &content_sha,

@@ -619,3 +619,72 @@ async fn small_bodies_with_a_length_are_stored_as_spooled_ones(pool: PgPool) {
     .unwrap();
     assert_eq!(parent.as_deref(), Some("rigs-only"));
 }
+
+/// The second upload naming the same board (another spelling), kernel and
+/// variant takes their ids from the process's catalogue cache: the runs
+/// land on the same rows, and a kernel made meanwhile by another process
+/// (here straight in the database) is found with its own id.
+#[sqlx::test]
+async fn uploads_naming_known_rows_reuse_their_ids(pool: PgPool) {
+    let st = state(&pool);
+    let catalogue = st.catalogue.clone();
+    let app = reclaimlab::web::router(st);
+    let tok = token(&pool, Scope::Upload).await;
+    let run = |n: u32| format!("T: 0 ( 4000) P:99 I:1000 C: {n} Min: 1 Act: 3 Avg: 4 Max: 17\n");
+    let a = upload(&app, Some(&tok), META, run(100).into_bytes()).await;
+    assert_eq!(a.status, 201, "{}", a.text());
+    assert!(
+        catalogue
+            .lookup(&["licheepi-4a"], &["6.5.0-rt6"], &["baseline"])
+            .is_some(),
+        "the first upload's names are kept"
+    );
+    let b = upload(
+        &app,
+        Some(&tok),
+        "board=LicheePi%204A&kernel=6.5.0-rt6&variant=baseline",
+        run(101).into_bytes(),
+    )
+    .await;
+    assert_eq!(b.status, 201, "{}", b.text());
+    let ids: Vec<(i64, i64, i64)> = sqlx::query_as(
+        "SELECT board_id, kernel_id, variant_id FROM runs WHERE deleted_at IS NULL ORDER BY id",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(ids.len(), 2);
+    assert_eq!(
+        ids[0], ids[1],
+        "both runs on the same board, kernel and variant"
+    );
+    let (board, kernel, variant): (i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT id FROM boards WHERE name = 'LicheePi 4A'),
+                (SELECT id FROM kernels WHERE version = '6.5.0-rt6'),
+                (SELECT id FROM variants WHERE name = 'baseline')",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    assert_eq!(ids[0], (board, kernel, variant));
+
+    let other: i64 =
+        sqlx::query_scalar("INSERT INTO kernels (version) VALUES ('6.6.0-elsewhere') RETURNING id")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+    let c = upload(
+        &app,
+        Some(&tok),
+        "board=licheepi-4a&kernel=6.6.0-elsewhere&variant=baseline",
+        run(102).into_bytes(),
+    )
+    .await;
+    assert_eq!(c.status, 201, "{}", c.text());
+    let kernel_c: i64 = sqlx::query_scalar("SELECT kernel_id FROM runs ORDER BY id DESC LIMIT 1")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(kernel_c, other);
+    assert_eq!(c.json()["runs"][0]["kernel"], "6.6.0-elsewhere");
+}

@@ -139,6 +139,57 @@ pub async fn ensure(
     Ok(known)
 }
 
+/// Ids of boards, kernels and variants (names only) this process has seen,
+/// so that an upload naming only known ones skips [`ensure`] (one round
+/// trip). Rows are never deleted and a name never changes its row, so a
+/// kept id stays right; a process keeps the ids of its own database only
+/// (one cache per service state). At most [`KnownCache::MAX_NAMES`] names
+/// are kept; past that the cache starts again empty.
+#[derive(Debug, Default)]
+pub struct KnownCache(std::sync::Mutex<Known>);
+
+impl KnownCache {
+    pub const MAX_NAMES: usize = 100_000;
+
+    /// The ids of all these names, if every one is kept (boards by any
+    /// spelling).
+    pub fn lookup(&self, boards: &[&str], kernels: &[&str], variants: &[&str]) -> Option<Known> {
+        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut known = Known::default();
+        for b in boards {
+            let name = crate::boards::canonical(b);
+            let id = *kept.boards.get(&name)?;
+            known.boards.insert(name, id);
+        }
+        for k in kernels {
+            known
+                .kernels
+                .insert((*k).to_owned(), *kept.kernels.get(*k)?);
+        }
+        for v in variants {
+            known
+                .variants
+                .insert((*v).to_owned(), *kept.variants.get(*v)?);
+        }
+        Some(known)
+    }
+
+    /// Keep the ids [`ensure`] returned.
+    pub fn remember(&self, known: &Known) {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let names = kept.boards.len() + kept.kernels.len() + kept.variants.len();
+        if names >= Self::MAX_NAMES {
+            *kept = Known::default();
+        }
+        kept.boards
+            .extend(known.boards.iter().map(|(k, v)| (k.clone(), *v)));
+        kept.kernels
+            .extend(known.kernels.iter().map(|(k, v)| (k.clone(), *v)));
+        kept.variants
+            .extend(known.variants.iter().map(|(k, v)| (k.clone(), *v)));
+    }
+}
+
 pub async fn series_id(
     conn: &mut PgConnection,
     message_id: &str,
@@ -441,4 +492,68 @@ pub async fn names_with_listed_runs(
     let kernels = out.pop().unwrap_or_default();
     let boards = out.pop().unwrap_or_default();
     Ok((boards, kernels, variants))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn known(boards: &[(&str, i64)], kernels: &[(&str, i64)], variants: &[(&str, i64)]) -> Known {
+        Known {
+            boards: boards
+                .iter()
+                .map(|(n, i)| ((*n).into(), BoardId(*i)))
+                .collect(),
+            kernels: kernels
+                .iter()
+                .map(|(n, i)| ((*n).into(), KernelId(*i)))
+                .collect(),
+            variants: variants
+                .iter()
+                .map(|(n, i)| ((*n).into(), VariantId(*i)))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_cache_answers_only_when_every_name_is_kept() {
+        let c = KnownCache::default();
+        assert!(c.lookup(&[], &[], &[]).is_some(), "nothing to look up");
+        assert!(c.lookup(&["rpi-5"], &[], &[]).is_none());
+        c.remember(&known(
+            &[(&crate::boards::canonical("licheepi-4a"), 3)],
+            &[("6.5.0-rt6", 7)],
+            &[("baseline", 11)],
+        ));
+        let k = c
+            .lookup(&["LicheePi 4A"], &["6.5.0-rt6"], &["baseline"])
+            .expect("all kept");
+        assert_eq!(
+            k.boards[&crate::boards::canonical("licheepi-4a")],
+            BoardId(3)
+        );
+        assert_eq!(k.kernels["6.5.0-rt6"], KernelId(7));
+        assert_eq!(k.variants["baseline"], VariantId(11));
+        assert!(c.lookup(&["licheepi-4a"], &["6.5.0-rt7"], &[]).is_none());
+        assert!(c.lookup(&["licheepi-4a"], &[], &["patched"]).is_none());
+    }
+
+    #[test]
+    fn the_cache_starts_again_past_its_bound() {
+        let c = KnownCache::default();
+        let many: Vec<(String, i64)> = (0..KnownCache::MAX_NAMES as i64)
+            .map(|i| (format!("6.{i}"), i))
+            .collect();
+        c.remember(&Known {
+            kernels: many
+                .iter()
+                .map(|(n, i)| (n.clone(), KernelId(*i)))
+                .collect(),
+            ..Known::default()
+        });
+        assert!(c.lookup(&[], &["6.0"], &[]).is_some());
+        c.remember(&known(&[], &[("7.0", 1)], &[]));
+        assert!(c.lookup(&[], &["6.0"], &[]).is_none(), "emptied");
+        assert!(c.lookup(&[], &["7.0"], &[]).is_some());
+    }
 }

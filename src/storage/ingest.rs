@@ -54,6 +54,17 @@ pub struct NewUpload<'a> {
 /// idempotency key. A deleted upload does not hold its key: the same
 /// content sent again after a delete is stored again, as a new upload.
 pub async fn store(pool: &PgPool, up: NewUpload<'_>) -> Result<StoredUpload, AppError> {
+    store_with(pool, &catalog::KnownCache::default(), up).await
+}
+
+/// [`store`], with the catalogue ids this process has seen: an upload that
+/// names only known boards, kernels and variants does not send
+/// [`catalog::ensure`].
+pub async fn store_with(
+    pool: &PgPool,
+    catalogue: &catalog::KnownCache,
+    up: NewUpload<'_>,
+) -> Result<StoredUpload, AppError> {
     // One connection for the whole upload: each borrow from the pool costs
     // a check of the connection and a ping when it goes back.
     let mut conn = pool.acquire().await?;
@@ -70,7 +81,14 @@ pub async fn store(pool: &PgPool, up: NewUpload<'_>) -> Result<StoredUpload, App
         .filter(|r| up.message_id.is_none() && r.parent.is_none())
         .map(|r| r.variant.as_str())
         .collect();
-    let known = catalog::ensure(&mut conn, &boards, &kernels, &variants).await?;
+    let known = match catalogue.lookup(&boards, &kernels, &variants) {
+        Some(known) => known,
+        None => {
+            let known = catalog::ensure(&mut conn, &boards, &kernels, &variants).await?;
+            catalogue.remember(&known);
+            known
+        }
+    };
     let result = store_on(pool, &mut conn, &up, &known).await;
     // A connection keeps the capacity of the buffers it sent a big blob
     // through: one that stored a big upload is closed afterwards, so the
@@ -211,7 +229,11 @@ async fn write_upload_known(
     // These are all the upload's runs: selected by upload, the statements
     // keep one plan (by a list of ids they are planned again each time).
     crate::storage::overview::add_upload(conn, upload_id).await?;
-    crate::storage::compare::add_upload_metric_values(conn, upload_id).await?;
+    // Two statements that find nothing to do for an upload without
+    // metrics (a rig's cyclictest or trace): not sent then.
+    if up.runs.iter().any(|r| !r.metrics.is_empty()) {
+        crate::storage::compare::add_upload_metric_values(conn, upload_id).await?;
+    }
     Ok(Some(StoredUpload {
         upload_id: UploadId(upload_id),
         created: true,

@@ -11,6 +11,7 @@ pub mod numbers;
 pub mod page_cache;
 pub mod pages;
 pub mod percent;
+pub mod permalink_cache;
 pub mod permalink_html;
 pub mod same_origin;
 pub mod svg;
@@ -58,7 +59,10 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     pub request_timeout: Duration,
     pub jobs: Arc<crate::jobs::JobConfig>,
-    pub snapshots: Arc<crate::storage::snapshots::SnapshotCache>,
+    /// Permalinks served from memory after their first request.
+    pub snapshots: Arc<permalink_cache::PermalinkCache>,
+    /// Ids of the boards, kernels and variants uploads named so far.
+    pub catalogue: Arc<crate::storage::catalog::KnownCache>,
     pub auth_failures: Arc<crate::auth::AuthFailures>,
     /// Parses at once, their memory budget, and the anonymous parse limits
     /// (docs/RELIABILITY.md); every parse of the service goes through it.
@@ -77,7 +81,8 @@ impl AppState {
             metrics: Arc::new(Metrics::default()),
             request_timeout: Duration::from_secs(60),
             jobs: Arc::new(crate::jobs::JobConfig::default()),
-            snapshots: Arc::new(crate::storage::snapshots::SnapshotCache::default()),
+            snapshots: Arc::new(permalink_cache::PermalinkCache::default()),
+            catalogue: Arc::default(),
             auth_failures: Arc::new(crate::auth::AuthFailures::default()),
             parse_gate: Arc::new(crate::ingest::ParseGate::default()),
             page_cache: Arc::new(

@@ -217,8 +217,9 @@ pub async fn create_upload(
     // The permit covers the parse and the store. A body is spooled, or
     // small and in memory: the permit counts those bytes.
     let permit = state.parse_gate.acquire(content.held_bytes()).await?;
-    let (stored, doc) = ingest::ingest_with(
+    let (stored, doc) = ingest::ingest_known(
         &state.pool,
+        &state.catalogue,
         RawUpload {
             content,
             content_type,

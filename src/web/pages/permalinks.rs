@@ -1,17 +1,25 @@
 //! `/c/{slug}`: a permalink's stored renderings, served as first made.
 
+use axum::body::Body;
 use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::PageError;
 use crate::error::AppError;
 use crate::web::AppState;
 use crate::web::extract::page::Path;
+use crate::web::permalink_cache::Permalink;
 
-/// `/c/{slug}`, `/c/{slug}.txt`, `.json`, `.svg`: the stored bytes, as they
-/// were first served, with a strong ETag and `immutable` caching.
-#[tracing::instrument(skip_all, fields(permalink = %name))]
+/// A permalink never changes: caches may keep it for a year unasked.
+fn immutable() -> HeaderValue {
+    HeaderValue::from_static("public, max-age=31536000, immutable")
+}
+
+/// `/c/{slug}`, `/c/{slug}.txt`, `.full.txt`, `.json`, `.svg`: the stored
+/// bytes, as they were first served, with a strong ETag and `immutable`
+/// caching. After the first request they come from memory
+/// ([`crate::web::permalink_cache`]).
 pub async fn show_snapshot(
     State(state): State<AppState>,
     Path(name): Path<String>,
@@ -24,30 +32,23 @@ pub async fn show_snapshot(
             None => (name.as_str(), "html"),
         },
     };
-    let snap = state
+    let permalink = state
         .snapshots
         .load(&state.pool, slug)
         .await?
         .ok_or_else(|| AppError::not_found(format!("permalink /c/{slug}")))?;
-    if snap.removed_at.is_some() {
+    let Permalink::Live(r) = &*permalink else {
         return Err(AppError::Gone(format!("permalink /c/{slug} was removed")).into());
-    }
-    let (ctype, body) = match ext {
-        "html" => ("text/html; charset=utf-8", snap.body_html.clone()),
-        "txt" => ("text/plain; charset=utf-8", snap.body_txt.clone()),
-        "full.txt" => (
-            "text/plain; charset=utf-8",
-            snap.body_full_txt
-                .clone()
-                .unwrap_or_else(|| snap.body_txt.clone()),
-        ),
-        "json" => ("application/json", snap.body_json.clone()),
-        "svg" => (
-            "image/svg+xml",
-            snap.body_svg
-                .clone()
-                .ok_or_else(|| AppError::NotFound("this comparison has no chart".into()))?,
-        ),
+    };
+    let rendering = match ext {
+        "html" => &r.html,
+        "txt" => &r.txt,
+        "full.txt" => &r.full_txt,
+        "json" => &r.json,
+        "svg" => r
+            .svg
+            .as_ref()
+            .ok_or_else(|| AppError::NotFound("this comparison has no chart".into()))?,
         other => {
             return Err(AppError::NotFound(format!(
                 "no '.{other}' rendering; try .txt, .full.txt, .json or .svg"
@@ -55,27 +56,29 @@ pub async fn show_snapshot(
             .into());
         }
     };
-    let etag = format!(
-        "\"{}\"",
-        hex::encode(&crate::ingest::sha256(body.as_bytes())[..16])
-    );
     if headers
         .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag))
+        .is_some_and(|v| rendering.matches(v.as_bytes()))
     {
-        return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response());
+        return Ok((
+            StatusCode::NOT_MODIFIED,
+            [
+                (header::ETAG, rendering.etag.clone()),
+                (header::CACHE_CONTROL, immutable()),
+            ],
+        )
+            .into_response());
     }
     Ok((
         [
-            (header::CONTENT_TYPE, ctype.to_string()),
-            (header::ETAG, etag),
             (
-                header::CACHE_CONTROL,
-                "public, max-age=31536000, immutable".to_string(),
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(rendering.content_type),
             ),
+            (header::ETAG, rendering.etag.clone()),
+            (header::CACHE_CONTROL, immutable()),
         ],
-        body,
+        Body::from(rendering.body.clone()),
     )
         .into_response())
 }
