@@ -713,6 +713,22 @@ async fn metric_values_kept_at_ingest_equal_the_metric_rows(pool: PgPool) {
 #[sqlx::test]
 async fn histograms_kept_at_ingest_sum_like_the_bucket_rows(pool: PgPool) {
     demo(&pool).await;
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    // Two cyclictest runs with histograms (the second file ends in one more
+    // newline, so it is an upload of its own).
+    let mut text = fixture("histogram-4threads.txt");
+    for variant in ["hist-a", "hist-b"] {
+        let up = upload(
+            &app,
+            Some(&tok),
+            &format!("board=i7-4790&kernel=6.12.0-rc5&variant={variant}"),
+            text.clone(),
+        )
+        .await;
+        assert_eq!(up.status, 201, "{}", up.text());
+        text.push(b'\n');
+    }
     let with_rows: Vec<i64> =
         sqlx::query_scalar("SELECT DISTINCT run_id FROM histogram_buckets ORDER BY run_id")
             .fetch_all(&pool)
