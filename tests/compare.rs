@@ -709,3 +709,69 @@ async fn metric_values_kept_at_ingest_equal_the_metric_rows(pool: PgPool) {
     .unwrap();
     assert_eq!(idents, distinct, "each identity is stored once");
 }
+
+#[sqlx::test]
+async fn histograms_kept_at_ingest_sum_like_the_bucket_rows(pool: PgPool) {
+    demo(&pool).await;
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    // Two cyclictest runs with histograms (the second file ends in one more
+    // newline, so it is an upload of its own).
+    let mut text = fixture("histogram-4threads.txt");
+    for variant in ["hist-a", "hist-b"] {
+        let up = upload(
+            &app,
+            Some(&tok),
+            &format!("board=i7-4790&kernel=6.12.0-rc5&variant={variant}"),
+            text.clone(),
+        )
+        .await;
+        assert_eq!(up.status, 201, "{}", up.text());
+        text.push(b'\n');
+    }
+    let with_rows: Vec<i64> =
+        sqlx::query_scalar("SELECT DISTINCT run_id FROM histogram_buckets ORDER BY run_id")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    let kept: Vec<i64> = sqlx::query_scalar("SELECT run_id FROM run_histograms ORDER BY run_id")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    assert!(!with_rows.is_empty(), "the demo has histograms");
+    assert_eq!(kept, with_rows, "every run with buckets has its packed row");
+    // A column of the cyclictest runs sums their packed buckets as SQL sums
+    // the rows.
+    let cyclictest: Vec<i64> = sqlx::query_scalar(
+        "SELECT DISTINCT r.id FROM runs r JOIN histogram_buckets b ON b.run_id = r.id
+         WHERE r.block_kind = 'cyclictest' ORDER BY r.id",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert!(cyclictest.len() >= 2, "{cyclictest:?}");
+    let summed: Vec<(i32, f64, i64)> = sqlx::query_as(
+        "SELECT thread, lower_us, sum(count)::bigint FROM histogram_buckets
+         WHERE run_id = ANY($1) GROUP BY thread, lower_us ORDER BY thread, lower_us",
+    )
+    .bind(&cyclictest)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    let spec = reclaimlab::compare::ColumnSpec {
+        runs: cyclictest
+            .iter()
+            .map(|&id| reclaimlab::storage::ids::RunId(id))
+            .collect(),
+        ..Default::default()
+    };
+    let col = reclaimlab::storage::compare::column_runs(&pool, &spec)
+        .await
+        .unwrap();
+    let got: Vec<(i32, f64, i64)> = col
+        .cyclictest_buckets
+        .iter()
+        .map(|b| (b.thread as i32, b.lower_us, b.count as i64))
+        .collect();
+    assert_eq!(got, summed);
+}

@@ -382,6 +382,19 @@ pub async fn result_runs(db: impl PgExecutor<'_>, id: JobId) -> sqlx::Result<Vec
         .await
 }
 
+/// The report text of a finished simulation, without its JSON report
+/// (about 200 KiB for one scenario: read and parsed, it was most of the
+/// simulation page's time, which shows only the text).
+pub async fn result_report_text(
+    db: impl PgExecutor<'_>,
+    id: JobId,
+) -> sqlx::Result<Option<String>> {
+    sqlx::query_scalar("SELECT report_text FROM simulation_results WHERE simulation_id = $1")
+        .bind(id)
+        .fetch_optional(db)
+        .await
+}
+
 pub async fn result_text(
     db: impl PgExecutor<'_>,
     id: JobId,

@@ -103,17 +103,21 @@ async fn heatmap_data(
     let mut kernels: Vec<String> = cells.iter().map(|c| c.kernel.clone()).collect();
     kernels.sort();
     kernels.dedup();
+    // The first cell of each board and kernel (a lookup per grid square:
+    // searching the cells for each was boards x kernels x cells).
+    let mut by_pair: std::collections::HashMap<(&str, &str), Option<f64>> =
+        std::collections::HashMap::with_capacity(cells.len());
+    for c in &cells {
+        by_pair
+            .entry((c.board.as_str(), c.kernel.as_str()))
+            .or_insert(c.value);
+    }
     let values = boards
         .iter()
         .map(|b| {
             kernels
                 .iter()
-                .map(|k| {
-                    cells
-                        .iter()
-                        .find(|c| &c.board == b && &c.kernel == k)
-                        .and_then(|c| c.value)
-                })
+                .map(|k| by_pair.get(&(b.as_str(), k.as_str())).copied().flatten())
                 .collect()
         })
         .collect();

@@ -389,7 +389,7 @@ pub async fn show_simulation(
         .ok_or_else(|| AppError::not_found(format!("simulation {id}")))?;
     let run_ids = jobs::result_runs(&state.pool, id).await?;
     let runs = crate::storage::runs::summaries(&state.pool, &run_ids).await?;
-    let report_text = jobs::result_text(&state.pool, id).await?.map(|(t, _)| t);
+    let report_text = jobs::result_report_text(&state.pool, id).await?;
     let compare_url = (!runs.is_empty()).then(|| {
         // One column per simulated variant, in order.
         let mut cols: Vec<(String, Vec<RunId>)> = Vec::new();
