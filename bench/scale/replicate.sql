@@ -38,7 +38,8 @@ DECLARE
 BEGIN
     SELECT count(*) INTO base_runs FROM runs r JOIN uploads u ON u.id = r.upload_id
     WHERE r.simulation_id IS NULL
-      AND NOT EXISTS (SELECT 1 FROM bench_copies c WHERE c.upload_id = u.id);
+      AND NOT EXISTS (SELECT 1 FROM bench_copies c WHERE c.upload_id = u.id)
+      AND NOT EXISTS (SELECT 1 FROM boards b WHERE b.id = r.board_id AND b.name = 'trickle-rig');
     IF base_runs = 0 THEN RAISE EXCEPTION 'no runs to copy: fill through the API first'; END IF;
     SELECT coalesce(max(copy_round), 0) INTO round FROM bench_rounds;
     LOOP
@@ -53,7 +54,12 @@ BEGIN
               -- A simulation's runs hang off uploads that simulation_results
               -- does not all name; copies would join the job's results.
               AND NOT EXISTS (SELECT 1 FROM runs r
-                              WHERE r.upload_id = u.id AND r.simulation_id IS NOT NULL);
+                              WHERE r.upload_id = u.id AND r.simulation_id IS NOT NULL)
+              -- The one-run uploads bench/scale/trickle.py makes while pages
+              -- are measured are not the fleet's: copied, they would
+              -- outnumber its uploads (each holds one cyclictest summary).
+              AND NOT EXISTS (SELECT 1 FROM runs r JOIN boards b ON b.id = r.board_id
+                              WHERE r.upload_id = u.id AND b.name = 'trickle-rig');
         CREATE TEMP TABLE up_map ON COMMIT DROP AS
             SELECT u.id AS old_id, nextval(pg_get_serial_sequence('uploads', 'id')) AS new_id
             FROM uploads u JOIN src_uploads s ON s.id = u.id

@@ -333,6 +333,29 @@ async fn metric_idents(
         .collect()
 }
 
+/// The packed histograms of freshly stored runs, alone: for an upload
+/// without metrics ([`add_upload_metric_values`] stores them with the
+/// metric values otherwise).
+pub async fn add_upload_histograms(
+    conn: &mut sqlx::PgConnection,
+    upload_id: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(
+        "INSERT INTO run_histograms (run_id, buckets)
+         SELECT b.run_id,
+                string_agg(int4send(b.thread) || float8send(b.lower_us) || int8send(b.count),
+                           ''::bytea ORDER BY b.thread, b.lower_us)
+         FROM runs r JOIN histogram_buckets b ON b.run_id = r.id
+         WHERE r.upload_id = $1
+         GROUP BY b.run_id
+         ON CONFLICT (run_id) DO NOTHING",
+    )
+    .bind(upload_id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
 /// Store what [`column_runs`] reads of the metric rows of freshly stored
 /// runs: their identities (once each) and per run the arrays of identity
 /// ids and numbers, in the rows' order; and each run's histogram buckets

@@ -230,9 +230,12 @@ async fn write_upload_known(
     // keep one plan (by a list of ids they are planned again each time).
     crate::storage::overview::add_upload(conn, upload_id).await?;
     // Two statements that find nothing to do for an upload without
-    // metrics (a rig's cyclictest or trace): not sent then.
+    // metrics (a rig's cyclictest or trace): not sent then, but its
+    // histograms are still packed (one statement, only if it has any).
     if up.runs.iter().any(|r| !r.metrics.is_empty()) {
         crate::storage::compare::add_upload_metric_values(conn, upload_id).await?;
+    } else if up.runs.iter().any(|r| r.histogram.is_some()) {
+        crate::storage::compare::add_upload_histograms(conn, upload_id).await?;
     }
     Ok(Some(StoredUpload {
         upload_id: UploadId(upload_id),
