@@ -445,7 +445,13 @@ impl Conns {
         let victim = m
             .values()
             .filter(|c| Self::is_idle(c) && !c.evict.load(std::sync::atomic::Ordering::Relaxed))
-            .min_by_key(|c| c.last_active.load(std::sync::atomic::Ordering::Relaxed))
+            // Equal idle times (accepted in one burst): the first accepted.
+            .min_by_key(|c| {
+                (
+                    c.last_active.load(std::sync::atomic::Ordering::Relaxed),
+                    c.id,
+                )
+            })
             .cloned();
         drop(m);
         match victim {
