@@ -402,7 +402,7 @@ fn perf_bench(
             .map(|(f, _)| f)
         {
             function = Some(f.to_string());
-        } else if metrics.is_empty() && i > start + 1 && crate::cyclictest::is_start(t) {
+        } else if metrics.is_empty() && crate::cyclictest::is_start(t) {
             // Another tool's output printed into the run (`cyclictest -q`
             // footers while the benchmark is the load): the report picks up
             // at its `# 20 sender and receiver processes per group` line.
