@@ -155,6 +155,16 @@ impl HistogramBuilder {
         if h == "Histogram" {
             return Ok(true);
         }
+        // A footer line this histogram already has is the next run's
+        // (`grep Latencies` of several runs pasted one after the other).
+        let again = |v: &[u64], name: &str| !v.is_empty() && h.starts_with(name);
+        if again(&self.totals, "Total:")
+            || again(&self.mins, "Min Latencies:")
+            || again(&self.avgs, "Avg Latencies:")
+            || again(&self.maxs, "Max Latencies:")
+        {
+            return Ok(false);
+        }
         if let Some(r) = h.strip_prefix("Total:") {
             self.totals = list(r, "bucket totals")?;
         } else if let Some(r) = h.strip_prefix("Min Latencies:") {
@@ -596,5 +606,14 @@ mod tests {
         h.feed(1, "# Histogram").unwrap();
         let e = h.feed(2, "000001 000005\t00x000").unwrap_err();
         assert_eq!((e.line, e.column), (2, 15));
+    }
+
+    #[test]
+    fn a_footer_seen_again_is_the_next_run() {
+        let mut b = HistogramBuilder::new();
+        assert!(b.feed(1, "# Min Latencies: 00060").unwrap());
+        assert!(b.feed(2, "# Max Latencies: 224925").unwrap());
+        assert!(!b.feed(3, "# Min Latencies: 00020").unwrap());
+        assert_eq!(b.min_latencies(), &[60]);
     }
 }

@@ -27,7 +27,8 @@
 //! then has no `max latency` (the threshold bounds it), never a guessed
 //! one. The block starts at the `hwlatdetect:  test duration` line, or at
 //! a `Max Latency:` line followed by `Samples recorded:` when only the
-//! summary was pasted. The sample lines (`ts: ..., inner:N, outer:N`) and
+//! summary was pasted. The sample lines (`ts: ..., inner:N, outer:N`)
+//! give `samples listed` (their number) and `max inner` / `max outer` (us);
 //! the per-CPU SMI lines belong to the block and are not read.
 
 use crate::document::{BlockBody, Metric, Metrics};
@@ -155,6 +156,9 @@ pub fn recognize(
         i += 1;
     }
     let tail_end = (i + MAX_TAIL_LINES).min(lines.len());
+    // The listed samples (`ts: 1646837340.346151918, inner:5, outer:9`).
+    let mut listed = 0u64;
+    let (mut inner, mut outer) = (None::<f64>, None::<f64>);
     while i < tail_end {
         let l = &lines[i];
         let t = l.text.trim();
@@ -166,6 +170,18 @@ pub fn recognize(
             if let Some(v) = units::scaled(v.strip_suffix("seconds").unwrap_or(v).trim(), 0) {
                 metrics.push(Metric::new("mtbf", v, Some("s")));
             }
+        } else if t.starts_with("ts:") {
+            let field = |k: &str| {
+                t.split(',')
+                    .find_map(|f| f.trim().strip_prefix(k))
+                    .and_then(|v| units::int(v.trim()))
+                    .map(|v| v as f64)
+            };
+            if let (Some(a), Some(b)) = (field("inner:"), field("outer:")) {
+                listed += 1;
+                inner = Some(inner.map_or(a, |m| m.max(a)));
+                outer = Some(outer.map_or(b, |m| m.max(b)));
+            }
         } else if let Some(v) = t
             .strip_prefix("SMIs during run:")
             .and_then(|v| units::int(v.trim()))
@@ -173,6 +189,11 @@ pub fn recognize(
             metrics.push(Metric::new("smis during run", v as f64, None));
         }
         i += 1;
+    }
+    if let (Some(a), Some(b)) = (inner, outer) {
+        metrics.push(Metric::new("samples listed", listed as f64, None));
+        metrics.push(Metric::new("max inner", a, Some("us")));
+        metrics.push(Metric::new("max outer", b, Some("us")));
     }
     Some(Ok((
         i - start,
@@ -229,5 +250,19 @@ mod tests {
             parse("Max Latency: soon\nSamples recorded: 1\nSamples exceeding threshold: 1\n")
                 .is_none()
         );
+    }
+
+    #[test]
+    fn listed_samples_give_their_count_and_maxima() {
+        let text = "Max Latency: 48us\nSamples recorded: 3\nSamples exceeding threshold: 3\nts: 1.000000001, inner:5, outer:9\nts: 2.000000001, inner:46, outer:45\nts: 3.000000001, inner:0, outer:47, cpu:2\n";
+        let (n, m) = parse(text).unwrap();
+        assert_eq!(n, 6);
+        assert_eq!(value(&m, "samples listed"), Some(3.0));
+        assert_eq!(value(&m, "max inner"), Some(46.0));
+        assert_eq!(value(&m, "max outer"), Some(47.0));
+        let (_, m) =
+            parse("Max Latency: 48us\nSamples recorded: 0\nSamples exceeding threshold: 0\n")
+                .unwrap();
+        assert_eq!(value(&m, "samples listed"), None);
     }
 }

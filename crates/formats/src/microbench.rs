@@ -306,6 +306,15 @@ fn hackbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBod
 /// `# Running 'sched/pipe' benchmark:` -> `sched/pipe`.
 fn perf_bench_header(text: &str) -> Option<&str> {
     let t = text.trim().strip_prefix('#')?.trim();
+    // `sched messaging`'s own first line, when the `# Running` line is
+    // elsewhere (or other output came between the two).
+    if t.ends_with(" sender and receiver processes per group")
+        && t.split_whitespace()
+            .next()
+            .is_some_and(|n| n.parse::<u32>().is_ok())
+    {
+        return Some("sched/messaging");
+    }
     let rest = t.strip_prefix("Running '")?;
     let (bench, tail) = rest.split_once('\'')?;
     (tail.trim() == "benchmark:" && bench.contains('/')).then_some(bench)
@@ -393,6 +402,11 @@ fn perf_bench(
             .map(|(f, _)| f)
         {
             function = Some(f.to_string());
+        } else if metrics.is_empty() && crate::cyclictest::is_start(t) {
+            // Another tool's output printed into the run (`cyclictest -q`
+            // footers while the benchmark is the load): the report picks up
+            // at its `# 20 sender and receiver processes per group` line.
+            return None;
         } else if t.starts_with('#') {
             // `# 20 sender and receiver processes per group`.
         } else if let Some(m) = perf_bench_rate(t, function.as_deref()) {
@@ -545,5 +559,19 @@ mod tests {
             time("Running with 100*40 (== 4000) tasks.\nTime: 52.736\n", 0),
             Some(52.736)
         );
+    }
+
+    #[test]
+    fn sched_messaging_report_under_other_output() {
+        assert_eq!(
+            perf_bench_header("# 20 sender and receiver processes per group"),
+            Some("sched/messaging")
+        );
+        // Footers of a cyclictest run printed under the `# Running` line
+        // are not the benchmark's: the report starts at its own line.
+        let text = "# Running 'sched/messaging' benchmark:\n# /dev/cpu_dma_latency set to 0us\n# Min Latencies: 00060\n# 20 sender and receiver processes per group\n# 40 groups == 1600 processes run\n\n     Total time: 38.246 [sec]\n";
+        let lines = crate::lines::split(text);
+        assert!(recognize(&lines, 0).is_none());
+        assert!(matches!(recognize(&lines, 3), Some(Ok((4, _)))));
     }
 }

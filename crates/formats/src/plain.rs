@@ -1089,9 +1089,59 @@ fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
 }
 
 /// A table whose header has one word per column.
+/// A header whose column names are words followed by a unit in brackets,
+/// one word per name apart from that: `Thread Min Latency (μs) Avg Latency
+/// (μs) Max Latency (μs)`. Every name that ends with a unit has the same
+/// number of words; the words in front of the first one are one-word
+/// columns (`Thread`).
+fn unit_grouped_header(text: &str) -> Option<Vec<String>> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let is_unit = |w: &str| {
+        w.chars().count() >= 3
+            && w.starts_with('(')
+            && w.ends_with(')')
+            && w[1..w.len() - 1]
+                .chars()
+                .all(|c| c.is_alphabetic() || "/%".contains(c))
+    };
+    let ends: Vec<usize> = (0..words.len()).filter(|&i| is_unit(words[i])).collect();
+    if ends.len() < 2 || ends.last() != Some(&(words.len() - 1)) {
+        return None;
+    }
+    let n = ends[1] - ends[0];
+    if n < 2 || ends.windows(2).any(|w| w[1] - w[0] != n) || ends[0] + 1 < n {
+        return None;
+    }
+    let plain = |w: &&str| {
+        w.chars().count() <= 32
+            && w.chars().any(char::is_alphabetic)
+            && parse_number_unit(w).is_none()
+            && !w.starts_with(['+', '-', '@', '#', '|', '=', '(', '<', '[', '/'])
+    };
+    let lead = ends[0] + 1 - n;
+    let mut names: Vec<String> = Vec::new();
+    for w in &words[..lead] {
+        plain(w).then_some(())?;
+        names.push((*w).to_string());
+    }
+    for &e in &ends {
+        let name = &words[e + 1 - n..e];
+        name.iter().all(plain).then_some(())?;
+        names.push(format!("{} {}", name.join(" "), words[e]));
+    }
+    (names.len() >= 2 && names.len() <= MAX_COLUMNS).then_some(names)
+}
+
 fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody), ParseError>> {
     let head = lines.get(start)?;
-    let columns = is_header(head.text)?;
+    let grouped;
+    let columns = match is_header(head.text) {
+        Some(c) => c,
+        None => {
+            grouped = unit_grouped_header(head.text)?;
+            grouped.iter().map(String::as_str).collect()
+        }
+    };
     // A tab-separated header whose column names have spaces (`without
     // patch<TAB><TAB>with patch`) is not one word per column.
     if head.text.contains('\t') && spaced_header(head.text).is_some_and(|c| c.len() < columns.len())
@@ -1548,5 +1598,26 @@ mod tests {
         let cs = cells("80GB       5008377 us      4905841 us       -2%");
         let printed: Vec<_> = cs.iter().map(|c| c.printed.as_str()).collect();
         assert_eq!(printed, ["80GB", "5008377 us", "4905841 us", "-2%"]);
+    }
+
+    #[test]
+    fn header_names_ending_with_a_unit() {
+        let h = unit_grouped_header("Thread Min Latency (μs) Avg Latency (μs) Max Latency (μs)")
+            .unwrap();
+        assert_eq!(
+            h,
+            [
+                "Thread",
+                "Min Latency (μs)",
+                "Avg Latency (μs)",
+                "Max Latency (μs)"
+            ]
+        );
+        let h = unit_grouped_header("size read (MB/s) write (MB/s)").unwrap();
+        assert_eq!(h, ["size", "read (MB/s)", "write (MB/s)"]);
+        // Names of different lengths, a unit not last, or one unit only.
+        assert!(unit_grouped_header("Min Latency (us) Max Wakeup Latency (us)").is_none());
+        assert!(unit_grouped_header("Min (us) Max (us) total").is_none());
+        assert!(unit_grouped_header("Thread Max Latency (us)").is_none());
     }
 }

@@ -127,6 +127,9 @@ struct Parser {
     in_all_summary: bool,
     /// `rtla timerlat hit stop tracing` was seen: the auto-analysis follows.
     stopped: bool,
+    /// A hist `Index` line without CPU columns: nothing was recorded above
+    /// the threshold (`osnoise hist -T 500` on a quiet system).
+    empty_index: bool,
 }
 
 impl Parser {
@@ -151,6 +154,7 @@ impl Parser {
             want_blocking: false,
             in_all_summary: false,
             stopped: false,
+            empty_index: false,
         }
     }
 
@@ -296,6 +300,7 @@ impl Parser {
         }
         if let Some(rest) = t.strip_prefix("Index") {
             self.out.columns = rest.split_whitespace().map(str::to_string).collect();
+            self.empty_index = self.out.columns.is_empty() && !self.out.tool.is_empty();
             if self.out.tool.is_empty() {
                 let timerlat = self
                     .out
@@ -484,7 +489,7 @@ impl Parser {
         let empty = self.out.per_cpu.is_empty()
             && self.out.histogram.is_empty()
             && self.out.analysis.is_none();
-        if empty {
+        if empty && !self.empty_index {
             return Err(ParseError::invalid(
                 FORMAT,
                 start_line,
@@ -744,5 +749,18 @@ mod tests {
         assert_eq!(r.per_cpu[0].count, Some(59));
         assert_eq!(r.per_cpu[0].fields[2], ("% CPU Aval".into(), 99.4258));
         assert_eq!(r.per_cpu[0].fields[3], ("Max Noise".into(), 6978.0));
+    }
+
+    #[test]
+    fn hist_with_nothing_above_the_threshold_is_a_block() {
+        let r = parse(
+            "# RTLA osnoise histogram\n# Time unit is microseconds (us)\n# Duration:   0 00:00:05\nIndex\nover: 0\ncount: 0\nmin: 0\navg: 0\nmax: 0\n",
+        );
+        assert_eq!((r.tool.as_str(), r.mode.as_str()), ("osnoise", "hist"));
+        assert!(r.per_cpu.is_empty() && r.histogram.is_empty());
+        // A header alone, without its Index line, is still no report.
+        let lines =
+            crate::lines::split("# RTLA osnoise histogram\n# Time unit is microseconds (us)\n");
+        assert!(matches!(recognize(&lines, 0), Some(Err(_))));
     }
 }
