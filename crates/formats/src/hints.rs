@@ -171,7 +171,14 @@ pub fn find_kernel(text: &str) -> Option<String> {
     for raw in t.split(|c: char| {
         c.is_whitespace() || matches!(c, '(' | ')' | ',' | '"' | '\'' | '[' | ']' | '<' | '>')
     }) {
-        let tok = raw.trim_end_matches(['.', ':', ';', '!', '?', '+']);
+        let tok = raw.trim_end_matches(['.', ':', ';', '!', '?']);
+        // `v6.10+` is "6.10 and later"; a `+` after a release's own suffix
+        // is part of what `uname -r` printed (`6.6.73-rt47-v8-RTLC+`, a
+        // build from a modified tree).
+        let tok = match tok.strip_suffix('+') {
+            Some(t) if !t.contains('-') => t,
+            _ => tok,
+        };
         // A version alone on a line is a `git format-patch` signature.
         if tok == t {
             continue;
@@ -1103,10 +1110,17 @@ mod tests {
             prose_kernel("(6.12.0-rc5 running a build)").as_deref(),
             Some("6.12.0-rc5")
         );
+        // A dirty build's `+` is part of its release, as `uname -r` and
+        // the ftrace header print it.
         assert_eq!(
             prose_kernel("on 3.8.0-test+").as_deref(),
-            Some("3.8.0-test")
+            Some("3.8.0-test+")
         );
+        assert_eq!(
+            find_kernel("Linux rpi 6.6.73-rt47-v8-16k-RTLC+ #1").as_deref(),
+            Some("6.6.73-rt47-v8-16k-RTLC+")
+        );
+        assert_eq!(find_kernel("since v6.10+ only").as_deref(), Some("6.10"));
     }
 
     #[test]
