@@ -106,6 +106,13 @@ fn v5_patch_directions_on_three_seeds() {
         assert_eq!(p3[1], -1, "seed {seed}: P3 {p3:?}");
         assert_eq!(&p3[2..4], &[1, 1], "seed {seed}: P3 {p3:?}");
         assert!(m3 >= 3, "seed {seed}: P3 {p3:?}");
+        // At this quarter size the changes at 1 and 8 threads are under
+        // 0.5 % (no sign; at full size 8 threads rise, 4 of 5). Fails once
+        // the quarter size reaches 4 of 5 too, so the docs get updated.
+        assert!(
+            m3 < 4,
+            "seed {seed}: P3 {p3:?} now meets the spec target at a quarter size: update docs/SIMULATOR.md and this test"
+        );
         // P2 never makes things worse where there is contention.
         assert!(p2[1..].iter().all(|s| *s <= 0), "seed {seed}: P2 {p2:?}");
 
@@ -171,8 +178,10 @@ fn v5_patch_directions_on_three_seeds() {
 }
 
 /// The seed's setup fields each move the run: more passes mean more
-/// swap-ins; a smaller swap device fills sooner; a preallocated brd takes
-/// its pages from free memory.
+/// swap-ins; a preallocated brd takes its pages from free memory, so more
+/// of the workload is out, the more so the larger the device. (Every page
+/// of a later pass is a swap-in while any of the workload is out, so the
+/// swap-in count itself follows only the passes.)
 #[test]
 fn usemem_loops_and_swap_device_move_the_run() {
     let base = include_str!("../data/scenarios/v5-tree-lock-contention.toml")
@@ -187,6 +196,7 @@ fn usemem_loops_and_swap_device_move_the_run() {
     };
     let a = run1(&base);
     let pswpin = |r: &SimReport| vm(r, "vanilla", "pswpin");
+    let out = |r: &SimReport| vm(r, "vanilla", "pswpout") - pswpin(r);
     let more = run1(&base.replace("loops = 3", "loops = 5"));
     assert!(
         pswpin(&more) > 1.3 * pswpin(&a),
@@ -197,16 +207,11 @@ fn usemem_loops_and_swap_device_move_the_run() {
     assert!(sys(&more, "vanilla", 3) > sys(&a, "vanilla", 3));
     let not_held = run1(&base.replace("swap_prealloc = true", "swap_prealloc = false"));
     assert!(
-        pswpin(&not_held) < pswpin(&a),
+        out(&not_held) < out(&a),
         "{} vs {}",
-        pswpin(&not_held),
-        pswpin(&a)
+        out(&not_held),
+        out(&a)
     );
     let big = run1(&base.replace("swap_gb = 0.125", "swap_gb = 0.25"));
-    assert!(
-        pswpin(&big) > pswpin(&a),
-        "{} vs {}",
-        pswpin(&big),
-        pswpin(&a)
-    );
+    assert!(out(&big) > out(&a), "{} vs {}", out(&big), out(&a));
 }
