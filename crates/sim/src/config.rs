@@ -163,6 +163,8 @@ checked! {
     Cpus(u64) = |v| whole_in(v, 1, 1024);
     /// A usemem instance count.
     Instance(u64) = |v| whole_in(v, 1, 1024);
+    /// usemem's passes over its memory (`-r`).
+    Loops(u64) = |v| whole_in(v, 1, 1000);
     /// A tick rate.
     Hz(u64) = |v| match whole(v)? {
         0 => Err("expected a positive integer, found 0".into()),
@@ -1192,6 +1194,12 @@ pub struct Machine {
     pub nodes: u32,
     pub zones: Vec<ZoneCfg>,
     pub swap: SwapKind,
+    /// Size of the swap device in GiB (default: as large as RAM).
+    pub swap_gb: Option<f64>,
+    /// The swap device's pages are RAM taken at boot (brd filled with
+    /// `dd` before the run, mmtests `TESTDISK_RD_PREALLOC`): they are
+    /// neither free nor on an LRU.
+    pub swap_prealloc: bool,
     pub cost_cv: f64,
     /// Global factor applied to every cost (spec V3: emulated guests).
     pub cost_scale: f64,
@@ -1279,6 +1287,10 @@ pub struct UsememCfg {
     pub instances: Vec<u32>,
     /// Total anonymous memory touched, as a multiple of RAM.
     pub ram_factor: f64,
+    /// Passes over the memory (`usemem -r`): the first faults it in, each
+    /// later one reads a page back (verifying the last write) and writes
+    /// it again.
+    pub loops: u32,
     /// How many times the measured run repeats the simulated one (its
     /// memory size and iterations when they are not stated): System,
     /// User, Elapsd and kswapd-sys are the simulated run's times this many
@@ -1391,6 +1403,8 @@ struct MachineFile {
     nodes: Option<AtMost<64>>,
     zones: Option<Vec<ZoneFile>>,
     swap: Option<Swap>,
+    swap_gb: Option<Gib>,
+    swap_prealloc: Option<bool>,
     cost_scale: Option<Positive>,
     cost_cv: Option<NonNegative>,
 }
@@ -1522,6 +1536,7 @@ struct PageoutFile {
 struct UsememFile {
     instances: Instances,
     ram_factor: Option<Positive>,
+    loops: Option<Loops>,
     repeat: Option<Positive>,
 }
 
@@ -1586,6 +1601,8 @@ pub(crate) fn parse_scenario(text: &str) -> R<Scenario> {
         nodes: or(m.nodes, 1, |n| n.0).max(1) as u32,
         zones,
         swap: or(m.swap, SwapKind::None, |s| s.0),
+        swap_gb: m.swap_gb.map(|g| g.0),
+        swap_prealloc: m.swap_prealloc.unwrap_or(false),
         cost_cv: or(m.cost_cv, board.cost_cv, |c| c.0),
         cost_scale,
     };
@@ -1752,6 +1769,7 @@ fn workload(f: Option<WorkloadFile>, machine: &Machine) -> Workload {
         usemem: w.usemem.map(|c| UsememCfg {
             instances: c.instances.0,
             ram_factor: or(c.ram_factor, 1.5, |x| x.0),
+            loops: or(c.loops, 2, |x| x.0 as u32),
             repeat: or(c.repeat, 1.0, |x| x.0),
         }),
     }

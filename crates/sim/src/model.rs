@@ -144,6 +144,13 @@ pub(crate) fn run_one(
     let node_wm = node_watermarks(nodes, &managed);
     for wm in node_wm {
         let lru_lock = sim.core.add_lock("&lruvec->lru_lock", LockKind::SpinIrq);
+        // A preallocated brd swap device holds its pages from boot: each
+        // node gives its share of them.
+        let held = if m.swap_prealloc && m.swap != SwapKind::None {
+            swap_pages(m) as i64 / (nodes * managed.len()) as i64
+        } else {
+            0
+        };
         let zones = m
             .zones
             .iter()
@@ -151,7 +158,7 @@ pub(crate) fn run_one(
             .map(|(_, (&mg, (min, low, high)))| Zone {
                 managed: mg,
                 free: if w.usemem.is_some() {
-                    mg - mg / 50
+                    mg - mg / 50 - held
                 } else {
                     high
                 },
@@ -175,12 +182,7 @@ pub(crate) fn run_one(
     if m.swap != SwapKind::None {
         sim.core.mem.swap_info_lock =
             Some(sim.core.add_lock("&(&si->lock)->rlock", LockKind::Spin));
-        // A swap device as large as RAM.
-        let pages: u64 = m
-            .zones
-            .iter()
-            .map(|z| (z.gb * (1u64 << 18) as f64) as u64)
-            .sum();
+        let pages = swap_pages(m);
         let trunk = v.knobs.swapcache_trunk_pages;
         sim.core.mem.swap.pages = pages;
         sim.core.mem.swap.trunk_pages = trunk;
@@ -441,7 +443,7 @@ pub(crate) fn run_one(
         let total = (ram as f64 * u.ram_factor) as u64;
         let per = total / u64::from(n);
         for i in 0..n {
-            let p = Prog::Usemem(Usemem::new(per, i as usize % nodes));
+            let p = Prog::Usemem(Usemem::new(per, i as usize % nodes, u.loops));
             spawn(
                 &mut sim,
                 format!("usemem/{i}"),
@@ -621,4 +623,12 @@ fn extract(sim: &Sim, point: Point, repeat: f64) -> RunOut {
         ];
     }
     out
+}
+
+/// Pages of the swap device: `machine.swap_gb`, or as large as RAM.
+fn swap_pages(m: &crate::config::Machine) -> u64 {
+    let gb = m
+        .swap_gb
+        .unwrap_or_else(|| m.zones.iter().map(|z| z.gb).sum::<f64>());
+    (gb * (1u64 << 18) as f64) as u64
 }

@@ -1628,8 +1628,12 @@ pub(crate) struct Usemem {
     pub pages: u64,
     pub node: usize,
     done: u64,
-    /// Pages read back in the second pass (swap-ins happen here).
+    /// Pages touched in the current later pass (swap-ins happen here).
     read: u64,
+    /// The later pass being walked (1 = the first after populating).
+    pass: u32,
+    /// Passes over the memory (`usemem -r`), the first included.
+    loops: u32,
     want: u64,
     k: u64,
     tree: LockId,
@@ -1672,12 +1676,14 @@ struct DirectReclaim {
 }
 
 impl Usemem {
-    pub(crate) fn new(pages: u64, node: usize) -> Self {
+    pub(crate) fn new(pages: u64, node: usize, loops: u32) -> Self {
         Usemem {
             pages,
             node,
             done: 0,
             read: 0,
+            pass: 1,
+            loops: loops.max(1),
             want: 0,
             k: 0,
             tree: 0,
@@ -1758,21 +1764,27 @@ impl Usemem {
                 }
                 UsememSt::Alloc => {
                     if self.done >= self.pages {
-                        // Second pass: read everything back. Pages reclaimed
+                        // Later passes: read each page (usemem verifies the
+                        // last write) and write it again. Pages reclaimed
                         // meanwhile come back through swap-in.
-                        if self.read >= self.pages {
+                        if self.want == 0 && self.read >= self.pages {
+                            self.pass += 1;
+                            self.read = 0;
+                        }
+                        if self.pass >= self.loops {
                             self.finish = Some(cx.now);
                             return Step::Exit;
                         }
                         if self.want == 0 {
+                            // The walk is cyclic and the anon LRU is aged in
+                            // the order pages were touched (4.8 activates a
+                            // swapped-in page and deactivates from the
+                            // active list's tail), so the pages this walk
+                            // reaches next are its oldest: while any of the
+                            // workload is out, the next page is out too.
                             let vm = &cx.core.mem.vm;
-                            let in_swap = vm.pswpout.saturating_sub(vm.pswpin) as f64;
-                            let frac = (in_swap / vm.pgalloc.max(1) as f64).min(1.0);
-                            let x = frac * Self::CHUNK as f64;
-                            let mut k = x.floor() as u64;
-                            if cx.rng.f64() < x - x.floor() {
-                                k += 1;
-                            }
+                            let in_swap = vm.pswpout.saturating_sub(vm.pswpin);
+                            let k = in_swap.min(Self::CHUNK);
                             self.read += Self::CHUNK;
                             if k == 0 {
                                 let d = cx.cost(Self::CHUNK as f64, c.user_touch_page);
@@ -1863,7 +1875,9 @@ impl Usemem {
                 }
                 UsememSt::SwapInRead => {
                     self.pc = UsememSt::SwapFree;
-                    let d = cx.cost(1.0, c.brd_write + c.page_fault);
+                    // The read fault, then usemem's write: a write-protect
+                    // fault on the page mapped read-only (do_wp_page).
+                    let d = cx.cost(1.0, c.brd_write + 2.0 * c.page_fault);
                     return Step::Run(Seg::kernel(d, P_SWAPIN).resched());
                 }
                 // do_swap_page() after the read (mm/memory.c, 4.8):
@@ -1882,13 +1896,11 @@ impl Usemem {
                     return Step::Run(Seg::kernel(d, P_SWAP_FREE).ctx(Ctx::Spin, end));
                 }
                 UsememSt::SwapFreeUnlock => {
-                    let vm = &cx.core.mem.vm;
-                    let used = vm.pswpout.saturating_sub(vm.pswpin);
-                    self.pc = if used * 2 > cx.core.mem.swap.pages {
-                        UsememSt::FreeSwapLock
-                    } else {
-                        UsememSt::SwapIn
-                    };
+                    // The page leaves the swap cache under tree_lock either
+                    // way: in do_swap_page()'s try_to_free_swap() when
+                    // vm_swap_full(), else in the write fault, where
+                    // reuse_swap_page() calls delete_from_swap_cache().
+                    self.pc = UsememSt::FreeSwapLock;
                     return Step::Unlock(cx.core.mem.swap_info_lock.expect("swap configured"));
                 }
                 UsememSt::FreeSwapLock => {

@@ -109,6 +109,20 @@ fn unknown_knob_board_and_field() {
             .replace("[machine]", "[machine]\nswap = \"brd\""))
         .starts_with("workload.usemem.instances[0]: expected 1..=1024")
     );
+    assert!(
+        err(
+            &format!("{BASE}\n[workload.usemem]\ninstances = [1]\nloops = 0\n")
+                .replace("[machine]", "[machine]\nswap = \"brd\"")
+        )
+        .starts_with("workload.usemem.loops: expected 1..=1000")
+    );
+    assert!(
+        err(&BASE.replace("[machine]", "[machine]\nswap_gb = -1")).starts_with("machine.swap_gb: ")
+    );
+    assert!(
+        err(&BASE.replace("[machine]", "[machine]\nswap_prealloc = 3"))
+            .starts_with("machine.swap_prealloc: ")
+    );
 }
 
 #[test]
