@@ -709,7 +709,10 @@ pub fn annotate_block(
             }
         }
     }
-    cur.under = under(&cur.block.body, lines, top, at);
+    // A block with no label of its own yet (one paired later as the other
+    // side) may be under its unlabelled name (`Stock kernel` over `real
+    // 0m0.728s`): it only shares the heading of the labelled block above.
+    cur.under = under(cur, lines, top, at).filter(|u| label.is_some() || *u == Under::Previous);
     // stress-ng's own log lines (`passed: 2: cpu (2)`, `dispatching hogs`)
     // between two of its runs are no words of the poster's either.
     let stress_ng = matches!(&cur.block.body, BlockBody::Metrics(m) if m.tool == "stress-ng");
@@ -791,7 +794,15 @@ pub enum Under {
 /// `top`: the nearest non-blank line at the block's quote level within
 /// [`HEADING_GAP`] lines, passing over lines that are labels themselves
 /// (the other side's `before:`), the tool's own log lines and code fences.
-fn under(body: &BlockBody, lines: &[Line<'_>], top: usize, at: Bounds) -> Option<Under> {
+/// A column header naming the block's column (side-by-side `time` runs
+/// under `vanilla   patched`) is a label line too.
+fn under(cur: &Scanned, lines: &[Line<'_>], top: usize, at: Bounds) -> Option<Under> {
+    let body = &cur.block.body;
+    let header = |text: &str| {
+        cur.column_label
+            .as_deref()
+            .is_some_and(|c| !c.trim().is_empty() && text.contains(c.trim()))
+    };
     if matches!(body, BlockBody::Table(_)) {
         return None;
     }
@@ -816,7 +827,7 @@ fn under(body: &BlockBody, lines: &[Line<'_>], top: usize, at: Bounds) -> Option
             }
             continue;
         }
-        if own_log(text) || is_fence(text) || label_of_line(text).is_some() {
+        if own_log(text) || is_fence(text) || header(text) || label_of_line(text).is_some() {
             continue;
         }
         return heading_line(text).map(Under::Heading);
@@ -848,7 +859,11 @@ pub fn heading_line(text: &str) -> Option<String> {
         || mail_header
         || !t.chars().any(|c| c.is_alphabetic())
         || t.ends_with(['.', ',', ';', '?', '!'])
+        || t.starts_with('-')
         || t.contains(" -")
+        || t.contains("--")
+        || t.contains("   ")
+        || t.matches('(').count() != t.matches(')').count()
         || t.contains(['/', '>', '<', '|', '`', '$', '='])
     {
         return None;
@@ -1177,6 +1192,20 @@ mod tests {
             headings(&text),
             [(Some("before".into()), None), (Some("after".into()), None)]
         );
+        // A block paired as the other side later has no label lines: the
+        // line above it is its own name, not a heading.
+        let text = format!("Stock kernel\n{run}\nPatched\n{run}");
+        assert_eq!(
+            headings(&text),
+            [(Some("before".into()), None), (Some("after".into()), None)]
+        );
+        // Side-by-side runs: their column header is a label line, the
+        // line above it their heading.
+        let text = "fork test:\n     vanilla                    patched\nreal    1m2.500s               real    0m58.125s\nuser    0m1.010s               user    0m0.990s\nsys     0m59.870s              sys     0m55.410s\n";
+        assert_eq!(
+            headings(text),
+            [some("before", "fork test"), some("after", "fork test")]
+        );
         // An unlabelled block has no heading of its own.
         let doc = crate::parse(run.as_bytes(), None).unwrap();
         assert_eq!(doc.blocks[0].heading, None);
@@ -1210,6 +1239,10 @@ mod tests {
         assert_ne!(id("4 threads"), id("8 threads"));
         assert_eq!(heading_line("**numa02:**").as_deref(), Some("numa02"));
         assert_eq!(heading_line("Subject: [PATCH] mm: fix"), None);
+        // The end of a wrapped command line.
+        assert_eq!(heading_line("--bandwidth-log)"), None);
+        // Column headers are labels, not a heading.
+        assert_eq!(heading_line("vanilla          patched"), None);
         assert_eq!(heading_line("The results are below."), None);
         assert_eq!(
             heading_line("echo NO_RUN_TO_PARITY > /debug/sched/features"),
