@@ -814,6 +814,10 @@ fn under(cur: &Scanned, lines: &[Line<'_>], top: usize, at: Bounds) -> Option<Un
     let mut k = top;
     let mut gap = 0;
     while k > at.prev_end {
+        // Within the context a streamed block keeps above it.
+        if top - k >= CONTEXT_LINES {
+            return None;
+        }
         k -= 1;
         let l = lines.get(k)?;
         if l.quote != quote {
