@@ -672,8 +672,25 @@ pub fn patch_number(subject: &str) -> Option<String> {
 /// A printed table is its own scope (two tables never pool, even with the
 /// same metric names: seed 004's xfs_io on spinning storage and on a
 /// ramdisk); repeated measurements of one tool share the tool's scope, so
-/// runs uploaded one by one compare with each other.
+/// runs uploaded one by one compare with each other. A labelled block
+/// printed under a heading (`numa01:` above `mm-unstable: 146.88 s`) is a
+/// measurement of what the heading names: `perf-stat: numa01`, never
+/// pooled with `perf-stat: numa02`; headings that differ only in a
+/// repetition number (`run 1:`, `run 2:`) keep one scope.
 fn scope_of(doc: &Document, block: &Block) -> (Scope, String) {
+    let (scope, section) = tool_scope_of(doc, block);
+    let heading = block
+        .heading
+        .as_deref()
+        .and_then(reclaimlab_formats::hints::heading_identity);
+    match (scope, heading) {
+        (Scope::Tool(s), Some(h)) => (Scope::Tool(format!("{s}: {h}")), format!("{section}: {h}")),
+        (scope, _) => (scope, section),
+    }
+}
+
+/// [`scope_of`] by the block's tool alone.
+fn tool_scope_of(doc: &Document, block: &Block) -> (Scope, String) {
     let message = block
         .message
         .and_then(|m| doc.context.as_ref()?.messages.get(m))

@@ -278,3 +278,95 @@ async fn one_formatter_and_honest_small_numbers(pool: PgPool) {
     }
     assert!(html.contains("no spread"), "{html}");
 }
+
+/// A list mail's `perf stat --repeat` elapsed lines, each after its tree's
+/// name, under a heading per benchmark (or per repetition).
+fn elapsed_under_headings(headings: [&str; 2], secs: [[&str; 2]; 2]) -> String {
+    let group = |h: &str, [a, b]: [&str; 2]| {
+        format!(
+            "{h}\n\ttree-a:   {a} +- 0.54 seconds time elapsed  ( +-  0.45% )\n\ttree-b:   {b} +- 0.39 seconds time elapsed  ( +-  0.38% )\n"
+        )
+    };
+    format!(
+        "From: A Tester <tester@example.org>\nTo: linux-mm@kvack.org\nSubject: [PATCH 0/2] mm/numa: a test series\nDate: Tue, 1 Dec 2026 10:00:00 +0000\nMessage-ID: <numa-headings@example.org>\n\nHello,\n\nelapsed time of ten repeats each:\n\n{}\n{}\nRegards\n",
+        group(headings[0], secs[0]),
+        group(headings[1], secs[1])
+    )
+}
+
+/// The `time elapsed` rows of a comparison of `tree-a` with `tree-b`, as
+/// (scope, samples per column, mean per column), by scope.
+async fn elapsed_rows(pool: &PgPool, text: String) -> Vec<(String, Vec<u64>, Vec<f64>)> {
+    let app = app(pool);
+    let tok = token(pool, Scope::Upload).await;
+    let up = upload(&app, Some(&tok), "board=b&kernel=k", text).await;
+    assert_eq!(up.status, 201, "{}", up.text());
+    let (json, txt, _) = permalink(
+        &app,
+        &tok,
+        serde_json::json!({"columns": [{"variant": "tree-a"}, {"variant": "tree-b"}]}),
+    )
+    .await;
+    let mut rows: Vec<(String, Vec<u64>, Vec<f64>)> = json["comparison"]["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["name"] == "time elapsed")
+        .map(|m| {
+            let cells = m["cells"].as_array().unwrap();
+            (
+                m["scope"].as_str().unwrap().to_string(),
+                cells.iter().map(|c| c["n"].as_u64().unwrap()).collect(),
+                cells.iter().map(|c| c["mean"].as_f64().unwrap()).collect(),
+            )
+        })
+        .collect();
+    rows.sort_by(|a, b| a.0.cmp(&b.0));
+    assert!(!rows.is_empty(), "{json}\n{txt}");
+    rows
+}
+
+/// Blocks under different headings never pool: `numa01:` and `numa02:`
+/// are two benchmarks, each one sample per side, not 146.88 s and
+/// 16.03 s averaged as two samples of one metric.
+#[sqlx::test]
+async fn blocks_under_different_headings_are_different_metrics(pool: PgPool) {
+    let text = elapsed_under_headings(
+        ["numa01:", "numa02:"],
+        [["146.88", "147.45"], ["16.0300", "16.1281"]],
+    );
+    let rows = elapsed_rows(&pool, text).await;
+    assert_eq!(
+        rows,
+        [
+            (
+                "perf-stat: numa01".to_string(),
+                vec![1, 1],
+                vec![146.88, 147.45]
+            ),
+            (
+                "perf-stat: numa02".to_string(),
+                vec![1, 1],
+                vec![16.03, 16.1281]
+            ),
+        ]
+    );
+}
+
+/// Headings that differ only in a repetition number introduce samples of
+/// one measurement: `run 1:` / `run 2:` give one metric, two samples per
+/// side, in the tool's own scope.
+#[sqlx::test]
+async fn repetitions_under_numbered_headings_pool(pool: PgPool) {
+    let text = elapsed_under_headings(
+        ["run 1:", "run 2:"],
+        [["16.0300", "16.1281"], ["16.0500", "16.1481"]],
+    );
+    let rows = elapsed_rows(&pool, text).await;
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let (scope, n, mean) = &rows[0];
+    assert_eq!(scope, "perf-stat");
+    assert_eq!(n, &[2, 2]);
+    assert!((mean[0] - 16.04).abs() < 1e-9, "{mean:?}");
+    assert!((mean[1] - 16.1381).abs() < 1e-9, "{mean:?}");
+}

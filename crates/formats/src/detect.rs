@@ -196,6 +196,8 @@ pub struct Scanned {
     /// The short heading just above the block, read while its lines are at
     /// hand (see `hints::heading_above`).
     pub heading: Option<String>,
+    /// What is above the block's label lines (see `hints::Under`).
+    pub under: Option<crate::hints::Under>,
 }
 
 /// Everything one scan found.
@@ -308,6 +310,7 @@ pub fn scan_from(lines: &[Line<'_>], from: usize) -> Result<Scan, ParseError> {
                     last,
                     continues: false,
                     heading: None,
+                    under: None,
                 });
             }
             covered

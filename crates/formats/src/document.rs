@@ -106,6 +106,13 @@ pub struct Block {
     /// Guessed or given label: "before", "after", "vanilla", "patched", ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// Heading a labelled block is printed under (`numa01`, `Results for
+    /// hackbench`, `Test: stream`): the short line above its label lines
+    /// (the side labels of its run of labelled blocks, or the prose line
+    /// its label was read from) that is not itself a label. Labelled
+    /// blocks under different headings measure different things.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heading: Option<String>,
     /// Number of `>` quote markers in front of the block's lines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quote_level: Option<u32>,
@@ -152,6 +159,7 @@ impl Block {
             lines,
             body,
             label: None,
+            heading: None,
             quote_level: None,
             board: None,
             kernel: None,

@@ -693,6 +693,9 @@ pub fn annotate_block(
     let first = cur.first;
     let quote = lines.get(first).map(|l| l.quote).unwrap_or(0);
     let mut label = cur.column_label.as_deref().map(label_of_header);
+    // The first of the block's label lines: its own (side labels), or the
+    // prose line its label is read from.
+    let mut top = first;
     // A table of several result columns holds both sides itself: each
     // column is named by its header, and the prose's "before" / "after"
     // is about something else.
@@ -708,10 +711,15 @@ pub fn annotate_block(
             prose += 1;
             if let Some(found) = label_of_line(l.text) {
                 label = Some(found);
+                top = k;
                 break;
             }
         }
     }
+    // A block with no label of its own yet (one paired later as the other
+    // side) may be under its unlabelled name (`Stock kernel` over `real
+    // 0m0.728s`): it only shares the heading of the labelled block above.
+    cur.under = under(cur, lines, top, at).filter(|u| label.is_some() || *u == Under::Previous);
     // stress-ng's own log lines (`passed: 2: cpu (2)`, `dispatching hogs`)
     // between two of its runs are no words of the poster's either.
     let stress_ng = matches!(&cur.block.body, BlockBody::Metrics(m) if m.tool == "stress-ng");
@@ -775,6 +783,193 @@ pub fn relate(blocks: &mut [Scanned]) {
     mark_duplicates(blocks);
     continue_labels(blocks);
     pair_labels(blocks);
+    label_headings(blocks);
+}
+
+/// What is above a block's label lines, read with the block's context.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Under {
+    /// A heading line (`numa01:`), as [`heading_line`] gives it.
+    Heading(String),
+    /// The previous block of the message, with only blank lines between:
+    /// the two are printed under one heading (`numa01:` above the
+    /// `mm-unstable:` and `mm-unstable++:` lines).
+    Previous,
+}
+
+/// What is above the label lines of a block whose first label line is
+/// `top`: the nearest non-blank line at the block's quote level within
+/// [`HEADING_GAP`] lines, passing over lines that are labels themselves
+/// (the other side's `before:`), the tool's own log lines and code fences.
+/// A column header naming the block's column (side-by-side `time` runs
+/// under `vanilla   patched`) is a label line too.
+fn under(cur: &Scanned, lines: &[Line<'_>], top: usize, at: Bounds) -> Option<Under> {
+    let body = &cur.block.body;
+    let header = |text: &str| {
+        cur.column_label
+            .as_deref()
+            .is_some_and(|c| !c.trim().is_empty() && text.contains(c.trim()))
+    };
+    if matches!(body, BlockBody::Table(_)) {
+        return None;
+    }
+    let quote = lines.get(top)?.quote;
+    let own_log = |text: &str| match body {
+        BlockBody::Metrics(m) if m.tool == "stress-ng" => text.starts_with("stress-ng:"),
+        _ => false,
+    };
+    let mut k = top;
+    let mut gap = 0;
+    while k > at.prev_end {
+        // Within the context a streamed block keeps above it.
+        if top - k >= CONTEXT_LINES {
+            return None;
+        }
+        k -= 1;
+        let l = lines.get(k)?;
+        if l.quote != quote {
+            return None;
+        }
+        let text = l.text.trim();
+        if text.is_empty() {
+            gap += 1;
+            if gap >= HEADING_GAP {
+                return None;
+            }
+            continue;
+        }
+        if own_log(text) || is_fence(text) || header(text) || label_of_line(text).is_some() {
+            continue;
+        }
+        return heading_line(text).map(Under::Heading);
+    }
+    (at.prev_end > at.floor).then_some(Under::Previous)
+}
+
+/// A line that can head a group of results (`numa01:`, `## Results for
+/// hackbench`, `**Test: stream**`), without its Markdown marks and its
+/// trailing `:`: a few words with a letter, not the end of a sentence, a
+/// command (`$ perf stat -r 5 ./numa01`, options, paths, redirections) or
+/// a mail header.
+pub fn heading_line(text: &str) -> Option<String> {
+    let t = text.trim();
+    if t.starts_with('$') {
+        return None;
+    }
+    let emphasis = |c: char| matches!(c, '*' | '_');
+    let t = t.trim_start_matches('#').trim().trim_matches(emphasis);
+    let t = t.trim_end_matches(':').trim().trim_matches(emphasis);
+    let t = t.trim_end_matches(':').trim();
+    let words = t.split_whitespace().count();
+    let mail_header = ["subject:", "from:", "date:", "to:", "cc:", "message-id:"]
+        .iter()
+        .any(|h| t.to_ascii_lowercase().starts_with(h));
+    if words == 0
+        || words > 6
+        || t.len() > 48
+        || mail_header
+        || !t.chars().any(|c| c.is_alphabetic())
+        || t.ends_with(['.', ',', ';', '?', '!'])
+        || t.starts_with('-')
+        || t.contains(" -")
+        || t.contains("--")
+        || t.contains("   ")
+        || t.matches('(').count() != t.matches(')').count()
+        || t.contains(['/', '>', '<', '|', '`', '$', '='])
+    {
+        return None;
+    }
+    Some(t.to_string())
+}
+
+/// Words that count repetitions when a number of its own follows them
+/// (`run 1`, `iteration 4`, `Test 2`).
+const REPETITION_WORDS: &[&str] = &[
+    "run",
+    "iteration",
+    "iter",
+    "test",
+    "pass",
+    "round",
+    "trial",
+    "attempt",
+    "try",
+    "rep",
+    "repeat",
+    "repetition",
+    "loop",
+    "sample",
+    "no",
+];
+
+/// What a heading says a block measures, for its identity: the heading
+/// without its repetition numbers. A number standing as its own word
+/// (`#3`, `(2)`), with a repetition word before it (`run 1`, `iteration
+/// 4`, `Test 2`), goes: runs under `run 1:` and `run 2:` are samples of
+/// one measurement. Digits inside a word name something and stay
+/// (`numa01`, `copy-16`, `stream-8`). `None` when nothing is left.
+pub fn heading_identity(heading: &str) -> Option<String> {
+    let core = |w: &str| -> String {
+        w.trim_matches(|c: char| matches!(c, ':' | '#' | '(' | ')' | '[' | ']' | ',' | ';' | '.'))
+            .to_string()
+    };
+    let words: Vec<&str> = heading.split_whitespace().collect();
+    let mut kept: Vec<&str> = Vec::new();
+    for &w in &words {
+        let c = core(w);
+        if !c.is_empty() && c.chars().all(|c| c.is_ascii_digit()) {
+            let after_word = kept
+                .last()
+                .is_some_and(|p| REPETITION_WORDS.contains(&core(p).to_lowercase().as_str()));
+            // `#3`, `(2)`, `[4]`: marked as a count; `8 threads` names a
+            // setting and stays.
+            let marked = w.contains(['#', '(', '[']);
+            if after_word || marked || words.len() == 1 {
+                if after_word {
+                    kept.pop();
+                }
+                continue;
+            }
+        }
+        kept.push(w);
+    }
+    let out = kept.join(" ");
+    let out = out
+        .trim_matches(|c: char| matches!(c, ':' | ',' | ';' | '-' | '(' | '[') || c.is_whitespace())
+        .to_string();
+    (!out.is_empty() && out.chars().any(|c| c.is_alphanumeric())).then_some(out)
+}
+
+/// The heading of every labelled block (not a table): the one above its
+/// label lines, that of the labelled block above it when only blank
+/// lines are between, or that of the block it is a quoted copy of.
+fn label_headings(blocks: &mut [Scanned]) {
+    for b in 0..blocks.len() {
+        let Some(cur) = blocks.get(b) else { continue };
+        let heading = if cur.block.label.is_none() || matches!(cur.block.body, BlockBody::Table(_))
+        {
+            None
+        } else if let Some(o) = cur.block.duplicate_of.filter(|&o| o < b) {
+            blocks.get(o).and_then(|o| o.block.heading.clone())
+        } else {
+            match &cur.under {
+                Some(Under::Heading(h)) => Some(h.clone()),
+                Some(Under::Previous) => b
+                    .checked_sub(1)
+                    .and_then(|p| blocks.get(p))
+                    .filter(|p| {
+                        p.block.message == cur.block.message
+                            && p.block.quote_level == cur.block.quote_level
+                            && p.block.label.is_some()
+                    })
+                    .and_then(|p| p.block.heading.clone()),
+                None => None,
+            }
+        };
+        if let Some(cur) = blocks.get_mut(b) {
+            cur.block.heading = heading;
+        }
+    }
 }
 
 /// A block right under a labelled one, with nothing but blank lines
@@ -956,6 +1151,117 @@ mod tests {
     }
 
     #[test]
+    fn a_labelled_block_keeps_the_heading_it_is_printed_under() {
+        let elapsed = |label: &str, secs: &str| {
+            format!("\t{label}: {secs} +- 0.50 seconds time elapsed  ( +-  0.40% )\n")
+        };
+        let headings = |text: &str| -> Vec<(Option<String>, Option<String>)> {
+            let doc = crate::parse(text.as_bytes(), None).unwrap();
+            doc.blocks
+                .iter()
+                .map(|b| (b.label.clone(), b.heading.clone()))
+                .collect()
+        };
+        let pair = |h: &str, a: &str, b: &str| {
+            format!("{h}\n{}{}", elapsed("base", a), elapsed("patched", b))
+        };
+        let some = |l: &str, h: &str| (Some(l.to_string()), Some(h.to_string()));
+        let text = format!(
+            "{}\n{}",
+            pair("numa01:", "146.88", "147.45"),
+            pair("numa02:", "16.03", "16.12")
+        );
+        assert_eq!(
+            headings(&text),
+            [
+                some("base", "numa01"),
+                some("after", "numa01"),
+                some("base", "numa02"),
+                some("after", "numa02"),
+            ]
+        );
+        // Markdown marks and the colon go; a command line is no heading.
+        let text = pair("## Results for hackbench", "1.5", "1.4");
+        assert_eq!(headings(&text)[1], some("after", "Results for hackbench"));
+        let text = pair("$ perf stat -r 10 ./numa01", "1.5", "1.4");
+        assert_eq!(headings(&text)[0], (Some("base".to_string()), None));
+        // A label read from a prose line: the heading is above that line,
+        // and the other side below it shares it.
+        let run =
+            " Performance counter stats for 'hackbench':\n\n       1.50 seconds time elapsed\n";
+        let text = format!("Test: stream\n\nBefore:\n{run}\nAfter:\n{run}");
+        assert_eq!(
+            headings(&text),
+            [
+                some("before", "Test: stream"),
+                some("after", "Test: stream")
+            ]
+        );
+        // No heading: none kept.
+        let text = format!("Before:\n{run}\nAfter:\n{run}");
+        assert_eq!(
+            headings(&text),
+            [(Some("before".into()), None), (Some("after".into()), None)]
+        );
+        // A block paired as the other side later has no label lines: the
+        // line above it is its own name, not a heading.
+        let text = format!("Stock kernel\n{run}\nPatched\n{run}");
+        assert_eq!(
+            headings(&text),
+            [(Some("before".into()), None), (Some("after".into()), None)]
+        );
+        // Side-by-side runs: their column header is a label line, the
+        // line above it their heading.
+        let text = "fork test:\n     vanilla                    patched\nreal    1m2.500s               real    0m58.125s\nuser    0m1.010s               user    0m0.990s\nsys     0m59.870s              sys     0m55.410s\n";
+        assert_eq!(
+            headings(text),
+            [some("before", "fork test"), some("after", "fork test")]
+        );
+        // An unlabelled block has no heading of its own.
+        let doc = crate::parse(run.as_bytes(), None).unwrap();
+        assert_eq!(doc.blocks[0].heading, None);
+    }
+
+    #[test]
+    fn a_heading_s_identity_drops_repetition_numbers_not_names() {
+        let id = |h: &str| heading_identity(h);
+        for rep in [
+            "run 1",
+            "Run #2",
+            "#3",
+            "iteration 4",
+            "Test 2",
+            "(5)",
+            "3.",
+        ] {
+            assert_eq!(id(rep), None, "{rep}");
+        }
+        assert_eq!(id("numa01").as_deref(), Some("numa01"));
+        assert_eq!(id("copy-16").as_deref(), Some("copy-16"));
+        assert_eq!(id("stream-8").as_deref(), Some("stream-8"));
+        assert_eq!(id("hackbench run 2").as_deref(), Some("hackbench"));
+        assert_eq!(id("hackbench (run 2)").as_deref(), Some("hackbench"));
+        assert_eq!(id("hackbench, run 3").as_deref(), Some("hackbench"));
+        assert_eq!(id("Test: stream").as_deref(), Some("Test: stream"));
+        assert_eq!(id("stream (2)").as_deref(), Some("stream"));
+        assert_eq!(id("hackbench #2").as_deref(), Some("hackbench"));
+        // A number of a setting is no repetition.
+        assert_eq!(id("4 threads").as_deref(), Some("4 threads"));
+        assert_ne!(id("4 threads"), id("8 threads"));
+        assert_eq!(heading_line("**numa02:**").as_deref(), Some("numa02"));
+        assert_eq!(heading_line("Subject: [PATCH] mm: fix"), None);
+        // The end of a wrapped command line.
+        assert_eq!(heading_line("--bandwidth-log)"), None);
+        // Column headers are labels, not a heading.
+        assert_eq!(heading_line("vanilla          patched"), None);
+        assert_eq!(heading_line("The results are below."), None);
+        assert_eq!(
+            heading_line("echo NO_RUN_TO_PARITY > /debug/sched/features"),
+            None
+        );
+    }
+
+    #[test]
     fn labels() {
         assert_eq!(
             label_of_line("The tracing results before modification are as follows:").as_deref(),
@@ -1012,6 +1318,7 @@ mod tests {
                 last: at,
                 continues: false,
                 heading: None,
+                under: None,
             }
         };
         let mut blocks = vec![
