@@ -417,8 +417,9 @@ async fn a_killed_worker_s_job_completes_exactly_once(pool: PgPool) {
     let url = database_url(&pool);
     let app = app(&pool);
     let tok = token(&pool, Scope::Upload).await;
-    // Long enough (a few seconds) to be killed in the middle.
-    let r = submit(&app, &tok, serde_json::json!({"scenario": "toy-lock", "duration": "40s", "replications": 1, "seed": 3})).await;
+    // Long enough (about 5 s of CPU; the simulator is built optimised in
+    // tests too) to be killed in the middle.
+    let r = submit(&app, &tok, serde_json::json!({"scenario": "toy-lock", "duration": "600s", "replications": 1, "seed": 3})).await;
     assert_eq!(r.status, 202);
     let id = r.json()["id"].as_i64().unwrap();
     let mut a = serve(&url);
