@@ -559,9 +559,10 @@ const HEADING_LINES: usize = 3;
 /// Blocks of one kind in one message that would share a column (no label,
 /// the same board and kernel) but are introduced by different headings are
 /// different things: each is labelled by its heading, so they are never
-/// pooled. Headings that differ only in numbers standing as words of
-/// their own (`run 1:`, `run 2:`) introduce repetitions and are left to
-/// pool; `numa01:` / `numa02:` name two benchmarks.
+/// pooled. Headings that differ only in repetition numbers (`run 1:`,
+/// `run 2:`, `#3`) introduce repetitions and are left to pool;
+/// `numa01:` / `numa02:` name two benchmarks, `4 threads:` / `8 threads:`
+/// two settings.
 pub fn heading_labels(blocks: &mut [Scanned], lines: &[Line<'_>]) {
     let headings: Vec<Option<String>> = (0..blocks.len())
         .map(|b| {
@@ -586,24 +587,11 @@ pub fn heading_labels(blocks: &mut [Scanned], lines: &[Line<'_>]) {
             && s.column_label.is_none()
             && !holds_columns(&s.block.body)
     };
-    // A number standing as its own word (`run 1:`, `#2`, `(3)`) counts
-    // repetitions; digits inside a word or a dotted number name something
-    // (`numa01`, `mmap-32`, `6.12.87`) and keep headings apart.
-    let without_numbers = |h: &str| -> String {
-        h.split_whitespace()
-            .map(|w| {
-                let core = w.trim_matches(|c: char| {
-                    matches!(c, ':' | '#' | '(' | ')' | '[' | ']' | ',' | ';')
-                });
-                if !core.is_empty() && core.chars().all(|c| c.is_ascii_digit()) {
-                    "#".to_string()
-                } else {
-                    w.to_lowercase()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    // Repetitions (`run 1:`, `#2`, `(3)`) pool; digits inside a word or a
+    // number naming a setting keep headings apart (`numa01`, `mmap-32`,
+    // `6.12.87`, `4 threads` / `8 threads`): see [`heading_identity`].
+    let without_numbers =
+        |h: &str| -> String { heading_identity(h).unwrap_or_default().to_lowercase() };
     let mut done = vec![false; blocks.len()];
     for b in 0..blocks.len() {
         if done[b] || !blocks.get(b).is_some_and(open) {
@@ -1148,6 +1136,12 @@ mod tests {
             labels("numa01:", "numa02:"),
             [Some("numa01".to_string()), Some("numa02".to_string())]
         );
+        // A number before a noun is a setting, not a repetition.
+        assert_eq!(
+            labels("4 threads:", "8 threads:"),
+            [Some("4-threads".to_string()), Some("8-threads".to_string())]
+        );
+        assert_eq!(labels("iteration 3:", "iteration 4:"), [None, None]);
     }
 
     #[test]
