@@ -835,12 +835,16 @@ async fn variant_chains_cannot_become_cycles(pool: PgPool) {
                 body,
             )
             .await
-            .status
         }));
     }
     for t in tasks {
-        let s = t.await.unwrap();
-        assert!(s == 201 || s == 409, "{s}");
+        let r = t.await.unwrap();
+        assert!(
+            r.status == 201 || r.status == 409,
+            "{} {}",
+            r.status,
+            r.text()
+        );
     }
     let both: i64 = count(
         &pool,

@@ -89,7 +89,16 @@ pub async fn store_with(
             known
         }
     };
-    let result = store_on(pool, &mut conn, &up, &known).await;
+    // Uploads that create the same catalogue rows in another order (two
+    // variants each naming the other as parent) can deadlock; PostgreSQL
+    // then aborts one transaction, which is whole, so it is tried again.
+    let mut result = store_on(pool, &mut conn, &up, &known).await;
+    for _ in 0..3 {
+        if !result.as_ref().is_err_and(retryable) {
+            break;
+        }
+        result = store_on(pool, &mut conn, &up, &known).await;
+    }
     // A connection keeps the capacity of the buffers it sent a big blob
     // through: one that stored a big upload is closed afterwards, so the
     // memory goes back (a pooled connection would keep hundreds of MB).
@@ -97,6 +106,18 @@ pub async fn store_with(
         let _ = sqlx::Connection::close(conn.detach()).await;
     }
     result
+}
+
+/// A deadlock or a serialization failure: the transaction was rolled
+/// back whole and may be tried again.
+fn retryable(e: &AppError) -> bool {
+    let AppError::Internal(e) = e else {
+        return false;
+    };
+    e.downcast_ref::<sqlx::Error>().is_some_and(|e| match e {
+        sqlx::Error::Database(d) => matches!(d.code().as_deref(), Some("40P01" | "40001")),
+        _ => false,
+    })
 }
 
 /// Uploads at least this big are stored on a connection closed afterwards.
