@@ -333,14 +333,10 @@ async fn metric_idents(
         .collect()
 }
 
-/// The packed histograms of freshly stored runs, alone: for an upload
-/// without metrics ([`add_upload_metric_values`] stores them with the
-/// metric values otherwise).
-pub async fn add_upload_histograms(
-    conn: &mut sqlx::PgConnection,
-    upload_id: i64,
-) -> sqlx::Result<()> {
-    sqlx::query(
+/// The statement that packs an upload's histogram buckets, one row per run
+/// (`$1`: the upload), alone or inside the metric values' statement.
+macro_rules! pack_histograms_sql {
+    () => {
         "INSERT INTO run_histograms (run_id, buckets)
          SELECT b.run_id,
                 string_agg(int4send(b.thread) || float8send(b.lower_us) || int8send(b.count),
@@ -348,11 +344,21 @@ pub async fn add_upload_histograms(
          FROM runs r JOIN histogram_buckets b ON b.run_id = r.id
          WHERE r.upload_id = $1
          GROUP BY b.run_id
-         ON CONFLICT (run_id) DO NOTHING",
-    )
-    .bind(upload_id)
-    .execute(&mut *conn)
-    .await?;
+         ON CONFLICT (run_id) DO NOTHING"
+    };
+}
+
+/// The packed histograms of freshly stored runs, alone: for an upload
+/// without metrics ([`add_upload_metric_values`] stores them with the
+/// metric values otherwise).
+pub async fn add_upload_histograms(
+    conn: &mut sqlx::PgConnection,
+    upload_id: i64,
+) -> sqlx::Result<()> {
+    sqlx::query(pack_histograms_sql!())
+        .bind(upload_id)
+        .execute(&mut *conn)
+        .await?;
     Ok(())
 }
 
@@ -384,16 +390,10 @@ pub async fn add_upload_metric_values(
     .bind(upload_id)
     .execute(&mut *conn)
     .await?;
-    sqlx::query(
-        "WITH hist AS (
-             INSERT INTO run_histograms (run_id, buckets)
-             SELECT b.run_id,
-                    string_agg(int4send(b.thread) || float8send(b.lower_us) || int8send(b.count),
-                               ''::bytea ORDER BY b.thread, b.lower_us)
-             FROM runs r JOIN histogram_buckets b ON b.run_id = r.id
-             WHERE r.upload_id = $1
-             GROUP BY b.run_id
-             ON CONFLICT (run_id) DO NOTHING)
+    sqlx::query(concat!(
+        "WITH hist AS (",
+        pack_histograms_sql!(),
+        ")
          INSERT INTO run_metric_values (run_id, idents, vals, printed_delta_pct, spread_pct)
          SELECT m.run_id, array_agg(i.id ORDER BY m.id), array_agg(m.value ORDER BY m.id),
                 array_agg(m.printed_delta_pct ORDER BY m.id), array_agg(m.spread_pct ORDER BY m.id)
@@ -402,8 +402,8 @@ pub async fn add_upload_metric_values(
              ON i.key = metric_ident_key(m.scope, m.name, m.stat, m.unit, m.section, m.direction,
                                          m.direction_source, m.delta_convention)
          WHERE r.upload_id = $1
-         GROUP BY m.run_id",
-    )
+         GROUP BY m.run_id"
+    ))
     .bind(upload_id)
     .execute(&mut *conn)
     .await?;
