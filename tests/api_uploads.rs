@@ -364,6 +364,30 @@ async fn health_and_listing_pages(pool: PgPool) {
     assert!(boards.text().contains("LicheePi 4A"));
     let kernels = get(&app, "/kernels").await;
     assert!(kernels.text().contains("6.5.0-rt6"));
+    assert!(!kernels.text().contains("rel=\"next\""), "one page");
+    // A fleet's nightly builds: the list comes a page at a time.
+    sqlx::query("INSERT INTO kernels (version) SELECT '6.13.0-n' || lpad(i::text, 3, '0') FROM generate_series(1, 60) i")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let first = get(&app, "/kernels").await.text();
+    assert_eq!(
+        first.matches("<tr><td class=\"mono\">").count(),
+        50,
+        "{first}"
+    );
+    assert!(first.contains("6.13.0-n050") && !first.contains("6.13.0-n051"));
+    assert!(
+        first.contains("href=\"/kernels?after=6.13.0-n050\""),
+        "{first}"
+    );
+    let second = get(&app, "/kernels?after=6.13.0-n050").await.text();
+    assert!(second.contains("6.13.0-n051") && second.contains("6.5.0-rt6"));
+    assert!(!second.contains("6.13.0-n050") && !second.contains("rel=\"next\""));
+    assert!(second.contains(">« First</a>") && !first.contains(">« First</a>"));
+    let one = get(&app, "/kernels/6.5.0-rt6").await;
+    assert_eq!(one.status, 200);
+    assert_eq!(get(&app, "/kernels/6.13.0-none").await.status, 404);
     let nf = get(&app, "/runs/999999").await;
     assert_eq!(nf.status, 404);
     assert!(nf.text().contains("<html"));

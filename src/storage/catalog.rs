@@ -384,14 +384,42 @@ pub struct KernelRow {
     pub last_run: Option<DateTime<Utc>>,
 }
 
-pub async fn kernels(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<KernelRow>> {
+/// Kernels on one page of `/kernels`: at most `limit`, by version, after
+/// `after` (the last version of the previous page). A fleet tests a build
+/// a night, so the list grows without end; a page costs the same however
+/// many there are.
+pub async fn kernels_page(
+    db: impl PgExecutor<'_>,
+    after: Option<&str>,
+    limit: i64,
+) -> sqlx::Result<Vec<KernelRow>> {
+    let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new(
+        "SELECT k.id, k.version, coalesce(sum(c.runs), 0)::bigint AS runs,
+                count(DISTINCT c.board_id) AS boards, max(c.last_run_at) AS last_run
+         FROM (SELECT id, version FROM kernels",
+    );
+    if let Some(a) = after {
+        q.push(" WHERE version > ").push_bind(a);
+    }
+    q.push(" ORDER BY version LIMIT ").push_bind(limit);
+    q.push(
+        ") k LEFT JOIN run_cells c ON c.kernel_id = k.id
+         GROUP BY k.id, k.version ORDER BY k.version",
+    );
+    q.build_query_as().fetch_all(db).await
+}
+
+/// One kernel with its counts, if it exists.
+pub async fn kernel(db: impl PgExecutor<'_>, version: &str) -> sqlx::Result<Option<KernelRow>> {
     sqlx::query_as(
         "SELECT k.id, k.version, coalesce(sum(c.runs), 0)::bigint AS runs,
                 count(DISTINCT c.board_id) AS boards, max(c.last_run_at) AS last_run
          FROM kernels k LEFT JOIN run_cells c ON c.kernel_id = k.id
-         GROUP BY k.id ORDER BY k.version",
+         WHERE k.version = $1
+         GROUP BY k.id",
     )
-    .fetch_all(db)
+    .bind(version)
+    .fetch_optional(db)
     .await
 }
 

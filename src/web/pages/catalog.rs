@@ -30,12 +30,39 @@ pub async fn show_boards(State(state): State<AppState>) -> PageResult<BoardsPage
 #[template(path = "pages/kernels.html")]
 pub struct KernelsPage {
     pub kernels: Vec<KernelRow>,
+    /// The address of the next page, when more kernels follow.
+    pub next: Option<String>,
+    /// Whether this is a later page (so the first can be linked).
+    pub later: bool,
+}
+
+/// Kernels a page of `/kernels` lists.
+pub const KERNELS_PER_PAGE: i64 = 50;
+
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct KernelsParams {
+    /// The last version of the previous page.
+    pub after: Option<String>,
 }
 
 #[tracing::instrument(skip_all)]
-pub async fn show_kernels(State(state): State<AppState>) -> PageResult<KernelsPage> {
+pub async fn show_kernels(
+    State(state): State<AppState>,
+    Query(p): Query<KernelsParams>,
+) -> PageResult<KernelsPage> {
+    let after = p.after.filter(|a| !a.is_empty());
+    let mut kernels =
+        catalog::kernels_page(&state.pool, after.as_deref(), KERNELS_PER_PAGE + 1).await?;
+    let more = kernels.len() as i64 > KERNELS_PER_PAGE;
+    kernels.truncate(KERNELS_PER_PAGE as usize);
+    let next = kernels
+        .last()
+        .filter(|_| more)
+        .map(|k| format!("/kernels?after={}", urlencode(&k.version)));
     Ok(KernelsPage {
-        kernels: catalog::kernels(&state.pool).await?,
+        kernels,
+        next,
+        later: after.is_some(),
     })
 }
 
@@ -121,10 +148,8 @@ pub async fn show_kernel(
     Path(version): Path<String>,
     Query(p): Query<ScopeParams>,
 ) -> PageResult<ScopePage> {
-    let kernel = catalog::kernels(&state.pool)
+    let kernel = catalog::kernel(&state.pool, &version)
         .await?
-        .into_iter()
-        .find(|k| k.version == version)
         .ok_or_else(|| AppError::not_found(format!("kernel '{version}'")))?;
     let filter = RunListing {
         kernel: Some(version.clone()),
