@@ -454,6 +454,46 @@ async fn overviews_follow_uploads_and_deletions(pool: PgPool) {
             .text()
             .contains("spike_culprit_fn")
     );
+    // The per-board culprit cells, kept at ingest and rebuilt after the
+    // deletions, equal what the per-kernel cells add up to.
+    let per_board = "SELECT culprit, board_id, traces, worst_us, worst_run, worst_kernel
+                     FROM culprit_board_cells";
+    let from_kernels = "SELECT culprit, board_id, sum(traces)::bigint, max(worst_us),
+                        (array_agg(worst_run ORDER BY worst_us DESC, worst_run))[1],
+                        (array_agg(kernel_id ORDER BY worst_us DESC, worst_run))[1]
+                        FROM culprit_cells GROUP BY culprit, board_id";
+    for (a, b) in [(per_board, from_kernels), (from_kernels, per_board)] {
+        let differ: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT count(*) FROM ({a} EXCEPT {b}) d"
+        )))
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+        assert_eq!(differ, 0, "{a}\nEXCEPT\n{b}");
+    }
+    let cells: i64 = sqlx::query_scalar("SELECT count(*) FROM culprit_board_cells")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert!(cells > 0);
+    // Filtered by kernel, the leaderboard reads that kernel's cells.
+    let kernel: String = sqlx::query_scalar(
+        "SELECT k.version FROM culprit_cells c JOIN kernels k ON k.id = c.kernel_id
+         WHERE c.culprit = 'isolate_lru_folios' LIMIT 1",
+    )
+    .fetch_one(&pool)
+    .await
+    .unwrap();
+    let one = get(&app, &format!("/culprits?kernel={kernel}"))
+        .await
+        .text();
+    assert!(one.contains("isolate_lru_folios"), "{one}");
+    assert!(
+        !get(&app, "/culprits?kernel=0.0.0-none")
+            .await
+            .text()
+            .contains("isolate_lru_folios")
+    );
     let metric = get(&app, "/heatmap?metric=real").await.text();
     assert!(metric.contains("arm64 phone"));
 }
@@ -666,36 +706,138 @@ async fn history_is_per_day_and_follows_deletions(pool: PgPool) {
     assert_eq!(metric.status, 200);
 }
 
-/// A comparison reads a run's metric rows from `run_metric_values` and
-/// `metric_idents`, written in the ingest transaction: they hold exactly
-/// the `metrics` rows, in their order, each identity once.
+/// What a comparison reads of a run comes from its one `run_compare`
+/// row, packed in the ingest transaction: read back through a column, it
+/// holds exactly the run's latency threads, histogram footers, metric rows
+/// (in their order, each identity stored once) and trace.
 #[sqlx::test]
-async fn metric_values_kept_at_ingest_equal_the_metric_rows(pool: PgPool) {
+async fn compare_rows_kept_at_ingest_equal_the_child_rows(pool: PgPool) {
+    use sqlx::Row;
     demo(&pool).await;
-    let row = "json_build_array(m.run_id, m.name, m.stat, m.unit, m.scope, m.section, \
-               m.direction, m.direction_source, m.delta_convention, m.value, \
-               m.printed_delta_pct, m.spread_pct)::text";
-    let stored: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT {row} FROM metrics m ORDER BY m.run_id, m.id"
-    )))
-    .fetch_all(&pool)
+    // And a cyclictest run with histogram footers.
+    let tok = token(&pool, Scope::Upload).await;
+    let up = upload(
+        &app(&pool),
+        Some(&tok),
+        "board=i7-4790&kernel=6.12.0-rc5&variant=hist-a",
+        fixture("histogram-4threads.txt"),
+    )
+    .await;
+    assert_eq!(up.status, 201, "{}", up.text());
+    let missing: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM runs r WHERE NOT EXISTS (SELECT 1 FROM run_compare c WHERE c.run_id = r.id)",
+    )
+    .fetch_one(&pool)
     .await
     .unwrap();
-    assert!(stored.len() > 50, "the demo has metric rows");
-    let kept: Vec<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT {row} FROM run_metric_values v,
-                unnest(v.idents, v.vals, v.printed_delta_pct, v.spread_pct)
-                    WITH ORDINALITY AS x(ident, value, printed_delta_pct, spread_pct, n),
-                LATERAL (SELECT v.run_id, i.name, i.stat, i.unit, i.scope, i.section,
-                                i.direction, i.direction_source, i.delta_convention, x.value,
-                                x.printed_delta_pct, x.spread_pct
-                         FROM metric_idents i WHERE i.id = x.ident) m
-         ORDER BY v.run_id, x.n"
-    )))
-    .fetch_all(&pool)
-    .await
-    .unwrap();
-    assert_eq!(kept, stored);
+    assert_eq!(missing, 0, "every run has its row");
+    let ids: Vec<i64> =
+        sqlx::query_scalar("SELECT id FROM runs WHERE deleted_at IS NULL ORDER BY id")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+    let (mut threads, mut footers, mut metrics, mut traces) = (0, 0, 0, 0);
+    for chunk in ids.chunks(100) {
+        let spec = reclaimlab::compare::ColumnSpec {
+            runs: chunk
+                .iter()
+                .map(|&id| reclaimlab::storage::ids::RunId(id))
+                .collect(),
+            ..Default::default()
+        };
+        let col = reclaimlab::storage::compare::column_runs(&pool, &spec)
+            .await
+            .unwrap();
+        assert_eq!(col.runs.len(), chunk.len());
+        for run in &col.runs {
+            let want: Vec<(i32, f64, f64, f64)> = sqlx::query_as(
+                "SELECT thread, min_us, avg_us, max_us FROM latency_threads
+                 WHERE run_id = $1 ORDER BY thread",
+            )
+            .bind(run.id)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+            let got: Vec<(i32, f64, f64, f64)> = run
+                .latency
+                .threads
+                .iter()
+                .map(|t| (t.thread as i32, t.min_us, t.avg_us, t.max_us))
+                .collect();
+            assert_eq!(got, want, "run {}: latency threads", run.id);
+            threads += got.len();
+            let want: Vec<(i32, f64, i64, Option<f64>)> = sqlx::query_as(
+                "SELECT thread, bucket_us, overflows, max_us FROM histogram_threads
+                 WHERE run_id = $1 ORDER BY thread",
+            )
+            .bind(run.id)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+            let got: Vec<(i32, f64, i64, Option<f64>)> = run
+                .latency
+                .hist_footers
+                .iter()
+                .map(|f| (f.thread as i32, f.bucket_us, f.overflows as i64, f.max_us))
+                .collect();
+            assert_eq!(got, want, "run {}: histogram footers", run.id);
+            footers += got.len();
+            let want: Vec<_> = sqlx::query(
+                "SELECT name, stat, unit, scope, section, direction, direction_source,
+                        delta_convention, value, printed_delta_pct, spread_pct
+                 FROM metrics WHERE run_id = $1 ORDER BY id",
+            )
+            .bind(run.id)
+            .fetch_all(&pool)
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| {
+                (
+                    reclaimlab::storage::runs::metric_ident(row).unwrap(),
+                    row.get::<f64, _>("value"),
+                    row.get::<Option<f64>, _>("printed_delta_pct"),
+                    row.get::<Option<f64>, _>("spread_pct"),
+                )
+            })
+            .collect();
+            let got: Vec<_> = run
+                .metrics
+                .iter()
+                .map(|m| {
+                    (
+                        col.metric_idents[m.ident as usize].clone(),
+                        m.value,
+                        m.printed_delta_pct,
+                        m.spread_pct,
+                    )
+                })
+                .collect();
+            assert_eq!(got, want, "run {}: metric rows", run.id);
+            metrics += got.len();
+            let want: Option<(String, f64, Option<String>, Vec<String>)> = sqlx::query_as(
+                "SELECT tracer, latency_us, culprit, culprit_path FROM traces WHERE run_id = $1",
+            )
+            .bind(run.id)
+            .fetch_optional(&pool)
+            .await
+            .unwrap();
+            let got = run.latency.trace.as_ref().map(|t| {
+                (
+                    t.tracer.clone(),
+                    t.latency_us,
+                    t.culprit.clone(),
+                    t.culprit_path.clone(),
+                )
+            });
+            assert_eq!(got, want, "run {}: trace", run.id);
+            traces += usize::from(got.is_some());
+        }
+    }
+    assert!(
+        threads > 10 && footers > 0 && metrics > 50 && traces > 0,
+        "the demo has each kind: {threads} threads, {footers} footers, {metrics} metrics, {traces} traces"
+    );
     let idents: i64 = sqlx::query_scalar("SELECT count(*) FROM metric_idents")
         .fetch_one(&pool)
         .await
@@ -734,10 +876,12 @@ async fn histograms_kept_at_ingest_sum_like_the_bucket_rows(pool: PgPool) {
             .fetch_all(&pool)
             .await
             .unwrap();
-    let kept: Vec<i64> = sqlx::query_scalar("SELECT run_id FROM run_histograms ORDER BY run_id")
-        .fetch_all(&pool)
-        .await
-        .unwrap();
+    let kept: Vec<i64> = sqlx::query_scalar(
+        "SELECT run_id FROM run_compare WHERE buckets <> ''::bytea ORDER BY run_id",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
     assert!(!with_rows.is_empty(), "the demo has histograms");
     assert_eq!(kept, with_rows, "every run with buckets has its packed row");
     // A column of the cyclictest runs sums their packed buckets as SQL sums

@@ -20,98 +20,69 @@ const HEAD_SELECT: &str =
      JOIN variants v ON v.id = r.variant_id
      WHERE r.deleted_at IS NULL";
 
-/// Each selected run with its child rows as arrays, one row per run: the
-/// per-row cost of reading (about 1.5 us of the server's CPU a row)
-/// dominated a comparison when every thread, footer and metric was a row.
-/// The threads are aggregated in the order of a sorted subquery, which
-/// their primary key gives: an `array_agg(... ORDER BY thread)` sorts each
-/// run's rows again, once per array (PostgreSQL 15), about half of each
-/// aggregate's time.
+/// Each selected run with its `run_compare` row: one index probe a run.
+/// Numbers come packed in `bytea` values (layouts in the migration that
+/// creates the table), which PostgreSQL sends as they are; arrays cost a
+/// call per element on each side, and one probe per child table cost six
+/// a run.
 const WITH_RESULTS: &str = ")
     SELECT h.id, h.upload_id, h.block_index, h.column_index, h.board, h.kernel, h.variant,
-           h.kind, h.title, h.tool, h.block_kind,
-           lt.thread AS lt_thread, lt.min_us AS lt_min, lt.avg_us AS lt_avg, lt.max_us AS lt_max,
-           ht.thread AS ht_thread, ht.bucket_us AS ht_bucket, ht.overflows AS ht_overflows,
-           ht.max_us AS ht_max,
-           t.tracer, t.latency_us AS trace_latency_us, t.culprit, t.culprit_path,
-           mv.idents AS metric_idents, mv.vals AS metric_vals,
-           mv.printed_delta_pct AS metric_deltas, mv.spread_pct AS metric_spreads,
-           rh.buckets AS hist_buckets
-    FROM h
-    LEFT JOIN LATERAL (
-        SELECT array_agg(thread) AS thread, array_agg(min_us) AS min_us,
-               array_agg(avg_us) AS avg_us, array_agg(max_us) AS max_us
-        FROM (SELECT thread, min_us, avg_us, max_us FROM latency_threads WHERE run_id = h.id
-              ORDER BY thread) x) lt ON true
-    LEFT JOIN LATERAL (
-        SELECT array_agg(thread) AS thread, array_agg(bucket_us) AS bucket_us,
-               array_agg(overflows) AS overflows, array_agg(max_us) AS max_us
-        FROM (SELECT thread, bucket_us, overflows, max_us FROM histogram_threads
-              WHERE run_id = h.id ORDER BY thread) x) ht ON true
-    LEFT JOIN traces t ON t.run_id = h.id
-    LEFT JOIN run_metric_values mv ON mv.run_id = h.id
-    LEFT JOIN run_histograms rh ON rh.run_id = h.id AND h.block_kind = 'cyclictest'
+           h.kind, h.title, h.tool, h.block_kind, c.run_id IS NOT NULL AS kept,
+           c.threads, c.footers, c.metrics,
+           CASE WHEN h.block_kind = 'cyclictest' THEN c.buckets ELSE ''::bytea END,
+           c.tracer, c.trace_latency_us,
+           c.culprit, c.culprit_path
+    FROM h LEFT JOIN run_compare c ON c.run_id = h.id
     ORDER BY h.created_at, h.id";
 
-#[derive(FromRow)]
-struct RunRow {
-    id: i64,
-    upload_id: Option<i64>,
-    block_index: i32,
-    column_index: i32,
-    board: String,
-    kernel: String,
-    variant: String,
-    kind: String,
-    title: Option<String>,
-    tool: String,
-    block_kind: String,
-    lt_thread: Option<Vec<i32>>,
-    lt_min: Option<Vec<f64>>,
-    lt_avg: Option<Vec<f64>>,
-    lt_max: Option<Vec<f64>>,
-    ht_thread: Option<Vec<i32>>,
-    ht_bucket: Option<Vec<f64>>,
-    ht_overflows: Option<Vec<i64>>,
-    ht_max: Option<Vec<Option<f64>>>,
-    tracer: Option<String>,
-    trace_latency_us: Option<f64>,
-    culprit: Option<String>,
-    culprit_path: Option<Vec<String>>,
-    metric_idents: Option<Vec<i64>>,
-    metric_vals: Option<Vec<f64>>,
-    metric_deltas: Option<Vec<Option<f64>>>,
-    metric_spreads: Option<Vec<Option<f64>>>,
-    hist_buckets: Option<Vec<u8>>,
-}
-
-/// One bucket of `run_histograms.buckets`: thread (int4), lower bound
-/// (float8), count (int8), in network byte order.
+/// Record sizes of the packed values.
+const THREAD_BYTES: usize = 28;
+const FOOTER_BYTES: usize = 29;
+const METRIC_BYTES: usize = 34;
 const HIST_BUCKET_BYTES: usize = 20;
 
-fn unpack_bucket(b: &[u8]) -> (i32, f64, i64) {
-    let mut thread = [0u8; 4];
-    let mut lower = [0u8; 8];
-    let mut count = [0u8; 8];
-    thread.copy_from_slice(&b[..4]);
-    lower.copy_from_slice(&b[4..12]);
-    count.copy_from_slice(&b[12..20]);
-    (
-        i32::from_be_bytes(thread),
-        f64::from_be_bytes(lower),
-        i64::from_be_bytes(count),
-    )
+/// Big-endian numbers read one after another from a packed record.
+struct Packed<'a>(&'a [u8]);
+
+impl Packed<'_> {
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let (head, rest) = self.0.split_at(N);
+        self.0 = rest;
+        let mut out = [0u8; N];
+        out.copy_from_slice(head);
+        out
+    }
+    fn i32(&mut self) -> i32 {
+        i32::from_be_bytes(self.take())
+    }
+    fn i64(&mut self) -> i64 {
+        i64::from_be_bytes(self.take())
+    }
+    fn f64(&mut self) -> f64 {
+        f64::from_be_bytes(self.take())
+    }
+    /// A flag byte, then the number (present when the flag is 1).
+    fn opt_f64(&mut self) -> Option<f64> {
+        let [flag] = self.take::<1>();
+        let v = self.f64();
+        (flag == 1).then_some(v)
+    }
 }
 
-/// Arrays that are one row each: they must line up.
-fn same_len(run: i64, what: &str, lens: &[usize]) -> sqlx::Result<usize> {
-    let n = lens.first().copied().unwrap_or(0);
-    if lens.iter().any(|&l| l != n) {
+/// The records of a packed value of `size` bytes each.
+fn records<'a>(
+    run: i64,
+    what: &str,
+    bytes: &'a [u8],
+    size: usize,
+) -> sqlx::Result<impl Iterator<Item = Packed<'a>>> {
+    if !bytes.len().is_multiple_of(size) {
         return Err(sqlx::Error::Protocol(format!(
-            "run {run}: {what} arrays of unequal length"
+            "run {run}: packed {what} of {} bytes, not records of {size}",
+            bytes.len()
         )));
     }
-    Ok(n)
+    Ok(bytes.chunks_exact(size).map(Packed))
 }
 
 /// The runs a column selects: the newest [`MAX_RUNS_PER_COLUMN`], listed
@@ -120,9 +91,9 @@ fn same_len(run: i64, what: &str, lens: &[usize]) -> sqlx::Result<usize> {
 ///
 /// The statement is built from constant fragments, one per filter given
 /// (never `$1 IS NULL OR ...`), so each filter set has a plan that uses
-/// its indexes. Two statements a column: the runs with their child rows
-/// (a cyclictest run's buckets packed in one value, summed here), and the
-/// distinct metric identities.
+/// its indexes. Two statements a column: the runs with their
+/// `run_compare` rows (a cyclictest run's buckets are summed here), and
+/// the distinct metric identities.
 pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<ColumnRuns> {
     let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new("WITH h AS (");
     q.push(HEAD_SELECT);
@@ -157,7 +128,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     // One connection for the column's statements: each checkout of the
     // pool costs a round trip (its stale-transaction check).
     let mut conn = pool.acquire().await?;
-    let mut rows: Vec<RunRow> = q.build_query_as().fetch_all(&mut *conn).await?;
+    let mut rows: Vec<PgRow> = q.build().fetch_all(&mut *conn).await?;
     // Oldest first; one more than a column holds says older ones exist.
     let more = rows.len() as i64 > MAX_RUNS_PER_COLUMN;
     if more {
@@ -170,107 +141,85 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     let mut place: HashMap<i64, u32> = HashMap::new();
     let mut wanted: Vec<i64> = Vec::new();
     let mut runs = Vec::with_capacity(rows.len());
-    for h in rows {
-        let id = h.id;
-        let (thread, min, avg, max) = (
-            h.lt_thread.unwrap_or_default(),
-            h.lt_min.unwrap_or_default(),
-            h.lt_avg.unwrap_or_default(),
-            h.lt_max.unwrap_or_default(),
-        );
-        same_len(
-            id,
-            "latency thread",
-            &[thread.len(), min.len(), avg.len(), max.len()],
-        )?;
-        let threads = (0..thread.len())
-            .map(|i| ThreadLatency {
-                thread: thread[i].max(0) as u32,
-                min_us: min[i],
-                avg_us: avg[i],
-                max_us: max[i],
+    for row in &rows {
+        // By position: by name, each field is a search of the row's columns.
+        let id: i64 = row.try_get(0)?;
+        let block_kind: String = row.try_get(10)?;
+        if !row.try_get::<bool, _>(11)? {
+            return Err(sqlx::Error::Protocol(format!(
+                "run {id} has no run_compare row"
+            )));
+        }
+        let threads = records(id, "latency threads", row.try_get(12)?, THREAD_BYTES)?
+            .map(|mut r| ThreadLatency {
+                thread: r.i32().max(0) as u32,
+                min_us: r.f64(),
+                avg_us: r.f64(),
+                max_us: r.f64(),
                 n_runs: 1,
             })
             .collect();
-        let (thread, bucket, overflows, max) = (
-            h.ht_thread.unwrap_or_default(),
-            h.ht_bucket.unwrap_or_default(),
-            h.ht_overflows.unwrap_or_default(),
-            h.ht_max.unwrap_or_default(),
-        );
-        same_len(
-            id,
-            "histogram footer",
-            &[thread.len(), bucket.len(), overflows.len(), max.len()],
-        )?;
-        let hist_footers = (0..thread.len())
-            .map(|i| HistFooter {
-                thread: thread[i].max(0) as u32,
-                bucket_us: bucket[i],
-                overflows: overflows[i].max(0) as u64,
-                max_us: max[i],
+        let hist_footers = records(id, "histogram footers", row.try_get(13)?, FOOTER_BYTES)?
+            .map(|mut r| HistFooter {
+                thread: r.i32().max(0) as u32,
+                bucket_us: r.f64(),
+                overflows: r.i64().max(0) as u64,
+                max_us: r.opt_f64(),
             })
             .collect();
-        let trace = match (h.tracer, h.trace_latency_us) {
+        let metrics = records(id, "metric values", row.try_get(14)?, METRIC_BYTES)?
+            .map(|mut r| {
+                let ident = r.i64();
+                MetricSample {
+                    ident: *place.entry(ident).or_insert_with(|| {
+                        wanted.push(ident);
+                        (wanted.len() - 1) as u32
+                    }),
+                    value: r.f64(),
+                    printed_delta_pct: r.opt_f64(),
+                    spread_pct: r.opt_f64(),
+                }
+            })
+            .collect();
+        let packed = records(id, "histogram", row.try_get(15)?, HIST_BUCKET_BYTES)?;
+        if block_kind == "cyclictest" {
+            for mut b in packed {
+                let (thread, lower, count) = (b.i32(), b.f64(), b.i64());
+                // `+ 0.0` makes -0 the key of 0, as they are one value in SQL.
+                let lower = lower + 0.0;
+                let e = buckets
+                    .entry((thread, lower.to_bits()))
+                    .or_insert((lower, 0));
+                e.1 = e.1.saturating_add(count);
+            }
+        }
+        let trace = match (
+            row.try_get::<Option<String>, _>(16)?,
+            row.try_get::<Option<f64>, _>(17)?,
+        ) {
             (Some(tracer), Some(latency_us)) => Some(TraceSummary {
                 tracer,
                 latency_us,
-                culprit: h.culprit,
-                culprit_path: h.culprit_path.unwrap_or_default(),
+                culprit: row.try_get(18)?,
+                culprit_path: row
+                    .try_get::<Option<Vec<String>>, _>(19)?
+                    .unwrap_or_default(),
                 n_runs: 1,
             }),
             _ => None,
         };
-        let (idents, vals, deltas, spreads) = (
-            h.metric_idents.unwrap_or_default(),
-            h.metric_vals.unwrap_or_default(),
-            h.metric_deltas.unwrap_or_default(),
-            h.metric_spreads.unwrap_or_default(),
-        );
-        let n = same_len(
-            id,
-            "metric value",
-            &[idents.len(), vals.len(), deltas.len(), spreads.len()],
-        )?;
-        let packed = h.hist_buckets.unwrap_or_default();
-        if packed.len() % HIST_BUCKET_BYTES != 0 {
-            return Err(sqlx::Error::Protocol(format!(
-                "run {id}: packed histogram of {} bytes",
-                packed.len()
-            )));
-        }
-        for b in packed.chunks_exact(HIST_BUCKET_BYTES) {
-            let (thread, lower, count) = unpack_bucket(b);
-            // `+ 0.0` makes -0 the key of 0, as they are one value in SQL.
-            let lower = lower + 0.0;
-            let e = buckets
-                .entry((thread, lower.to_bits()))
-                .or_insert((lower, 0));
-            e.1 = e.1.saturating_add(count);
-        }
-        let metrics = (0..n)
-            .map(|i| MetricSample {
-                ident: *place.entry(idents[i]).or_insert_with(|| {
-                    wanted.push(idents[i]);
-                    (wanted.len() - 1) as u32
-                }),
-                value: vals[i],
-                printed_delta_pct: deltas[i],
-                spread_pct: spreads[i],
-            })
-            .collect();
         runs.push(RunData {
             id,
-            upload_id: h.upload_id,
-            block_index: h.block_index,
-            column_index: h.column_index,
-            board: h.board,
-            kernel: h.kernel,
-            variant: h.variant,
-            kind: h.kind,
-            title: h.title,
-            tool: h.tool,
-            block_kind: h.block_kind,
+            upload_id: row.try_get(1)?,
+            block_index: row.try_get(2)?,
+            column_index: row.try_get(3)?,
+            board: row.try_get(4)?,
+            kernel: row.try_get(5)?,
+            variant: row.try_get(6)?,
+            kind: row.try_get(7)?,
+            title: row.try_get(8)?,
+            tool: row.try_get(9)?,
+            block_kind,
             latency: RunLatency {
                 threads,
                 hist_footers,
@@ -333,77 +282,66 @@ async fn metric_idents(
         .collect()
 }
 
-/// The statement that packs an upload's histogram buckets, one row per run
-/// (`$1`: the upload), alone or inside the metric values' statement.
-macro_rules! pack_histograms_sql {
-    () => {
-        "INSERT INTO run_histograms (run_id, buckets)
-         SELECT b.run_id,
-                string_agg(int4send(b.thread) || float8send(b.lower_us) || int8send(b.count),
-                           ''::bytea ORDER BY b.thread, b.lower_us)
-         FROM runs r JOIN histogram_buckets b ON b.run_id = r.id
-         WHERE r.upload_id = $1
-         GROUP BY b.run_id
-         ON CONFLICT (run_id) DO NOTHING"
-    };
-}
-
-/// The packed histograms of freshly stored runs, alone: for an upload
-/// without metrics ([`add_upload_metric_values`] stores them with the
-/// metric values otherwise).
-pub async fn add_upload_histograms(
+/// Store what [`column_runs`] reads of freshly stored runs: the metric
+/// identities (each once, in `metric_idents`) when the upload has metric
+/// rows, then one `run_compare` row per run of the upload (`upload_id`),
+/// packed from the rows just stored (the layouts are in the migration that
+/// creates the table). Called in the transaction that stores the runs,
+/// after their child rows. Two statements: the second sees identities
+/// another upload committed while the first waited. Selected by upload,
+/// each statement keeps one generic plan across uploads.
+pub async fn add_upload_compare_rows(
     conn: &mut sqlx::PgConnection,
     upload_id: i64,
+    has_metrics: bool,
 ) -> sqlx::Result<()> {
-    sqlx::query(pack_histograms_sql!())
+    if has_metrics {
+        sqlx::query(
+            "INSERT INTO metric_idents (key, scope, name, stat, unit, section, direction,
+                                        direction_source, delta_convention)
+             SELECT DISTINCT ON (k) k, scope, name, stat, unit, section, direction,
+                    direction_source, delta_convention
+             FROM (SELECT metric_ident_key(scope, name, stat, unit, section, direction,
+                                           direction_source, delta_convention) AS k, *
+                   FROM runs r JOIN metrics ON run_id = r.id WHERE r.upload_id = $1) m
+             ORDER BY k
+             ON CONFLICT (key) DO NOTHING",
+        )
         .bind(upload_id)
         .execute(&mut *conn)
         .await?;
-    Ok(())
-}
-
-/// Store what [`column_runs`] reads of the metric rows of freshly stored
-/// runs: their identities (once each) and per run the arrays of identity
-/// ids and numbers, in the rows' order; and each run's histogram buckets
-/// packed in one value (`run_histograms`). Called in the transaction that
-/// stores the runs, after their `metrics` and `histogram_buckets` rows. Two
-/// statements: the second sees identities another upload committed while
-/// the first waited.
-///
-/// The runs are the upload's (`upload_id`): selected by upload, each
-/// statement keeps one generic plan across uploads.
-pub async fn add_upload_metric_values(
-    conn: &mut sqlx::PgConnection,
-    upload_id: i64,
-) -> sqlx::Result<()> {
+    }
     sqlx::query(
-        "INSERT INTO metric_idents (key, scope, name, stat, unit, section, direction,
-                                    direction_source, delta_convention)
-         SELECT DISTINCT ON (k) k, scope, name, stat, unit, section, direction, direction_source,
-                delta_convention
-         FROM (SELECT metric_ident_key(scope, name, stat, unit, section, direction,
-                                       direction_source, delta_convention) AS k, *
-               FROM runs r JOIN metrics ON run_id = r.id WHERE r.upload_id = $1) m
-         ORDER BY k
-         ON CONFLICT (key) DO NOTHING",
+        "INSERT INTO run_compare (run_id, threads, footers, metrics, buckets, tracer,
+                                  trace_latency_us, culprit, culprit_path)
+         SELECT r.id,
+                coalesce((SELECT string_agg(int4send(thread) || float8send(min_us)
+                                            || float8send(avg_us) || float8send(max_us),
+                                            ''::bytea ORDER BY thread)
+                          FROM latency_threads WHERE run_id = r.id), ''::bytea),
+                coalesce((SELECT string_agg(int4send(thread) || float8send(bucket_us)
+                                            || int8send(overflows) || pack_opt_float8(max_us),
+                                            ''::bytea ORDER BY thread)
+                          FROM histogram_threads WHERE run_id = r.id), ''::bytea),
+                coalesce((SELECT string_agg(int8send(metric_ident_required(i.id))
+                                            || float8send(m.value)
+                                            || pack_opt_float8(m.printed_delta_pct)
+                                            || pack_opt_float8(m.spread_pct),
+                                            ''::bytea ORDER BY m.id)
+                          FROM metrics m
+                          LEFT JOIN metric_idents i
+                              ON i.key = metric_ident_key(m.scope, m.name, m.stat, m.unit,
+                                                          m.section, m.direction,
+                                                          m.direction_source, m.delta_convention)
+                          WHERE m.run_id = r.id), ''::bytea),
+                coalesce((SELECT string_agg(int4send(thread) || float8send(lower_us)
+                                            || int8send(count), ''::bytea
+                                            ORDER BY thread, lower_us)
+                          FROM histogram_buckets WHERE run_id = r.id), ''::bytea),
+                t.tracer, t.latency_us, t.culprit, t.culprit_path
+         FROM runs r LEFT JOIN traces t ON t.run_id = r.id
+         WHERE r.upload_id = $1",
     )
-    .bind(upload_id)
-    .execute(&mut *conn)
-    .await?;
-    sqlx::query(concat!(
-        "WITH hist AS (",
-        pack_histograms_sql!(),
-        ")
-         INSERT INTO run_metric_values (run_id, idents, vals, printed_delta_pct, spread_pct)
-         SELECT m.run_id, array_agg(i.id ORDER BY m.id), array_agg(m.value ORDER BY m.id),
-                array_agg(m.printed_delta_pct ORDER BY m.id), array_agg(m.spread_pct ORDER BY m.id)
-         FROM runs r JOIN metrics m ON m.run_id = r.id
-         LEFT JOIN metric_idents i
-             ON i.key = metric_ident_key(m.scope, m.name, m.stat, m.unit, m.section, m.direction,
-                                         m.direction_source, m.delta_convention)
-         WHERE r.upload_id = $1
-         GROUP BY m.run_id"
-    ))
     .bind(upload_id)
     .execute(&mut *conn)
     .await?;
@@ -542,33 +480,50 @@ pub struct CulpritRow {
     pub traces: i64,
     pub worst_us: f64,
     pub boards: Vec<String>,
-    pub kernels: Vec<String>,
+    /// The kernel of the worst trace.
+    pub worst_kernel: String,
     pub worst_run: i64,
 }
 
+/// The culprit leaderboard, worst first (100 culprits at most). Without a
+/// kernel it reads the per-board cells (culprits x boards rows, however
+/// many kernels were tested); with one, that kernel's cells.
 pub async fn culprits(
     pool: &PgPool,
     board: Option<&str>,
     kernel: Option<&str>,
 ) -> sqlx::Result<Vec<CulpritRow>> {
-    let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new(
-        "SELECT c.culprit, sum(c.traces)::bigint AS traces, max(c.worst_us) AS worst_us,
-                array_agg(DISTINCT b.name) AS boards, array_agg(DISTINCT k.version) AS kernels,
-                (array_agg(c.worst_run ORDER BY c.worst_us DESC, c.worst_run))[1] AS worst_run
-         FROM culprit_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
-         WHERE true",
-    );
+    let mut q = match kernel {
+        None => sqlx::QueryBuilder::<sqlx::Postgres>::new(
+            "SELECT c.culprit, sum(c.traces)::bigint AS traces, max(c.worst_us) AS worst_us,
+                    array_agg(b.name ORDER BY b.name) AS boards,
+                    (array_agg(k.version ORDER BY c.worst_us DESC, c.worst_run))[1] AS worst_kernel,
+                    (array_agg(c.worst_run ORDER BY c.worst_us DESC, c.worst_run))[1] AS worst_run
+             FROM culprit_board_cells c JOIN boards b ON b.id = c.board_id
+             JOIN kernels k ON k.id = c.worst_kernel
+             WHERE true",
+        ),
+        Some(k) => {
+            let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new(
+                "SELECT c.culprit, sum(c.traces)::bigint AS traces, max(c.worst_us) AS worst_us,
+                        array_agg(b.name ORDER BY b.name) AS boards,
+                        min(k.version) AS worst_kernel,
+                        (array_agg(c.worst_run ORDER BY c.worst_us DESC, c.worst_run))[1] AS worst_run
+                 FROM culprit_cells c JOIN boards b ON b.id = c.board_id
+                 JOIN kernels k ON k.id = c.kernel_id
+                 WHERE k.version = ",
+            );
+            q.push_bind(k);
+            q
+        }
+    };
     if let Some(b) = board {
         q.push(" AND b.name = ").push_bind(b);
-    }
-    if let Some(k) = kernel {
-        q.push(" AND k.version = ").push_bind(k);
     }
     q.push(" GROUP BY c.culprit ORDER BY worst_us DESC LIMIT 100");
     q.build_query_as().fetch_all(pool).await
 }
 
-/// One UTC day x kernel of a board's history (a row of `history_cells`).
 #[derive(Debug, Clone, FromRow)]
 pub struct HistoryPoint {
     pub day: chrono::NaiveDate,

@@ -250,14 +250,9 @@ async fn write_upload_known(
     // These are all the upload's runs: selected by upload, the statements
     // keep one plan (by a list of ids they are planned again each time).
     crate::storage::overview::add_upload(conn, upload_id).await?;
-    // Two statements that find nothing to do for an upload without
-    // metrics (a rig's cyclictest or trace): not sent then, but its
-    // histograms are still packed (one statement, only if it has any).
-    if up.runs.iter().any(|r| !r.metrics.is_empty()) {
-        crate::storage::compare::add_upload_metric_values(conn, upload_id).await?;
-    } else if up.runs.iter().any(|r| r.histogram.is_some()) {
-        crate::storage::compare::add_upload_histograms(conn, upload_id).await?;
-    }
+    // What comparisons read of each run, packed in one row.
+    let has_metrics = up.runs.iter().any(|r| !r.metrics.is_empty());
+    crate::storage::compare::add_upload_compare_rows(conn, upload_id, has_metrics).await?;
     Ok(Some(StoredUpload {
         upload_id: UploadId(upload_id),
         created: true,

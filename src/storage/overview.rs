@@ -1,5 +1,5 @@
 //! The aggregates behind the overview pages (`heatmap_cells`,
-//! `culprit_cells`, `metric_cells`, `run_cells` for the catalogue and
+//! `culprit_cells` and `culprit_board_cells`, `metric_cells`, `run_cells` for the catalogue and
 //! `history_cells` for /history): updated in the transaction that stores
 //! runs, rebuilt for the affected boards x kernels when runs are deleted.
 //! Only listed, not deleted runs count; the heatmap, culprit and metric
@@ -45,14 +45,40 @@ pub async fn rebuild_for_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx:
         &format!("(r.board_id, r.kernel_id) IN ({pairs})"),
         run_ids,
     )
-    .await
+    .await?;
+    // The per-board culprit cells of those boards, from their kernels'
+    // cells (just rebuilt): what the upsert added to them above counted
+    // the rebuilt kernels only.
+    let boards = "SELECT DISTINCT board_id FROM runs WHERE id = ANY($1)";
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DELETE FROM culprit_board_cells WHERE board_id IN ({boards})"
+    )))
+    .bind(run_ids)
+    .execute(&mut *conn)
+    .await?;
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "INSERT INTO culprit_board_cells (culprit, board_id, traces, worst_us, worst_run,
+                                          worst_kernel)
+         SELECT culprit, board_id, sum(traces), max(worst_us),
+                (array_agg(worst_run ORDER BY worst_us DESC, worst_run))[1],
+                (array_agg(kernel_id ORDER BY worst_us DESC, worst_run))[1]
+         FROM culprit_cells WHERE board_id IN ({boards})
+         GROUP BY culprit, board_id"
+    )))
+    .bind(run_ids)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
 }
 
 /// Recompute every aggregate from the stored runs (one transaction).
 pub async fn rebuild_all(conn: &mut PgConnection) -> sqlx::Result<()> {
-    sqlx::query("TRUNCATE heatmap_cells, culprit_cells, metric_cells, run_cells, history_cells")
-        .execute(&mut *conn)
-        .await?;
+    sqlx::query(
+        "TRUNCATE heatmap_cells, culprit_cells, culprit_board_cells, metric_cells, run_cells,
+                  history_cells",
+    )
+    .execute(&mut *conn)
+    .await?;
     // `$1` is bound but unused: every run counts.
     upsert_cells(conn, "cardinality($1::bigint[]) = 0", &[]).await
 }
@@ -107,6 +133,24 @@ async fn upsert_cells(conn: &mut PgConnection, filter: &str, run_ids: &[i64]) ->
                  worst_run = CASE WHEN EXCLUDED.worst_us > culprit_cells.worst_us
                                   THEN EXCLUDED.worst_run ELSE culprit_cells.worst_run END,
                  worst_us = GREATEST(culprit_cells.worst_us, EXCLUDED.worst_us)"
+        ),
+        format!(
+            "INSERT INTO culprit_board_cells (culprit, board_id, traces, worst_us, worst_run,
+                                              worst_kernel)
+             SELECT t.culprit, r.board_id, count(*), max(t.latency_us),
+                    (array_agg(r.id ORDER BY t.latency_us DESC, r.id))[1],
+                    (array_agg(r.kernel_id ORDER BY t.latency_us DESC, r.id))[1]
+             FROM traces t JOIN runs r ON r.id = t.run_id
+             WHERE {filter} AND {LISTED} AND t.culprit IS NOT NULL
+             GROUP BY t.culprit, r.board_id
+             ON CONFLICT (culprit, board_id) DO UPDATE SET
+                 traces = culprit_board_cells.traces + EXCLUDED.traces,
+                 worst_run = CASE WHEN EXCLUDED.worst_us > culprit_board_cells.worst_us
+                                  THEN EXCLUDED.worst_run ELSE culprit_board_cells.worst_run END,
+                 worst_kernel = CASE WHEN EXCLUDED.worst_us > culprit_board_cells.worst_us
+                                     THEN EXCLUDED.worst_kernel
+                                     ELSE culprit_board_cells.worst_kernel END,
+                 worst_us = GREATEST(culprit_board_cells.worst_us, EXCLUDED.worst_us)"
         ),
         format!(
             "INSERT INTO metric_cells (name, unit, board_id, kernel_id, variant_id, total, n, last_run)
