@@ -919,3 +919,49 @@ async fn histograms_kept_at_ingest_sum_like_the_bucket_rows(pool: PgPool) {
         .collect();
     assert_eq!(got, summed);
 }
+
+/// A variant's page lists its runs a page at a time, never a silent cut.
+#[sqlx::test]
+async fn a_variant_page_pages_through_its_runs(pool: PgPool) {
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let mut text = fixture("cyclictest-s4-before.txt");
+    for _ in 0..51 {
+        // Each file a newline longer: an upload of its own.
+        text.push(b'\n');
+        let up = upload(
+            &app,
+            Some(&tok),
+            "board=i7-4790&kernel=6.12.0-rc5&variant=paged-v1",
+            text.clone(),
+        )
+        .await;
+        assert_eq!(up.status, 201, "{}", up.text());
+    }
+    let ids: Vec<i64> = sqlx::query_scalar(
+        "SELECT r.id FROM runs r JOIN variants v ON v.id = r.variant_id
+         WHERE v.name = 'paged-v1' ORDER BY r.id DESC",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert_eq!(ids.len(), 51);
+    let first = get(&app, "/variants/paged-v1").await.text();
+    let listed = |page: &str, id: i64| page.contains(&format!("href=\"/runs/{id}\""));
+    assert!(listed(&first, ids[0]) && listed(&first, ids[49]));
+    assert!(!listed(&first, ids[50]), "the 51st is on the next page");
+    let older = format!(
+        "href=\"/variants/paged-v1?variant=paged-v1&#38;before={}\"",
+        ids[49]
+    );
+    assert!(first.contains(&older), "{first}");
+    let second = get(
+        &app,
+        &format!("/variants/paged-v1?variant=paged-v1&before={}", ids[49]),
+    )
+    .await;
+    assert_eq!(second.status, 200, "{}", second.text());
+    let second = second.text();
+    assert!(listed(&second, ids[50]) && !listed(&second, ids[49]));
+    assert!(second.contains("« Newest"));
+}

@@ -7,7 +7,7 @@ use axum::extract::State;
 use super::PageResult;
 use crate::error::AppError;
 use crate::web::AppState;
-use crate::web::extract::page::Path;
+use crate::web::extract::page::{Path, Query};
 use crate::web::percent::urlencode;
 
 #[derive(Template, WebTemplate)]
@@ -16,7 +16,8 @@ pub struct VariantPage {
     pub name: String,
     pub chain: Vec<String>,
     pub compare_url: String,
-    pub runs: Vec<crate::storage::runs::RunSummary>,
+    /// Its runs, newest first, a page at a time.
+    pub list: super::home::Listing,
     pub message_id: Option<String>,
 }
 
@@ -24,26 +25,25 @@ pub struct VariantPage {
 pub async fn show_variant(
     State(state): State<AppState>,
     Path(name): Path<String>,
+    Query(p): Query<super::catalog::ScopeParams>,
 ) -> PageResult<VariantPage> {
     let chain = crate::storage::compare::variant_chain(&state.pool, &name).await?;
     if chain.is_empty() {
         return Err(AppError::not_found(format!("variant '{name}'")).into());
     }
-    let (runs, _more) = crate::storage::overview::run_page(
-        &state.pool,
-        &crate::storage::overview::RunListing {
-            variant: Some(name.clone()),
-            ..Default::default()
-        },
-        200,
-    )
-    .await?;
+    let filter = crate::storage::overview::RunListing {
+        variant: Some(name.clone()),
+        before: p.before,
+        ..Default::default()
+    };
+    let base = format!("/variants/{}", urlencode(&name));
+    let list = super::home::listing(&state, &filter, &base).await?;
     let message_id = crate::storage::catalog::variant_message_id(&state.pool, &name).await?;
     Ok(VariantPage {
         compare_url: format!("/compare?chain={}", urlencode(&name)),
         name,
         chain,
-        runs,
+        list,
         message_id,
     })
 }
