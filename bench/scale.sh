@@ -24,6 +24,12 @@
 # ONLY="heatmap compare_chain ..." measures those URLs (names as printed)
 # only. RECLAIMLAB_PAGE_CACHE=off serves without the page cache (every
 # request computes its page: the path of a request after a commit).
+# Each URL is asked for once before it is measured (WARMUP=0: not), so a
+# kept page's p99 is that of the pages served, not of the one computation
+# that filled the cache (wrk corrects for coordinated omission: one 30 ms
+# request among thousands of 0.3 ms ones lifts its p99 to about 30 ms).
+# CPU=1 also runs bench/scale-cpu.sh at each size: what each heavy page
+# costs to compute (server and PostgreSQL CPU a request, cache off).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -37,6 +43,7 @@ UPLOADS="${UPLOADS:-200}"
 static_dir="$(mktemp -d)"
 bench_cleanup_more() { rm -rf "$static_dir"; }
 bench_database
+export DATABASE_URL
 if [ -n "${BIN:-}" ]; then
     bin="$BIN"
 else
@@ -149,10 +156,16 @@ for size in $SIZES; do
     echo "|---|---|---|" >>"$table"
     while read -r name path; do
         if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then continue; fi
+        if [ "${WARMUP:-1}" != 0 ]; then curl -s -o /dev/null "$base$path"; fi
         one=$(measure 1 "$path"); many=$(measure 16 "$path")
         printf '| %s `%s` | %s | %s |\n' "$name" "$path" "$one" "$many" | tee -a "$table"
     done < <(urls)
     echo >>"$table"
+    if [ -n "${CPU:-}" ]; then
+        echo "Computed (cache off), runs = $n:" >>"$table"
+        BIN="$bin" bash bench/scale-cpu.sh | grep -v '^migrations' | tee -a "$table"
+        echo >>"$table"
+    fi
 done
 echo
 cat "$table"

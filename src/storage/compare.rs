@@ -282,37 +282,41 @@ async fn metric_idents(
         .collect()
 }
 
-/// Store what [`column_runs`] reads of freshly stored runs: the metric
-/// identities (each once, in `metric_idents`) when the upload has metric
-/// rows, then one `run_compare` row per run of the upload (`upload_id`),
-/// packed from the rows just stored (the layouts are in the migration that
-/// creates the table). Called in the transaction that stores the runs,
-/// after their child rows. Two statements: the second sees identities
-/// another upload committed while the first waited. Selected by upload,
-/// each statement keeps one generic plan across uploads.
-pub async fn add_upload_compare_rows(
+/// Store the metric identities of a freshly stored upload's metric rows
+/// (`upload_id`), each once, in `metric_idents`: before
+/// [`UPLOAD_COMPARE_ROWS`] packs the rows with their identities. Its own
+/// statement, so that the packing sees identities another upload committed
+/// while this one waited. Selected by upload, it keeps one generic plan.
+pub async fn add_upload_metric_idents(
     conn: &mut sqlx::PgConnection,
     upload_id: i64,
-    has_metrics: bool,
 ) -> sqlx::Result<()> {
-    if has_metrics {
-        sqlx::query(
-            "INSERT INTO metric_idents (key, scope, name, stat, unit, section, direction,
-                                        direction_source, delta_convention)
-             SELECT DISTINCT ON (k) k, scope, name, stat, unit, section, direction,
-                    direction_source, delta_convention
-             FROM (SELECT metric_ident_key(scope, name, stat, unit, section, direction,
-                                           direction_source, delta_convention) AS k, *
-                   FROM runs r JOIN metrics ON run_id = r.id WHERE r.upload_id = $1) m
-             ORDER BY k
-             ON CONFLICT (key) DO NOTHING",
-        )
-        .bind(upload_id)
-        .execute(&mut *conn)
-        .await?;
-    }
     sqlx::query(
-        "INSERT INTO run_compare (run_id, threads, footers, metrics, buckets, tracer,
+        "INSERT INTO metric_idents (key, scope, name, stat, unit, section, direction,
+                                    direction_source, delta_convention)
+         SELECT DISTINCT ON (k) k, scope, name, stat, unit, section, direction,
+                direction_source, delta_convention
+         FROM (SELECT metric_ident_key(scope, name, stat, unit, section, direction,
+                                       direction_source, delta_convention) AS k, *
+               FROM runs r JOIN metrics ON run_id = r.id WHERE r.upload_id = $1) m
+         ORDER BY k
+         ON CONFLICT (key) DO NOTHING",
+    )
+    .bind(upload_id)
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
+/// What [`column_runs`] reads of each run of a freshly stored upload
+/// (`$1`: an array whose first element is the upload): one `run_compare`
+/// row per run, packed from the child rows just stored (the layouts are in
+/// the migration that creates the table), their metric identities stored
+/// before by [`add_upload_metric_idents`]. A part of the statement that
+/// folds the upload into the overview aggregates
+/// (`storage::overview::add_upload`): no round trip of its own.
+pub const UPLOAD_COMPARE_ROWS: &str =
+    "INSERT INTO run_compare (run_id, threads, footers, metrics, buckets, tracer,
                                   trace_latency_us, culprit, culprit_path)
          SELECT r.id,
                 coalesce((SELECT string_agg(int4send(thread) || float8send(min_us)
@@ -340,13 +344,7 @@ pub async fn add_upload_compare_rows(
                           FROM histogram_buckets WHERE run_id = r.id), ''::bytea),
                 t.tracer, t.latency_us, t.culprit, t.culprit_path
          FROM runs r LEFT JOIN traces t ON t.run_id = r.id
-         WHERE r.upload_id = $1",
-    )
-    .bind(upload_id)
-    .execute(&mut *conn)
-    .await?;
-    Ok(())
-}
+         WHERE r.upload_id = ($1::bigint[])[1]";
 
 /// The chain of a variant: root ancestor first, the variant last.
 pub async fn variant_chain(pool: &PgPool, variant: &str) -> sqlx::Result<Vec<String>> {

@@ -247,12 +247,16 @@ async fn write_upload_known(
             label: spec.label.clone(),
         });
     }
+    // The metric identities first: the next statement packs each run's
+    // metric rows with them.
+    if up.runs.iter().any(|r| !r.metrics.is_empty()) {
+        crate::storage::compare::add_upload_metric_idents(conn, upload_id).await?;
+    }
     // These are all the upload's runs: selected by upload, the statements
     // keep one plan (by a list of ids they are planned again each time).
+    // One statement folds them into the overview aggregates and stores
+    // what comparisons read of each run.
     crate::storage::overview::add_upload(conn, upload_id).await?;
-    // What comparisons read of each run, packed in one row.
-    let has_metrics = up.runs.iter().any(|r| !r.metrics.is_empty());
-    crate::storage::compare::add_upload_compare_rows(conn, upload_id, has_metrics).await?;
     Ok(Some(StoredUpload {
         upload_id: UploadId(upload_id),
         created: true,

@@ -11,14 +11,22 @@ const LISTED: &str = "r.deleted_at IS NULL AND NOT r.unlisted AND r.kind = 'meas
 
 /// Add freshly stored runs to the aggregates.
 pub async fn add_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx::Result<()> {
-    upsert_cells(conn, "r.id = ANY($1)", run_ids).await
+    upsert_cells(conn, "r.id = ANY($1)", run_ids, None).await
 }
 
 /// Add the runs of a freshly stored upload (all of them) to the
 /// aggregates: [`add_runs`] by upload, a filter PostgreSQL keeps one plan
 /// for (a list of ids makes it plan the statement again on every call).
+/// The same statement stores the runs' `run_compare` rows
+/// ([`crate::storage::compare::UPLOAD_COMPARE_ROWS`]).
 pub async fn add_upload(conn: &mut PgConnection, upload_id: i64) -> sqlx::Result<()> {
-    upsert_cells(conn, "r.upload_id = ($1::bigint[])[1]", &[upload_id]).await
+    upsert_cells(
+        conn,
+        "r.upload_id = ($1::bigint[])[1]",
+        &[upload_id],
+        Some(crate::storage::compare::UPLOAD_COMPARE_ROWS),
+    )
+    .await
 }
 
 /// Recompute the aggregates of every board x kernel the given runs touch
@@ -44,6 +52,7 @@ pub async fn rebuild_for_runs(conn: &mut PgConnection, run_ids: &[i64]) -> sqlx:
         conn,
         &format!("(r.board_id, r.kernel_id) IN ({pairs})"),
         run_ids,
+        None,
     )
     .await?;
     // The per-board culprit cells of those boards, from their kernels'
@@ -80,7 +89,7 @@ pub async fn rebuild_all(conn: &mut PgConnection) -> sqlx::Result<()> {
     .execute(&mut *conn)
     .await?;
     // `$1` is bound but unused: every run counts.
-    upsert_cells(conn, "cardinality($1::bigint[]) = 0", &[]).await
+    upsert_cells(conn, "cardinality($1::bigint[]) = 0", &[], None).await
 }
 
 /// Folding new runs into a history cell: counts and sums add, the run with
@@ -95,8 +104,15 @@ const HISTORY_UPSERT: &str = "ON CONFLICT (board_id, metric, kind, day, kernel_i
                                THEN EXCLUDED.max_variant_id ELSE history_cells.max_variant_id END,
          max_value = GREATEST(history_cells.max_value, EXCLUDED.max_value)";
 
-/// Fold the listed runs matching `filter` (which binds `$1`) into the cells.
-async fn upsert_cells(conn: &mut PgConnection, filter: &str, run_ids: &[i64]) -> sqlx::Result<()> {
+/// Fold the listed runs matching `filter` (which binds `$1`) into the cells,
+/// and run `also` (a data-modifying statement binding the same `$1`) as a
+/// part of the same statement.
+async fn upsert_cells(
+    conn: &mut PgConnection,
+    filter: &str,
+    run_ids: &[i64],
+    also: Option<&str>,
+) -> sqlx::Result<()> {
     let statements = [
         // Every listed run, measured or simulated: the catalogue's counts.
         format!(
@@ -201,6 +217,8 @@ async fn upsert_cells(conn: &mut PgConnection, filter: &str, run_ids: &[i64]) ->
     // a metric's name with `kind = ''`).
     let parts: Vec<String> = statements
         .iter()
+        .map(String::as_str)
+        .chain(also)
         .enumerate()
         .map(|(i, sql)| format!("u{i} AS ({sql})"))
         .collect();
