@@ -606,6 +606,7 @@ async fn aggregates_kept_at_ingest_equal_a_rebuild(pool: PgPool) {
         for t in [
             "heatmap_cells",
             "culprit_cells",
+            "culprit_board_cells",
             "metric_cells",
             "run_cells",
             "history_cells",
