@@ -21,23 +21,11 @@ DURATION="${DURATION:-5s}"
 ROUNDS="${ROUNDS:-3}"
 CONNS="${CONNS:-1 16}"
 
-static_dir="$(mktemp -d)"
-bench_cleanup_more() { rm -rf "$static_dir"; }
+static_dir=""
+bench_cleanup_more() { if [ -n "$static_dir" ]; then rm -rf "$static_dir"; fi; }
 bench_database
-if [ -n "${BIN:-}" ]; then
-    bin="$BIN"
-else
-    cargo build --release --quiet
-    bin="${CARGO_TARGET_DIR:-$root/target}/release/reclaimlab"
-fi
-"$bin" migrate
-cp -r static/. "$static_dir/"
-port="$(free_port)"
-log="$(mktemp)"
-RECLAIMLAB_STATIC_DIR="$static_dir" RUST_LOG=warn "$bin" serve --bind "127.0.0.1:$port" >"$log" 2>&1 &
-server=$!
-base="http://127.0.0.1:$port"
-wait_healthy "$base" "$log"
+bench_binary
+bench_serve
 
 slug="${SLUG:-$(psql "$DATABASE_URL" -Atc "SELECT slug FROM snapshots WHERE removed_at IS NULL ORDER BY id LIMIT 1")}"
 if [ -z "$slug" ]; then

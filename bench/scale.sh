@@ -40,27 +40,14 @@ DURATION="${DURATION:-5s}"
 UPLOADS="${UPLOADS:-200}"
 # SIM_REQUEST: the JSON of the one simulation submitted (a scenario).
 
-static_dir="$(mktemp -d)"
-bench_cleanup_more() { rm -rf "$static_dir"; }
+static_dir=""
+bench_cleanup_more() { if [ -n "$static_dir" ]; then rm -rf "$static_dir"; fi; }
 bench_database
 export DATABASE_URL
-if [ -n "${BIN:-}" ]; then
-    bin="$BIN"
-else
-    cargo build --release --quiet
-    bin="${CARGO_TARGET_DIR:-$root/target}/release/reclaimlab"
-fi
+bench_binary
 MEASURE_ONLY="${MEASURE_ONLY:-}"
-"$bin" migrate
+bench_serve --db-max-connections 16
 token=$("$bin" token create --name bench --scope upload 2>/dev/null)
-cp -r static/. "$static_dir/"
-port="$(free_port)"
-log="$(mktemp)"
-RECLAIMLAB_STATIC_DIR="$static_dir" RUST_LOG=warn "$bin" serve --bind "127.0.0.1:$port" \
-    --db-max-connections 16 >"$log" 2>&1 &
-server=$!
-base="http://127.0.0.1:$port"
-wait_healthy "$base" "$log"
 
 if [ -z "$MEASURE_ONLY" ]; then
     echo ">> uploading $UPLOADS rig results through the API (4 clients)"
@@ -142,7 +129,7 @@ table="$(mktemp)"
 if [ -n "${TRICKLE:-}" ]; then
     python3 bench/scale/trickle.py "$base" "$token" "$TRICKLE" &
     trickler=$!
-    bench_cleanup_more() { kill "$trickler" 2>/dev/null || true; rm -rf "$static_dir"; }
+    bench_cleanup_more() { kill "$trickler" 2>/dev/null || true; if [ -n "$static_dir" ]; then rm -rf "$static_dir"; fi; }
 fi
 for size in $SIZES; do
     if [ -z "$MEASURE_ONLY" ]; then
