@@ -966,3 +966,44 @@ async fn a_variant_page_pages_through_its_runs(pool: PgPool) {
     assert!(listed(&second, ids[50]) && !listed(&second, ids[49]));
     assert!(second.contains("« Newest"));
 }
+
+/// The heatmap shows the kernels measured last, and says how many older
+/// ones it leaves out.
+#[sqlx::test]
+async fn the_heatmap_shows_the_kernels_measured_last(pool: PgPool) {
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let n = reclaimlab::web::pages::heatmap::KERNEL_COLUMNS + 2;
+    for i in 0..n {
+        let text = format!(
+            "T: 0 ( 1) P:99 I:1000 C: 10 Min: 1 Act: 2 Avg: 3 Max: {}\n",
+            100 + i
+        );
+        let up = upload(
+            &app,
+            Some(&tok),
+            &format!("board=i7-4790&kernel=6.13.0-n{i:03}&variant=nightly"),
+            text,
+        )
+        .await;
+        assert_eq!(up.status, 201, "{}", up.text());
+    }
+    let page = get(&app, "/heatmap?kind=cyclictest").await.text();
+    // The two measured first are left out; the last one is shown.
+    assert!(!page.contains(">6.13.0-n000<") && !page.contains(">6.13.0-n001<"));
+    assert!(page.contains(">6.13.0-n002<") && page.contains(&format!(">6.13.0-n{:03}<", n - 1)));
+    assert!(page.contains("2 older kernels are not shown"), "{page}");
+    let svg = get(&app, "/heatmap.svg?kind=cyclictest").await.text();
+    assert!(svg.contains("2 older not shown") && !svg.contains("6.13.0-n000"));
+    // A kernel measured again is among the newest again.
+    let up = upload(
+        &app,
+        Some(&tok),
+        "board=i7-4790&kernel=6.13.0-n000&variant=nightly",
+        "T: 0 ( 1) P:99 I:1000 C: 10 Min: 1 Act: 2 Avg: 3 Max: 999\n",
+    )
+    .await;
+    assert_eq!(up.status, 201, "{}", up.text());
+    let page = get(&app, "/heatmap?kind=cyclictest").await.text();
+    assert!(page.contains(">6.13.0-n000<") && !page.contains(">6.13.0-n002<"));
+}

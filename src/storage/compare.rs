@@ -371,6 +371,8 @@ pub struct Cell {
     pub variant: String,
     pub value: Option<f64>,
     pub runs: i64,
+    /// The newest run the cell counts (ids grow with time).
+    pub last_run: i64,
 }
 
 /// The latency kinds with heatmap cells, the most common first.
@@ -391,13 +393,14 @@ pub async fn heatmap_worst_latency(
     // Two constant statements rather than an optional filter, so each keeps
     // its own plan.
     let sql_latest = "SELECT DISTINCT ON (c.board_id, c.kernel_id)
-                b.name AS board, k.version AS kernel, v.name AS variant, c.worst_us AS value, c.runs
+                b.name AS board, k.version AS kernel, v.name AS variant, c.worst_us AS value, c.runs,
+                c.last_run
          FROM heatmap_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
          JOIN variants v ON v.id = c.variant_id
          WHERE c.kind = $1
          ORDER BY c.board_id, c.kernel_id, c.last_run DESC";
     let sql_variant = "SELECT b.name AS board, k.version AS kernel, v.name AS variant,
-                c.worst_us AS value, c.runs
+                c.worst_us AS value, c.runs, c.last_run
          FROM heatmap_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
          JOIN variants v ON v.id = c.variant_id
          WHERE c.kind = $1 AND v.name = $2";
@@ -427,13 +430,13 @@ pub async fn heatmap_metric(
 ) -> sqlx::Result<Vec<Cell>> {
     let sql_latest = "SELECT DISTINCT ON (c.board_id, c.kernel_id)
                 b.name AS board, k.version AS kernel, v.name AS variant, c.total / c.n AS value,
-                c.n AS runs
+                c.n AS runs, c.last_run
          FROM metric_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
          JOIN variants v ON v.id = c.variant_id
          WHERE c.name = $1 AND c.n > 0
          ORDER BY c.board_id, c.kernel_id, c.last_run DESC";
     let sql_variant = "SELECT b.name AS board, k.version AS kernel, v.name AS variant,
-                c.total / c.n AS value, c.n AS runs
+                c.total / c.n AS value, c.n AS runs, c.last_run
          FROM metric_cells c JOIN boards b ON b.id = c.board_id JOIN kernels k ON k.id = c.kernel_id
          JOIN variants v ON v.id = c.variant_id
          WHERE c.name = $1 AND c.n > 0 AND v.name = $2";

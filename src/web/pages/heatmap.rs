@@ -43,6 +43,38 @@ pub struct HeatmapPage {
     pub variant: String,
     pub svg_url: String,
     pub rows: Vec<HeatmapRow>,
+    /// Kernels left out: measured before the newest [`KERNEL_COLUMNS`].
+    pub older_kernels: usize,
+}
+
+/// Kernels a heatmap shows: those measured most recently. A fleet tests a
+/// build a night; a map of every kernel ever tested is neither readable
+/// nor cheap.
+pub const KERNEL_COLUMNS: usize = 30;
+
+/// The cells of the [`KERNEL_COLUMNS`] kernels measured most recently (by
+/// each kernel's newest run), and how many kernels were left out.
+fn newest_kernels(
+    mut cells: Vec<crate::storage::compare::Cell>,
+) -> (Vec<crate::storage::compare::Cell>, usize) {
+    let mut newest: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+    for c in &cells {
+        let e = newest.entry(c.kernel.as_str()).or_insert(c.last_run);
+        *e = (*e).max(c.last_run);
+    }
+    if newest.len() <= KERNEL_COLUMNS {
+        return (cells, 0);
+    }
+    let mut order: Vec<(&str, i64)> = newest.into_iter().collect();
+    // Newest first; a tie by name, so the choice does not depend on order.
+    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let older = order.len() - KERNEL_COLUMNS;
+    let kept: std::collections::HashSet<String> = order[..KERNEL_COLUMNS]
+        .iter()
+        .map(|(k, _)| (*k).to_owned())
+        .collect();
+    cells.retain(|c| kept.contains(&c.kernel));
+    (cells, older)
 }
 
 /// What a heatmap request asks for, with defaults filled in.
@@ -81,6 +113,7 @@ async fn heatmap_data(
     (
         reclaimlab_report::svg::Heatmap,
         Vec<crate::storage::compare::Cell>,
+        usize,
     ),
     AppError,
 > {
@@ -97,6 +130,7 @@ async fn heatmap_data(
             crate::storage::compare::heatmap_metric(&state.pool, m, q.variant.as_deref()).await?
         }
     };
+    let (cells, older_kernels) = newest_kernels(cells);
     let mut boards: Vec<String> = cells.iter().map(|c| c.board.clone()).collect();
     boards.sort();
     boards.dedup();
@@ -121,10 +155,15 @@ async fn heatmap_data(
                 .collect()
         })
         .collect();
-    let which = match &q.variant {
+    let mut which = match &q.variant {
         Some(v) => format!("variant {v}"),
         None => "each cell: the variant measured last".to_string(),
     };
+    if older_kernels > 0 {
+        which.push_str(&format!(
+            "; the {KERNEL_COLUMNS} kernels measured last, {older_kernels} older not shown"
+        ));
+    }
     let (title, unit, better) = match &q.metric {
         None => (
             format!("Worst {} latency, boards x kernels ({which})", q.kind),
@@ -151,6 +190,7 @@ async fn heatmap_data(
             values,
         },
         cells,
+        older_kernels,
     ))
 }
 
@@ -173,7 +213,7 @@ pub async fn show_heatmap(
     Query(p): Query<HeatmapParams>,
 ) -> PageResult<HeatmapPage> {
     let q = heatmap_query(&state, &p).await?;
-    let (_, cells) = heatmap_data(&state, &q).await?;
+    let (_, cells, older_kernels) = heatmap_data(&state, &q).await?;
     Ok(HeatmapPage {
         metric: q.metric.clone().unwrap_or_else(|| "worst_latency".into()),
         metrics: crate::storage::compare::metric_names(&state.pool).await?,
@@ -201,6 +241,7 @@ pub async fn show_heatmap(
                 }
             })
             .collect(),
+        older_kernels,
     })
 }
 
@@ -210,6 +251,6 @@ pub async fn show_heatmap_svg(
     Query(p): Query<HeatmapParams>,
 ) -> Result<Response, PageError> {
     let q = heatmap_query(&state, &p).await?;
-    let (h, _) = heatmap_data(&state, &q).await?;
+    let (h, _, _) = heatmap_data(&state, &q).await?;
     Ok(svg_response(reclaimlab_report::svg::heatmap(&h), false))
 }
