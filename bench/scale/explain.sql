@@ -10,36 +10,33 @@ JOIN variants v ON v.id = r.variant_id LEFT JOIN traces t ON t.run_id = r.id
 WHERE r.deleted_at IS NULL AND NOT r.unlisted AND b.name = 'rpi-5'
 ORDER BY r.id DESC LIMIT 51;
 
-\echo '== compare: the runs of one chain column (newest 200 of a variant)'
+\echo '== compare: one chain column (the newest 200 runs of a variant, each with its run_compare row)'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
-SELECT r.id, r.upload_id, r.block_index, r.column_index, b.name AS board, k.version AS kernel,
-       v.name AS variant, r.kind, r.title, r.tool, r.block_kind
-FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
-JOIN variants v ON v.id = r.variant_id
-WHERE r.deleted_at IS NULL AND NOT r.unlisted
-  AND r.variant_id = (SELECT id FROM variants WHERE name = 'rig03-v5')
-ORDER BY r.created_at DESC, r.id DESC LIMIT 201;
-
-\echo '== compare: the metric rows of that column'
-EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
-SELECT run_id, value, printed_delta_pct, spread_pct, name, stat, unit, scope, section,
-       direction, direction_source, delta_convention
-FROM unnest(ARRAY(
-    SELECT r.id FROM runs r
+WITH h AS (
+    SELECT r.id, r.created_at, r.upload_id, r.block_index, r.column_index, b.name AS board,
+           k.version AS kernel, v.name AS variant, r.kind, r.title, r.tool, r.block_kind
+    FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
+    JOIN variants v ON v.id = r.variant_id
     WHERE r.deleted_at IS NULL AND NOT r.unlisted
       AND r.variant_id = (SELECT id FROM variants WHERE name = 'rig03-v5')
-    ORDER BY r.created_at DESC, r.id DESC LIMIT 200)) AS q(run)
-JOIN metrics ON run_id = q.run ORDER BY run_id, id;
+    ORDER BY r.created_at DESC, r.id DESC LIMIT 201)
+SELECT h.id, h.upload_id, h.block_index, h.column_index, h.board, h.kernel, h.variant,
+       h.kind, h.title, h.tool, h.block_kind, c.run_id IS NOT NULL AS kept,
+       c.threads, c.footers, c.metrics,
+       CASE WHEN h.block_kind = 'cyclictest' THEN c.buckets ELSE ''::bytea END,
+       c.tracer, c.trace_latency_us, c.culprit, c.culprit_path
+FROM h LEFT JOIN run_compare c ON c.run_id = h.id
+ORDER BY h.created_at, h.id;
 
-\echo '== compare: summed cyclictest buckets of a board x kernel column'
+\echo '== culprits: the leaderboard without a kernel (per-board cells)'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
-SELECT thread, lower_us, sum(count)::bigint AS count FROM histogram_buckets
-WHERE run_id = ANY(ARRAY(
-    SELECT r.id FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
-    WHERE r.deleted_at IS NULL AND NOT r.unlisted AND b.name = 'rpi-5' AND k.version = '6.10.14'
-      AND r.block_kind = 'cyclictest'
-    ORDER BY r.created_at DESC, r.id DESC LIMIT 200))
-GROUP BY thread, lower_us ORDER BY thread, lower_us;
+SELECT c.culprit, sum(c.traces)::bigint AS traces, max(c.worst_us) AS worst_us,
+       array_agg(b.name ORDER BY b.name) AS boards,
+       (array_agg(k.version ORDER BY c.worst_us DESC, c.worst_run))[1] AS worst_kernel,
+       (array_agg(c.worst_run ORDER BY c.worst_us DESC, c.worst_run))[1] AS worst_run
+FROM culprit_board_cells c JOIN boards b ON b.id = c.board_id
+JOIN kernels k ON k.id = c.worst_kernel
+GROUP BY c.culprit ORDER BY worst_us DESC LIMIT 100;
 
 \echo '== history: days, then cells of the newest 730 days'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
