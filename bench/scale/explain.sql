@@ -1,14 +1,20 @@
 -- EXPLAIN ANALYZE of the heaviest statements behind the pages, with the
 -- parameters bench/scale.sh measures (psql -f bench/scale/explain.sql).
 \pset pager off
-\echo '== home: the newest 50 listed runs'
+\echo '== home: the newest 50 listed runs of a board'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
 SELECT r.id, r.upload_id, b.name AS board, k.version AS kernel, v.name AS variant,
        r.kind, r.block_kind, r.label, r.created_at, r.unlisted, r.worst_us, t.culprit
-FROM runs r JOIN boards b ON b.id = r.board_id JOIN kernels k ON k.id = r.kernel_id
-JOIN variants v ON v.id = r.variant_id LEFT JOIN traces t ON t.run_id = r.id
-WHERE r.deleted_at IS NULL AND NOT r.unlisted AND b.name = 'rpi-5'
-ORDER BY r.id DESC LIMIT 51;
+FROM (SELECT id, upload_id, board_id, kernel_id, variant_id, kind, block_kind, label,
+             created_at, unlisted, worst_us
+      FROM runs r WHERE r.deleted_at IS NULL AND NOT r.unlisted
+        AND r.board_id = (SELECT id FROM boards WHERE name = 'rpi-5')
+      ORDER BY r.id DESC LIMIT 51) r
+JOIN boards b ON b.id = r.board_id
+JOIN kernels k ON k.id = r.kernel_id
+JOIN variants v ON v.id = r.variant_id
+LEFT JOIN traces t ON t.run_id = r.id
+ORDER BY r.id DESC;
 
 \echo '== compare: one chain column (the newest 200 runs of a variant, each with its run_compare row)'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
