@@ -195,7 +195,8 @@ fn open(out: &mut String, title: &str, w: f64, h: f64) {
         out,
         r#"<text class="chart-title" x="{}" y="22" text-anchor="middle" font-size="14">{}</text>"#,
         c(w / 2.0),
-        escape(&trunc(title, 90))
+        // About 7.5 px a character at 14 px; 90 on the narrowest chart.
+        escape(&trunc(title, ((w / 7.5) as usize).max(90)))
     );
 }
 
@@ -494,27 +495,53 @@ pub fn heatmap(h: &Heatmap) -> String {
         }
     };
     let left = 150.0;
-    let top = 70.0;
-    let cell_w = ((WIDTH - left - RIGHT) / nc.max(1) as f64).clamp(24.0, 120.0);
+    // Every value is printed whole: the cells are as wide as the widest
+    // (the chart grows wider rather than cut a number to "2~").
+    let value_chars = vals
+        .iter()
+        .map(|v| crate::fmt::compact(*v).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(3);
+    let cell_w = ((WIDTH - left - RIGHT) / nc.max(1) as f64)
+        .clamp(24.0, 120.0)
+        .max(value_chars as f64 * 7.0 + 8.0);
+    let chars = ((cell_w - 4.0) / 7.0).floor().max(2.0) as usize;
+    // Column labels wider than a cell are turned to read upwards, whole
+    // (up to 24 characters), with room above the cells for the longest.
+    const LABEL_CHARS: usize = 24;
+    let longest = (0..nc)
+        .map(|k| h.col_labels.get(k).map_or(0, |l| l.chars().count()))
+        .max()
+        .unwrap_or(0);
+    let turned = longest > chars;
+    let top = if turned {
+        40.0 + longest.min(LABEL_CHARS) as f64 * 5.0
+    } else {
+        70.0
+    };
     let cell_h = 26.0;
     let w = (left + cell_w * nc as f64 + RIGHT).max(WIDTH);
     // Tall enough for the legend (five swatches, "no data", scale note).
     let hgt = (top + cell_h * nr as f64 + BOTTOM).max(top + 170.0 + BOTTOM);
-    let chars = ((cell_w - 4.0) / 7.0).floor().max(2.0) as usize;
 
     let mut out = String::new();
     open(&mut out, &h.title, w, hgt);
     out.push_str(r#"<g class="col-labels">"#);
     for k in 0..nc {
         let label = h.col_labels.get(k).map_or("", String::as_str);
-        text(
-            &mut out,
-            "col-label",
-            left + cell_w * (k as f64 + 0.5),
-            top - 8.0,
-            "middle",
-            &trunc(label, chars),
-        );
+        let x = left + cell_w * (k as f64 + 0.5);
+        if turned {
+            let _ = write!(
+                out,
+                r#"<text class="col-label" x="{x}" y="{y}" text-anchor="start" transform="rotate(-45 {x} {y})">{}</text>"#,
+                escape(&trunc(label, LABEL_CHARS)),
+                x = c(x),
+                y = c(top - 8.0),
+            );
+        } else {
+            text(&mut out, "col-label", x, top - 8.0, "middle", label);
+        }
     }
     out.push_str(r#"</g><g class="row-labels">"#);
     for r in 0..nr {
@@ -533,7 +560,7 @@ pub fn heatmap(h: &Heatmap) -> String {
         for k in 0..nc {
             let (x, y) = (left + cell_w * k as f64, top + cell_h * r as f64);
             let (class, fill, label) = match get(r, k) {
-                Some(v) => ("cell", ramp(norm(v)), trunc(&crate::fmt::compact(v), chars)),
+                Some(v) => ("cell", ramp(norm(v)), crate::fmt::compact(v)),
                 None => ("cell nodata", "#dddddd".to_string(), "n/a".to_string()),
             };
             let _ = write!(

@@ -135,6 +135,39 @@ fn histogram_chart_from_a_comparison() {
     );
 }
 
+/// Thirty kernels of five-digit latencies: every value and every kernel
+/// is printed whole, never cut to fit a cell.
+#[test]
+fn a_wide_heatmap_prints_whole_values_and_labels() {
+    let kernels: Vec<String> = (0..30).map(|i| format!("6.13.0-rc{i}+n{i}")).collect();
+    let h = Heatmap {
+        title: "worst latency".into(),
+        unit: "us".into(),
+        better: Better::Lower,
+        row_labels: vec!["rpi-5".into(), "x86-epyc-64".into()],
+        col_labels: kernels.clone(),
+        values: vec![
+            (0..30).map(|i| Some(10_000.0 + i as f64)).collect(),
+            (0..30).map(|i| (i % 2 == 0).then_some(274.0)).collect(),
+        ],
+    };
+    let root = parse_svg(&svg::heatmap(&h));
+    assert_eq!(texts(&root, "col-label"), kernels);
+    let values = texts(&root, "cell-value");
+    assert!(values.contains(&"10000".to_string()) && values.contains(&"10029".to_string()));
+    assert!(values.contains(&"274".to_string()));
+    assert!(values.iter().all(|v| !v.contains('~')), "{values:?}");
+    // The cells hold their numbers: at 7 px a character, 5 digits.
+    let width: f64 = root
+        .find_all("rect")
+        .into_iter()
+        .find(|r| r.has_class("cell"))
+        .and_then(|r| r.attr("width"))
+        .and_then(|w| w.parse().ok())
+        .unwrap();
+    assert!(width >= 5.0 * 7.0, "{width}");
+}
+
 #[test]
 fn heatmap_marks_missing_cells_and_has_a_legend() {
     let h = Heatmap {

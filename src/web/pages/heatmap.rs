@@ -161,7 +161,8 @@ async fn heatmap_data(
     };
     if older_kernels > 0 {
         which.push_str(&format!(
-            "; the {KERNEL_COLUMNS} kernels measured last, {older_kernels} older not shown"
+            "; the {KERNEL_COLUMNS} measured last of {} kernels",
+            KERNEL_COLUMNS + older_kernels
         ));
     }
     let (title, unit, better) = match &q.metric {
