@@ -281,6 +281,11 @@ fn valid_name(name: &str, colon: bool) -> bool {
 fn pct(tok: &str) -> Option<f64> {
     let t = tok.trim_start_matches('(').trim_end_matches(')');
     let t = t.strip_suffix('%')?;
+    // `~0%`: an approximate change is still the change printed.
+    let t = t
+        .strip_prefix('~')
+        .or_else(|| t.strip_prefix('≈'))
+        .unwrap_or(t);
     units::scaled(t, 0)
 }
 
@@ -298,6 +303,24 @@ fn row(text: &str) -> Option<Row> {
     }
     let mut name = name.to_string();
     let mut multiword = false;
+    let mut unit: Option<String> = None;
+    // `pgscan_direct / s  172,662  171,817`: a counter given as a rate,
+    // its unit written after the name.
+    if !colon {
+        if let Some(tok) = toks.peek().copied()
+            && let Some(per) = tok.strip_prefix('/').filter(|u| is_time_unit(u))
+        {
+            unit = Some(format!("/{per}"));
+            toks.next();
+        } else if toks.peek() == Some(&"/") {
+            let mut ahead = toks.clone();
+            ahead.next();
+            if let Some(per) = ahead.next().filter(|u| is_time_unit(u)) {
+                unit = Some(format!("/{per}"));
+                toks = ahead;
+            }
+        }
+    }
     // `Time (seconds)  10801  10801  0%`: the label runs to the first value.
     while !colon
         && let Some(tok) = toks.peek()
@@ -313,7 +336,6 @@ fn row(text: &str) -> Option<Row> {
         toks.next();
     }
     let mut cells: Vec<Cell> = Vec::new();
-    let mut unit: Option<String> = None;
     while let Some(tok) = toks.next() {
         if cells.len() > MAX_COLUMNS {
             return None;
@@ -374,6 +396,25 @@ fn row(text: &str) -> Option<Row> {
         cells,
         unit,
     })
+}
+
+/// `s`, `sec`, `min`: the time unit of a rate written after a counter name.
+fn is_time_unit(u: &str) -> bool {
+    matches!(u, "s" | "sec" | "second" | "min" | "ms")
+}
+
+/// A row whose label the poster wrapped onto a line of its own: the label
+/// line, then a line of values alone (`workingset_refault_anon / s` over
+/// `40,696  39,830  ~0%`), read as one row.
+fn wrapped_row(lines: &[Line<'_>], i: usize, quote: u32) -> Option<Row> {
+    let label = lines.get(i).filter(|l| l.quote == quote)?;
+    let values = lines.get(i + 1).filter(|l| l.quote == quote)?;
+    let first = values.text.split_whitespace().next()?;
+    units::scaled(first, 0)?;
+    if row(label.text).is_some() {
+        return None;
+    }
+    row(&format!("{} {}", label.text.trim(), values.text.trim()))
 }
 
 /// Recognise a counter block at `lines[start]`.
@@ -562,11 +603,18 @@ fn table_rows(
     let mut counters = Vec::new();
     let mut i = rows_at;
     let mut known = 0;
-    while let Some(r) = lines
-        .get(i)
-        .filter(|l| l.quote == quote)
-        .and_then(|l| row(l.text))
-    {
+    loop {
+        let (r, used) = match lines
+            .get(i)
+            .filter(|l| l.quote == quote)
+            .and_then(|l| row(l.text))
+        {
+            Some(r) => (r, 1),
+            None => match wrapped_row(lines, i, quote) {
+                Some(r) => (r, 2),
+                None => break,
+            },
+        };
         if r.cells.len() != n || counters.len() >= MAX_ROWS {
             break;
         }
@@ -605,7 +653,7 @@ fn table_rows(
                 Vec::new()
             },
         });
-        i += 1;
+        i += used;
     }
     // Two counters at least, and mostly names a kernel prints.
     if known < 2 || known * 2 < counters.len().min(WINDOW) {
@@ -762,6 +810,19 @@ mod tests {
         assert_eq!(c.counters[0].values, vec![Some(1000.0), Some(1500.0)]);
         assert_eq!(c.counters[0].printed_delta, Some(500.0));
         assert_eq!(c.counters[1].printed_delta, Some(-10.0));
+    }
+
+    #[test]
+    fn rates_approximate_changes_and_a_wrapped_label() {
+        let c = one(
+            "              baseline    patched      delta\n  pgscan_direct  / s   172,662   171,817   ~0%\n  pgsteal_direct / s    67,162    66,306   ~0%\n  workingset_refault_anon / s\n                        40,696    39,830   ~0%\n",
+        );
+        assert_eq!(c.columns, vec!["baseline", "patched"]);
+        assert_eq!(c.counters[0].name, "pgscan_direct");
+        assert_eq!(c.counters[0].unit.as_deref(), Some("/s"));
+        assert_eq!(c.counters[0].values, vec![Some(172662.0), Some(171817.0)]);
+        assert_eq!(c.counters[2].name, "workingset_refault_anon");
+        assert_eq!(c.counters[2].values, vec![Some(40696.0), Some(39830.0)]);
     }
 
     #[test]

@@ -367,6 +367,22 @@ mod clock_tests {
     use super::clock_seconds;
 
     #[test]
+    fn ascii_boxes_and_approximate_cells() {
+        let text = "   +-----------+------------+\n   | vmstat    | before | after |\n   +-----------+------------+\n   | pgfault   | 311    | 67    |\n   | pgsteal   | ~386   | 1925  |\n   +-----------+------------+\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let crate::document::BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks)
+        };
+        assert_eq!(t.columns, vec!["before", "after"]);
+        assert_eq!(t.rows[1].values, vec![Some(386.0), Some(1925.0)]);
+        assert_eq!(doc.blocks[0].lines, [1, 6]);
+        // A row above a rule is the end of a box, not a header.
+        let text =
+            "+----+----+\n| testcase | x |\n| | test=a |\n+----+----+\n| machine | 16 threads |\n";
+        assert!(crate::parse_str(text, None).is_err());
+    }
+
+    #[test]
     fn twelve_hour_times_and_barred_headers() {
         use super::{cells, is_header};
         let c = cells("03:09:32 PM     all     12.77      0.00");
@@ -975,6 +991,16 @@ fn pipe_cells(text: &str) -> Option<Vec<&str>> {
     (cs.len() >= 2 && cs.len() <= MAX_COLUMNS).then_some(cs)
 }
 
+/// `+-----------+------+`: a rule line of an ASCII box.
+fn is_box_rule(text: &str) -> bool {
+    let t = text.trim();
+    t.len() >= 5
+        && t.starts_with('+')
+        && t.ends_with('+')
+        && t.contains('-')
+        && t.chars().all(|c| matches!(c, '+' | '-' | '='))
+}
+
 /// `---`, `:--`, `--:`, `:-:`: a markdown table's alignment row cell.
 fn is_pipe_rule(cell: &str) -> bool {
     let c = cell.trim_start_matches(':').trim_end_matches(':');
@@ -986,7 +1012,13 @@ fn is_pipe_rule(cell: &str) -> bool {
 /// share after it stays in `printed`).
 fn pipe_value(cell: &str) -> Cell {
     let bare = cell.replace("**", "").replace("__", "").replace('`', "");
-    let mut c = cells(&bare).into_iter().next().unwrap_or(Cell {
+    // `~11.16M`, `≈0`: an approximate value is still the value.
+    let bare = bare.trim();
+    let bare = bare
+        .strip_prefix('~')
+        .or_else(|| bare.strip_prefix('≈'))
+        .unwrap_or(bare);
+    let mut c = cells(bare).into_iter().next().unwrap_or(Cell {
         printed: String::new(),
         value: None,
         unit: None,
@@ -1002,22 +1034,47 @@ fn pipe_value(cell: &str) -> Cell {
 /// its cells are not numbers; a delta column's percentages go to the result
 /// column before it, as in [`word_table`].
 fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
-    let head = lines.get(start)?;
+    // An ASCII box (`+------+------+` above, below and under the header)
+    // is read as a markdown table; its rule lines need not have as many
+    // segments as the rows have cells (boxes drawn by hand seldom do).
+    let boxed = lines.get(start).is_some_and(|l| is_box_rule(l.text));
+    let first = start + usize::from(boxed);
+    let head = lines.get(first)?;
     let headers = pipe_cells(head.text)?;
     let k = headers.len();
-    let rule = lines.get(start + 1).filter(|l| l.quote == head.quote)?;
-    let rules = pipe_cells(rule.text)?;
-    if rules.len() != k || !rules.iter().all(|c| is_pipe_rule(c)) {
+    let rule = lines.get(first + 1).filter(|l| l.quote == head.quote)?;
+    // A box's header stands between two rules: a row followed by a rule
+    // is the last row of a box (LKP's `| testcase: change |` boxes), not a
+    // header.
+    if is_box_rule(rule.text) && !boxed {
         return None;
     }
+    if !is_box_rule(rule.text) {
+        let rules = pipe_cells(rule.text)?;
+        if boxed || rules.len() != k || !rules.iter().all(|c| is_pipe_rule(c)) {
+            return None;
+        }
+    }
     let mut raw: Vec<Vec<&str>> = Vec::new();
-    let mut i = start + 2;
-    while let Some(cs) = lines
-        .get(i)
-        .filter(|l| l.quote == head.quote)
-        .and_then(|l| pipe_cells(l.text))
-        .filter(|cs| cs.len() == k)
-    {
+    let mut i = first + 2;
+    while let Some(l) = lines.get(i).filter(|l| l.quote == head.quote) {
+        if is_box_rule(l.text) {
+            i += 1;
+            // A rule between rows separates them; one after the last
+            // row closes the box.
+            if lines
+                .get(i)
+                .filter(|n| n.quote == head.quote)
+                .and_then(|n| pipe_cells(n.text))
+                .is_none_or(|cs| cs.len() != k)
+            {
+                break;
+            }
+            continue;
+        }
+        let Some(cs) = pipe_cells(l.text).filter(|cs| cs.len() == k) else {
+            break;
+        };
         raw.push(cs);
         i += 1;
     }
