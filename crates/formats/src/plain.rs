@@ -170,7 +170,12 @@ pub fn cells(text: &str) -> Vec<Cell> {
             prev.unit = Some(tok.to_string());
             continue;
         }
-        let (value, unit) = match parse_number_unit(tok).or_else(|| keyed_rate(tok)) {
+        // `~4.23`: an approximate value is still the value.
+        let bare = tok
+            .strip_prefix('~')
+            .filter(|r| parse_number_unit(r).is_some())
+            .unwrap_or(tok);
+        let (value, unit) = match parse_number_unit(bare).or_else(|| keyed_rate(tok)) {
             Some((v, u)) => (Some(v), u.map(str::to_string)),
             None => match clock_seconds(tok) {
                 // `22:14` under `Elapsed`: minutes and seconds.
@@ -365,6 +370,23 @@ fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
 #[cfg(test)]
 mod clock_tests {
     use super::clock_seconds;
+
+    #[test]
+    fn notes_totals_and_mixed_time_units_in_a_spaced_table() {
+        let text = "  Lock Name              Before      After     % change\n  shrink_lruvec+0x770   722.84 ms    0         -100% (eliminated)\n        (= lru_note_cost_unlock_irq)\n  lru_add_drain_cpu       1.96 s    917.71 ms  -53%\n\n  Total LRU lock wait    ~4.23 s     ~1.66 s   -61%\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let crate::document::BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks)
+        };
+        assert_eq!(t.columns, vec!["Before", "After"]);
+        assert_eq!(t.delta_columns, vec!["% change"]);
+        assert_eq!(t.rows.len(), 3);
+        assert_eq!(t.rows[0].printed_deltas_pct, vec![None, Some(-100.0)]);
+        assert_eq!(t.rows[1].values, vec![Some(1960.0), Some(917.71)]);
+        assert_eq!(t.rows[1].unit.as_deref(), Some("ms"));
+        assert_eq!(t.rows[2].metric, "Total LRU lock wait");
+        assert_eq!(t.rows[2].values, vec![Some(4.23), Some(1.66)]);
+    }
 
     #[test]
     fn ascii_boxes_and_approximate_cells() {
@@ -696,10 +718,11 @@ fn spaced_rows(
     let mut i = start + 1;
     let mut end = i;
     while let Some(line) = lines.get(i).filter(|l| l.quote == head.quote) {
+        let text = without_trailing_note(line.text);
         let row = if label_col {
-            labelled_row(line.text, k)
+            labelled_row(text, k)
         } else {
-            spaced_row(line.text, k)
+            spaced_row(text, k)
         };
         if let Some((label, cs)) = row {
             let label = match (pending.take(), label) {
@@ -717,8 +740,33 @@ fn spaced_rows(
             .get(i + 1)
             .filter(|l| l.quote == head.quote)
             .is_some_and(|l| spaced_row(l.text, k).is_some());
+        // A note on a line of its own under a row (`(= lru_note_cost_
+        // refault)`) stays in the table.
+        if !rows.is_empty() && pending.is_none() && is_word_note(line.text) {
+            i += 1;
+            continue;
+        }
         if pending.is_none() && label_line(line.text) && next_is_row {
             pending = Some(line.text.trim().to_string());
+            i += 1;
+            continue;
+        }
+        // A totals row after one blank line stays in the table.
+        let totals_next = lines
+            .get(i + 1)
+            .filter(|l| l.quote == head.quote)
+            .is_some_and(|l| {
+                totals_row(l.text) && {
+                    let t = without_trailing_note(l.text);
+                    if label_col {
+                        labelled_row(t, k)
+                    } else {
+                        spaced_row(t, k)
+                    }
+                    .is_some()
+                }
+            });
+        if !rows.is_empty() && line.text.trim().is_empty() && totals_next {
             i += 1;
             continue;
         }
@@ -880,7 +928,10 @@ fn is_dimension(word: &str) -> bool {
 }
 
 fn is_delta(word: &str) -> bool {
-    DELTAS.contains(&word.to_ascii_lowercase().as_str())
+    // `% change` is `%change` with a space in it.
+    let w = word.to_ascii_lowercase();
+    DELTAS.contains(&w.as_str())
+        || (w.starts_with("% ") && DELTAS.contains(&w.replacen(' ', "", 1).as_str()))
 }
 
 /// A unit named in parentheses in a title or header: `(#/s)`, `(us)`.
@@ -1436,10 +1487,22 @@ pub fn row_from_cells(metric: String, cs: &[Cell]) -> TableRow {
         .max_by_key(|(_, c)| *c)
         .or_else(|| counts.first())
         .map(|(u, _)| u.to_string());
+    // `1.96 s` beside `917.71 ms`: times printed in different units are
+    // given in the row's unit, so that the columns compare.
+    let to_row_unit = |c: &Cell| -> Option<f64> {
+        let v = c.value?;
+        match (
+            c.unit.as_deref().and_then(seconds_per),
+            unit.as_deref().and_then(seconds_per),
+        ) {
+            (Some(from), Some(to)) if from != to => Some(v * from / to),
+            _ => Some(v),
+        }
+    };
     TableRow {
         stat: None,
         metric,
-        values: cs.iter().map(|c| c.value).collect(),
+        values: cs.iter().map(to_row_unit).collect(),
         printed_deltas_pct: if cs.iter().any(|c| c.delta_pct.is_some()) {
             cs.iter().map(|c| c.delta_pct).collect()
         } else {
@@ -1453,6 +1516,49 @@ pub fn row_from_cells(metric: String, cs: &[Cell]) -> TableRow {
         printed: cs.iter().map(|c| c.printed.clone()).collect(),
         unit,
     }
+}
+
+/// Seconds in one of a time unit.
+fn seconds_per(unit: &str) -> Option<f64> {
+    match unit {
+        "ns" => Some(1e-9),
+        "us" | "µs" | "μs" => Some(1e-6),
+        "ms" => Some(1e-3),
+        "s" | "sec" | "secs" => Some(1.0),
+        _ => None,
+    }
+}
+
+/// `(eliminated)`, `(= lru_note_cost_refault)`: a note in brackets with no
+/// number in it.
+fn is_word_note(text: &str) -> bool {
+    let t = text.trim();
+    t.len() > 2
+        && t.starts_with('(')
+        && t.ends_with(')')
+        && !t.chars().any(|c| c.is_ascii_digit())
+        && t.chars().any(char::is_alphabetic)
+}
+
+/// A row with a note in brackets after its last cell (`0  -100%
+/// (eliminated)`): the row without it.
+fn without_trailing_note(text: &str) -> &str {
+    let t = text.trim_end();
+    if t.ends_with(')')
+        && let Some(open) = t.rfind('(')
+        && is_word_note(&t[open..])
+        && open > 0
+    {
+        return t[..open].trim_end();
+    }
+    text
+}
+
+/// `Total LRU lock wait`, `Sum`: a totals row, which a table may print
+/// after a blank line.
+fn totals_row(text: &str) -> bool {
+    let first = text.split_whitespace().next().unwrap_or("");
+    ["total", "sum", "overall"].contains(&first.to_ascii_lowercase().trim_end_matches(':'))
 }
 
 /// The line that introduces a table (`Throughput of page faults (#/s)
