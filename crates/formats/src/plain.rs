@@ -389,6 +389,22 @@ mod clock_tests {
     }
 
     #[test]
+    fn a_rule_under_the_header_and_a_dimension_column() {
+        let text = "test\t\tinstances\tunmodified\trevert\t\tvma\n------------------------------------------\nfaults per sec\t1\t\t393043\t\t395680\t\t389932\nfaults per sec  24\t\t 71405\t\t 81191\t\t 79048\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let crate::document::BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks)
+        };
+        assert_eq!(t.columns, vec!["unmodified", "revert", "vma"]);
+        assert_eq!(t.rows[0].metric, "faults per sec instances=1");
+        assert_eq!(t.rows[1].metric, "faults per sec instances=24");
+        assert_eq!(
+            t.rows[1].values,
+            vec![Some(71405.0), Some(81191.0), Some(79048.0)]
+        );
+    }
+
+    #[test]
     fn ascii_boxes_and_approximate_cells() {
         let text = "   +-----------+------------+\n   | vmstat    | before | after |\n   +-----------+------------+\n   | pgfault   | 311    | 67    |\n   | pgsteal   | ~386   | 1925  |\n   +-----------+------------+\n";
         let doc = crate::parse_str(text, None).unwrap();
@@ -716,6 +732,13 @@ fn spaced_rows(
     let mut rows = Vec::new();
     let mut pending: Option<String> = None;
     let mut i = start + 1;
+    // A dash rule under the header is no row label.
+    if lines
+        .get(i)
+        .is_some_and(|l| l.quote == head.quote && is_rule_line(l.text))
+    {
+        i += 1;
+    }
     let mut end = i;
     while let Some(line) = lines.get(i).filter(|l| l.quote == head.quote) {
         let text = without_trailing_note(line.text);
@@ -775,10 +798,34 @@ fn spaced_rows(
     if rows.is_empty() {
         return None;
     }
+    let mut columns = columns;
+    // A dimension column after the labels (`instances` over `1`, `24`):
+    // whole numbers that say which run a row is, part of its label.
+    if label_col
+        && columns.len() >= 2
+        && is_dimension(&columns[0])
+        && rows.iter().all(|r| {
+            r.printed
+                .first()
+                .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        })
+    {
+        let dim = columns.remove(0);
+        for r in &mut rows {
+            let v = r.printed.remove(0);
+            r.values.remove(0);
+            if !r.spread_pct.is_empty() {
+                r.spread_pct.remove(0);
+            }
+            if !r.printed_deltas_pct.is_empty() {
+                r.printed_deltas_pct.remove(0);
+            }
+            r.metric = format!("{} {dim}={v}", r.metric);
+        }
+    }
     // A column of the table's own change (`%gain`): its values are the
     // change of the result column before it.
     let mut delta_columns = Vec::new();
-    let mut columns = columns;
     for d in (1..columns.len()).rev() {
         if !is_delta(&columns[d]) {
             continue;
