@@ -435,6 +435,115 @@ pub fn recognize(
     table(lines, start)
 }
 
+/// The sign of a diff-style counter line (`-nr_inactive_anon 321935`), or
+/// `None` when the line is not one.
+fn diff_sign(text: &str) -> Option<char> {
+    let t = text.trim_start();
+    let sign = t.chars().next().filter(|c| matches!(c, '-' | '+'))?;
+    t[1..]
+        .starts_with(|c: char| c.is_ascii_alphabetic())
+        .then_some(sign)
+}
+
+/// The lines of one sign from `at` on, without the sign (the text is a
+/// slice of the line's), and how many there are.
+fn signed_run<'a>(lines: &[Line<'a>], at: usize, sign: char) -> Vec<Line<'a>> {
+    let Some(quote) = lines.get(at).map(|l| l.quote) else {
+        return Vec::new();
+    };
+    let mut run = Vec::new();
+    let mut i = at;
+    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
+        if diff_sign(l.text) != Some(sign) {
+            break;
+        }
+        let t = l.text.trim_start();
+        run.push(Line {
+            no: l.no,
+            text: &t[1..],
+            quote: l.quote,
+        });
+        i += 1;
+    }
+    run
+}
+
+/// What a legend under diff-style counters calls each sign: `where -:
+/// before this patch, +: after this patch` gives `before` and `after`.
+fn diff_legend(text: &str) -> Option<(String, String)> {
+    let t = text.trim();
+    let minus = t.find("-:")?;
+    let plus = t.find("+:")?;
+    let side = |from: usize, to: usize| -> Option<String> {
+        let words = t
+            .get(from..to)?
+            .trim()
+            .trim_end_matches([',', ';', '.'])
+            .trim();
+        let lower = words.to_ascii_lowercase();
+        if lower.contains("before") || lower.contains("without") || lower.contains("base") {
+            Some("before".into())
+        } else if lower.contains("after") || lower.contains("with") || lower.contains("patched") {
+            Some("after".into())
+        } else {
+            (!words.is_empty()).then(|| words.to_string())
+        }
+    };
+    let (m, p) = if minus < plus {
+        (side(minus + 2, plus)?, side(plus + 2, t.len())?)
+    } else {
+        (side(minus + 2, t.len())?, side(plus + 2, minus)?)
+    };
+    Some((m, p))
+}
+
+/// Counter deltas written as a diff: a run of `-name value` lines, then
+/// (after at most one blank line) a run of `+name value` lines of the same
+/// counters. Two dumps, labelled by a legend under them (`where -: before
+/// this patch, +: after this patch`) when there is one. One run alone is
+/// a patch's diff more often than results, and is not read.
+pub fn recognize_diff(
+    lines: &[Line<'_>],
+    start: usize,
+) -> Option<Result<crate::detect::Found, ParseError>> {
+    let first = diff_sign(lines.get(start)?.text)?;
+    let other = if first == '-' { '+' } else { '-' };
+    let run1 = signed_run(lines, start, first);
+    let (BlockBody::Counters(a), n1) = dump(&run1, 0, 0).map(|(n, b)| (b, n))? else {
+        return None;
+    };
+    let mut at = start + n1;
+    if lines.get(at).is_some_and(|l| l.text.trim().is_empty()) {
+        at += 1;
+    }
+    let run2 = signed_run(lines, at, other);
+    let (BlockBody::Counters(b), n2) = dump(&run2, 0, 0).map(|(n, b)| (b, n))? else {
+        return None;
+    };
+    // The same counters on both sides.
+    let shared = b
+        .counters
+        .iter()
+        .filter(|c| a.counters.iter().any(|d| d.name == c.name))
+        .count();
+    if shared * 2 < a.counters.len().max(b.counters.len()) {
+        return None;
+    }
+    let end = at + n2;
+    let legend = (end..end + 3)
+        .filter_map(|k| lines.get(k))
+        .find_map(|l| diff_legend(l.text));
+    let (la, lb) = match legend {
+        Some((minus, plus)) if first == '-' => (Some(minus), Some(plus)),
+        Some((minus, plus)) => (Some(plus), Some(minus)),
+        None => (None, None),
+    };
+    Some(Ok(crate::detect::Found {
+        consumed: end - start,
+        bodies: vec![(BlockBody::Counters(a), la), (BlockBody::Counters(b), lb)],
+    }))
+}
+
 /// `55d1b0a2c000-7ffe4a7f1000 ---p 00000000 00:00 0    [rollup]`.
 fn rollup_header(text: &str) -> bool {
     let t = text.trim();
@@ -823,6 +932,25 @@ mod tests {
         assert_eq!(c.counters[0].values, vec![Some(172662.0), Some(171817.0)]);
         assert_eq!(c.counters[2].name, "workingset_refault_anon");
         assert_eq!(c.counters[2].values, vec![Some(40696.0), Some(39830.0)]);
+    }
+
+    #[test]
+    fn counters_written_as_a_diff() {
+        let text = "   -pgfault 31100294\n   -pgscan_kswapd 1861981\n   -pgsteal_anon 386\n\n   +pgfault 6847775\n   +pgscan_kswapd 7496588\n   +pgsteal_anon 2115661\n\n   where -: before this patch, +: after this patch\n";
+        let lines = crate::lines::split(text);
+        let found = recognize_diff(&lines, 0).unwrap().unwrap();
+        assert_eq!(found.consumed, 7);
+        let labels: Vec<_> = found.bodies.iter().map(|(_, l)| l.clone()).collect();
+        assert_eq!(labels, vec![Some("before".into()), Some("after".into())]);
+        let BlockBody::Counters(after) = &found.bodies[1].0 else {
+            panic!()
+        };
+        assert_eq!(after.counters[1].values, vec![Some(7496588.0)]);
+        // One run alone is a patch's diff, not results.
+        let lines = crate::lines::split(
+            "   -pgfault 31100294\n   -pgscan_kswapd 1861981\n   -pgsteal_anon 386\n",
+        );
+        assert!(recognize_diff(&lines, 0).is_none());
     }
 
     #[test]
