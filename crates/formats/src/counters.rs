@@ -281,6 +281,11 @@ fn valid_name(name: &str, colon: bool) -> bool {
 fn pct(tok: &str) -> Option<f64> {
     let t = tok.trim_start_matches('(').trim_end_matches(')');
     let t = t.strip_suffix('%')?;
+    // `~0%`: an approximate change is still the change printed.
+    let t = t
+        .strip_prefix('~')
+        .or_else(|| t.strip_prefix('≈'))
+        .unwrap_or(t);
     units::scaled(t, 0)
 }
 
@@ -298,6 +303,24 @@ fn row(text: &str) -> Option<Row> {
     }
     let mut name = name.to_string();
     let mut multiword = false;
+    let mut unit: Option<String> = None;
+    // `pgscan_direct / s  172,662  171,817`: a counter given as a rate,
+    // its unit written after the name.
+    if !colon {
+        if let Some(tok) = toks.peek().copied()
+            && let Some(per) = tok.strip_prefix('/').filter(|u| is_time_unit(u))
+        {
+            unit = Some(format!("/{per}"));
+            toks.next();
+        } else if toks.peek() == Some(&"/") {
+            let mut ahead = toks.clone();
+            ahead.next();
+            if let Some(per) = ahead.next().filter(|u| is_time_unit(u)) {
+                unit = Some(format!("/{per}"));
+                toks = ahead;
+            }
+        }
+    }
     // `Time (seconds)  10801  10801  0%`: the label runs to the first value.
     while !colon
         && let Some(tok) = toks.peek()
@@ -313,7 +336,6 @@ fn row(text: &str) -> Option<Row> {
         toks.next();
     }
     let mut cells: Vec<Cell> = Vec::new();
-    let mut unit: Option<String> = None;
     while let Some(tok) = toks.next() {
         if cells.len() > MAX_COLUMNS {
             return None;
@@ -376,6 +398,25 @@ fn row(text: &str) -> Option<Row> {
     })
 }
 
+/// `s`, `sec`, `min`: the time unit of a rate written after a counter name.
+fn is_time_unit(u: &str) -> bool {
+    matches!(u, "s" | "sec" | "second" | "min" | "ms")
+}
+
+/// A row whose label the poster wrapped onto a line of its own: the label
+/// line, then a line of values alone (`workingset_refault_anon / s` over
+/// `40,696  39,830  ~0%`), read as one row.
+fn wrapped_row(lines: &[Line<'_>], i: usize, quote: u32) -> Option<Row> {
+    let label = lines.get(i).filter(|l| l.quote == quote)?;
+    let values = lines.get(i + 1).filter(|l| l.quote == quote)?;
+    let first = values.text.split_whitespace().next()?;
+    units::scaled(first, 0)?;
+    if row(label.text).is_some() {
+        return None;
+    }
+    row(&format!("{} {}", label.text.trim(), values.text.trim()))
+}
+
 /// Recognise a counter block at `lines[start]`.
 pub fn recognize(
     lines: &[Line<'_>],
@@ -392,6 +433,115 @@ pub fn recognize(
         return dump(lines, start, start).map(Ok);
     }
     table(lines, start)
+}
+
+/// The sign of a diff-style counter line (`-nr_inactive_anon 321935`), or
+/// `None` when the line is not one.
+fn diff_sign(text: &str) -> Option<char> {
+    let t = text.trim_start();
+    let sign = t.chars().next().filter(|c| matches!(c, '-' | '+'))?;
+    t[1..]
+        .starts_with(|c: char| c.is_ascii_alphabetic())
+        .then_some(sign)
+}
+
+/// The lines of one sign from `at` on, without the sign (the text is a
+/// slice of the line's), and how many there are.
+fn signed_run<'a>(lines: &[Line<'a>], at: usize, sign: char) -> Vec<Line<'a>> {
+    let Some(quote) = lines.get(at).map(|l| l.quote) else {
+        return Vec::new();
+    };
+    let mut run = Vec::new();
+    let mut i = at;
+    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
+        if diff_sign(l.text) != Some(sign) {
+            break;
+        }
+        let t = l.text.trim_start();
+        run.push(Line {
+            no: l.no,
+            text: &t[1..],
+            quote: l.quote,
+        });
+        i += 1;
+    }
+    run
+}
+
+/// What a legend under diff-style counters calls each sign: `where -:
+/// before this patch, +: after this patch` gives `before` and `after`.
+fn diff_legend(text: &str) -> Option<(String, String)> {
+    let t = text.trim();
+    let minus = t.find("-:")?;
+    let plus = t.find("+:")?;
+    let side = |from: usize, to: usize| -> Option<String> {
+        let words = t
+            .get(from..to)?
+            .trim()
+            .trim_end_matches([',', ';', '.'])
+            .trim();
+        let lower = words.to_ascii_lowercase();
+        if lower.contains("before") || lower.contains("without") || lower.contains("base") {
+            Some("before".into())
+        } else if lower.contains("after") || lower.contains("with") || lower.contains("patched") {
+            Some("after".into())
+        } else {
+            (!words.is_empty()).then(|| words.to_string())
+        }
+    };
+    let (m, p) = if minus < plus {
+        (side(minus + 2, plus)?, side(plus + 2, t.len())?)
+    } else {
+        (side(minus + 2, t.len())?, side(plus + 2, minus)?)
+    };
+    Some((m, p))
+}
+
+/// Counter deltas written as a diff: a run of `-name value` lines, then
+/// (after at most one blank line) a run of `+name value` lines of the same
+/// counters. Two dumps, labelled by a legend under them (`where -: before
+/// this patch, +: after this patch`) when there is one. One run alone is
+/// a patch's diff more often than results, and is not read.
+pub fn recognize_diff(
+    lines: &[Line<'_>],
+    start: usize,
+) -> Option<Result<crate::detect::Found, ParseError>> {
+    let first = diff_sign(lines.get(start)?.text)?;
+    let other = if first == '-' { '+' } else { '-' };
+    let run1 = signed_run(lines, start, first);
+    let (BlockBody::Counters(a), n1) = dump(&run1, 0, 0).map(|(n, b)| (b, n))? else {
+        return None;
+    };
+    let mut at = start + n1;
+    if lines.get(at).is_some_and(|l| l.text.trim().is_empty()) {
+        at += 1;
+    }
+    let run2 = signed_run(lines, at, other);
+    let (BlockBody::Counters(b), n2) = dump(&run2, 0, 0).map(|(n, b)| (b, n))? else {
+        return None;
+    };
+    // The same counters on both sides.
+    let shared = b
+        .counters
+        .iter()
+        .filter(|c| a.counters.iter().any(|d| d.name == c.name))
+        .count();
+    if shared * 2 < a.counters.len().max(b.counters.len()) {
+        return None;
+    }
+    let end = at + n2;
+    let legend = (end..end + 3)
+        .filter_map(|k| lines.get(k))
+        .find_map(|l| diff_legend(l.text));
+    let (la, lb) = match legend {
+        Some((minus, plus)) if first == '-' => (Some(minus), Some(plus)),
+        Some((minus, plus)) => (Some(plus), Some(minus)),
+        None => (None, None),
+    };
+    Some(Ok(crate::detect::Found {
+        consumed: end - start,
+        bodies: vec![(BlockBody::Counters(a), la), (BlockBody::Counters(b), lb)],
+    }))
 }
 
 /// `55d1b0a2c000-7ffe4a7f1000 ---p 00000000 00:00 0    [rollup]`.
@@ -562,11 +712,18 @@ fn table_rows(
     let mut counters = Vec::new();
     let mut i = rows_at;
     let mut known = 0;
-    while let Some(r) = lines
-        .get(i)
-        .filter(|l| l.quote == quote)
-        .and_then(|l| row(l.text))
-    {
+    loop {
+        let (r, used) = match lines
+            .get(i)
+            .filter(|l| l.quote == quote)
+            .and_then(|l| row(l.text))
+        {
+            Some(r) => (r, 1),
+            None => match wrapped_row(lines, i, quote) {
+                Some(r) => (r, 2),
+                None => break,
+            },
+        };
         if r.cells.len() != n || counters.len() >= MAX_ROWS {
             break;
         }
@@ -605,7 +762,7 @@ fn table_rows(
                 Vec::new()
             },
         });
-        i += 1;
+        i += used;
     }
     // Two counters at least, and mostly names a kernel prints.
     if known < 2 || known * 2 < counters.len().min(WINDOW) {
@@ -762,6 +919,38 @@ mod tests {
         assert_eq!(c.counters[0].values, vec![Some(1000.0), Some(1500.0)]);
         assert_eq!(c.counters[0].printed_delta, Some(500.0));
         assert_eq!(c.counters[1].printed_delta, Some(-10.0));
+    }
+
+    #[test]
+    fn rates_approximate_changes_and_a_wrapped_label() {
+        let c = one(
+            "              baseline    patched      delta\n  pgscan_direct  / s   172,662   171,817   ~0%\n  pgsteal_direct / s    67,162    66,306   ~0%\n  workingset_refault_anon / s\n                        40,696    39,830   ~0%\n",
+        );
+        assert_eq!(c.columns, vec!["baseline", "patched"]);
+        assert_eq!(c.counters[0].name, "pgscan_direct");
+        assert_eq!(c.counters[0].unit.as_deref(), Some("/s"));
+        assert_eq!(c.counters[0].values, vec![Some(172662.0), Some(171817.0)]);
+        assert_eq!(c.counters[2].name, "workingset_refault_anon");
+        assert_eq!(c.counters[2].values, vec![Some(40696.0), Some(39830.0)]);
+    }
+
+    #[test]
+    fn counters_written_as_a_diff() {
+        let text = "   -pgfault 31100294\n   -pgscan_kswapd 1861981\n   -pgsteal_anon 386\n\n   +pgfault 6847775\n   +pgscan_kswapd 7496588\n   +pgsteal_anon 2115661\n\n   where -: before this patch, +: after this patch\n";
+        let lines = crate::lines::split(text);
+        let found = recognize_diff(&lines, 0).unwrap().unwrap();
+        assert_eq!(found.consumed, 7);
+        let labels: Vec<_> = found.bodies.iter().map(|(_, l)| l.clone()).collect();
+        assert_eq!(labels, vec![Some("before".into()), Some("after".into())]);
+        let BlockBody::Counters(after) = &found.bodies[1].0 else {
+            panic!()
+        };
+        assert_eq!(after.counters[1].values, vec![Some(7496588.0)]);
+        // One run alone is a patch's diff, not results.
+        let lines = crate::lines::split(
+            "   -pgfault 31100294\n   -pgscan_kswapd 1861981\n   -pgsteal_anon 386\n",
+        );
+        assert!(recognize_diff(&lines, 0).is_none());
     }
 
     #[test]

@@ -150,6 +150,7 @@ pub static RECOGNIZERS: &[Recognizer] = &[
     Recognizer::single("sysbench", "a sysbench run summary", Strength::Specific, sysbench::recognize),
     Recognizer::single("lkp", "an LKP robot table", Strength::Specific, lkp::recognize),
     Recognizer::many("hyperfine", "hyperfine `Benchmark N:` summaries", Strength::Specific, hyperfine::recognize),
+    Recognizer::many("counter_diff", "vmstat deltas written as a diff (`-name value` / `+name value`)", Strength::Specific, counters::recognize_diff),
     Recognizer::single("counters", "vmstat / meminfo / memory.stat / PSI counters", Strength::Specific, counters::recognize),
     Recognizer::single("mmtests", "an mmtests compare table", Strength::Specific, mmtests::recognize),
     Recognizer::many("metrics", "stress-ng / perf stat / usemem metrics", Strength::Specific, metrics::recognize_blocks),

@@ -518,12 +518,20 @@ fn header_above<'a>(
             .and_then(|n| row_kind(n.text))
             .is_some_and(|(_, c)| c == ncols)
     };
-    // One blank line may separate the header from its first row.
+    // One blank line may separate the header from its first row, when
+    // the header stands over its columns: a line at the left margin above
+    // a blank line is the section's title (`autonumabench NUMA02`), and
+    // the header is further up.
+    let over_columns = |t: &str| {
+        let bare = without_rule(t);
+        bare.len() != t.len() || bare.len() - bare.trim_start().len() >= 4
+    };
     let rows_follow = |i: usize| {
         rows_follow(i)
             || (lines
                 .get(i)
                 .is_some_and(|n| n.quote == quote && n.text.trim().is_empty())
+                && lines.get(i - 1).is_some_and(|h| over_columns(h.text))
                 && rows_follow(i + 1))
     };
     for i in (from..start).rev() {
@@ -678,6 +686,23 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_section_title_above_a_blank_line_is_no_header() {
+        let text = "autonumabench NUMA01\n                            base                  patched\nAmean     syst-NUMA01      194.05 (   0.00%)      165.11 *  14.92%*\n\nautonumabench NUMA02\n\nAmean     syst-NUMA02        1.12 (   0.00%)        1.09 *   2.93%*\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let tables: Vec<_> = doc
+            .blocks
+            .iter()
+            .filter_map(|b| match &b.body {
+                BlockBody::Table(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(tables.len(), 2);
+        assert_eq!(tables[1].columns, vec!["base", "patched"]);
+        assert_eq!(tables[1].title.as_deref(), Some("autonumabench NUMA02"));
     }
 
     #[test]

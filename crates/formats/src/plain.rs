@@ -170,7 +170,12 @@ pub fn cells(text: &str) -> Vec<Cell> {
             prev.unit = Some(tok.to_string());
             continue;
         }
-        let (value, unit) = match parse_number_unit(tok).or_else(|| keyed_rate(tok)) {
+        // `~4.23`: an approximate value is still the value.
+        let bare = tok
+            .strip_prefix('~')
+            .filter(|r| parse_number_unit(r).is_some())
+            .unwrap_or(tok);
+        let (value, unit) = match parse_number_unit(bare).or_else(|| keyed_rate(tok)) {
             Some((v, u)) => (Some(v), u.map(str::to_string)),
             None => match clock_seconds(tok) {
                 // `22:14` under `Elapsed`: minutes and seconds.
@@ -365,6 +370,55 @@ fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
 #[cfg(test)]
 mod clock_tests {
     use super::clock_seconds;
+
+    #[test]
+    fn notes_totals_and_mixed_time_units_in_a_spaced_table() {
+        let text = "  Lock Name              Before      After     % change\n  shrink_lruvec+0x770   722.84 ms    0         -100% (eliminated)\n        (= lru_note_cost_unlock_irq)\n  lru_add_drain_cpu       1.96 s    917.71 ms  -53%\n\n  Total LRU lock wait    ~4.23 s     ~1.66 s   -61%\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let crate::document::BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks)
+        };
+        assert_eq!(t.columns, vec!["Before", "After"]);
+        assert_eq!(t.delta_columns, vec!["% change"]);
+        assert_eq!(t.rows.len(), 3);
+        assert_eq!(t.rows[0].printed_deltas_pct, vec![None, Some(-100.0)]);
+        assert_eq!(t.rows[1].values, vec![Some(1960.0), Some(917.71)]);
+        assert_eq!(t.rows[1].unit.as_deref(), Some("ms"));
+        assert_eq!(t.rows[2].metric, "Total LRU lock wait");
+        assert_eq!(t.rows[2].values, vec![Some(4.23), Some(1.66)]);
+    }
+
+    #[test]
+    fn a_rule_under_the_header_and_a_dimension_column() {
+        let text = "test\t\tinstances\tunmodified\trevert\t\tvma\n------------------------------------------\nfaults per sec\t1\t\t393043\t\t395680\t\t389932\nfaults per sec  24\t\t 71405\t\t 81191\t\t 79048\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let crate::document::BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks)
+        };
+        assert_eq!(t.columns, vec!["unmodified", "revert", "vma"]);
+        assert_eq!(t.rows[0].metric, "faults per sec instances=1");
+        assert_eq!(t.rows[1].metric, "faults per sec instances=24");
+        assert_eq!(
+            t.rows[1].values,
+            vec![Some(71405.0), Some(81191.0), Some(79048.0)]
+        );
+    }
+
+    #[test]
+    fn ascii_boxes_and_approximate_cells() {
+        let text = "   +-----------+------------+\n   | vmstat    | before | after |\n   +-----------+------------+\n   | pgfault   | 311    | 67    |\n   | pgsteal   | ~386   | 1925  |\n   +-----------+------------+\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let crate::document::BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks)
+        };
+        assert_eq!(t.columns, vec!["before", "after"]);
+        assert_eq!(t.rows[1].values, vec![Some(386.0), Some(1925.0)]);
+        assert_eq!(doc.blocks[0].lines, [1, 6]);
+        // A row above a rule is the end of a box, not a header.
+        let text =
+            "+----+----+\n| testcase | x |\n| | test=a |\n+----+----+\n| machine | 16 threads |\n";
+        assert!(crate::parse_str(text, None).is_err());
+    }
 
     #[test]
     fn twelve_hour_times_and_barred_headers() {
@@ -678,12 +732,20 @@ fn spaced_rows(
     let mut rows = Vec::new();
     let mut pending: Option<String> = None;
     let mut i = start + 1;
+    // A dash rule under the header is no row label.
+    if lines
+        .get(i)
+        .is_some_and(|l| l.quote == head.quote && is_rule_line(l.text))
+    {
+        i += 1;
+    }
     let mut end = i;
     while let Some(line) = lines.get(i).filter(|l| l.quote == head.quote) {
+        let text = without_trailing_note(line.text);
         let row = if label_col {
-            labelled_row(line.text, k)
+            labelled_row(text, k)
         } else {
-            spaced_row(line.text, k)
+            spaced_row(text, k)
         };
         if let Some((label, cs)) = row {
             let label = match (pending.take(), label) {
@@ -701,8 +763,33 @@ fn spaced_rows(
             .get(i + 1)
             .filter(|l| l.quote == head.quote)
             .is_some_and(|l| spaced_row(l.text, k).is_some());
+        // A note on a line of its own under a row (`(= lru_note_cost_
+        // refault)`) stays in the table.
+        if !rows.is_empty() && pending.is_none() && is_word_note(line.text) {
+            i += 1;
+            continue;
+        }
         if pending.is_none() && label_line(line.text) && next_is_row {
             pending = Some(line.text.trim().to_string());
+            i += 1;
+            continue;
+        }
+        // A totals row after one blank line stays in the table.
+        let totals_next = lines
+            .get(i + 1)
+            .filter(|l| l.quote == head.quote)
+            .is_some_and(|l| {
+                totals_row(l.text) && {
+                    let t = without_trailing_note(l.text);
+                    if label_col {
+                        labelled_row(t, k)
+                    } else {
+                        spaced_row(t, k)
+                    }
+                    .is_some()
+                }
+            });
+        if !rows.is_empty() && line.text.trim().is_empty() && totals_next {
             i += 1;
             continue;
         }
@@ -711,10 +798,34 @@ fn spaced_rows(
     if rows.is_empty() {
         return None;
     }
+    let mut columns = columns;
+    // A dimension column after the labels (`instances` over `1`, `24`):
+    // whole numbers that say which run a row is, part of its label.
+    if label_col
+        && columns.len() >= 2
+        && is_dimension(&columns[0])
+        && rows.iter().all(|r| {
+            r.printed
+                .first()
+                .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+        })
+    {
+        let dim = columns.remove(0);
+        for r in &mut rows {
+            let v = r.printed.remove(0);
+            r.values.remove(0);
+            if !r.spread_pct.is_empty() {
+                r.spread_pct.remove(0);
+            }
+            if !r.printed_deltas_pct.is_empty() {
+                r.printed_deltas_pct.remove(0);
+            }
+            r.metric = format!("{} {dim}={v}", r.metric);
+        }
+    }
     // A column of the table's own change (`%gain`): its values are the
     // change of the result column before it.
     let mut delta_columns = Vec::new();
-    let mut columns = columns;
     for d in (1..columns.len()).rev() {
         if !is_delta(&columns[d]) {
             continue;
@@ -864,7 +975,10 @@ fn is_dimension(word: &str) -> bool {
 }
 
 fn is_delta(word: &str) -> bool {
-    DELTAS.contains(&word.to_ascii_lowercase().as_str())
+    // `% change` is `%change` with a space in it.
+    let w = word.to_ascii_lowercase();
+    DELTAS.contains(&w.as_str())
+        || (w.starts_with("% ") && DELTAS.contains(&w.replacen(' ', "", 1).as_str()))
 }
 
 /// A unit named in parentheses in a title or header: `(#/s)`, `(us)`.
@@ -975,6 +1089,16 @@ fn pipe_cells(text: &str) -> Option<Vec<&str>> {
     (cs.len() >= 2 && cs.len() <= MAX_COLUMNS).then_some(cs)
 }
 
+/// `+-----------+------+`: a rule line of an ASCII box.
+fn is_box_rule(text: &str) -> bool {
+    let t = text.trim();
+    t.len() >= 5
+        && t.starts_with('+')
+        && t.ends_with('+')
+        && t.contains('-')
+        && t.chars().all(|c| matches!(c, '+' | '-' | '='))
+}
+
 /// `---`, `:--`, `--:`, `:-:`: a markdown table's alignment row cell.
 fn is_pipe_rule(cell: &str) -> bool {
     let c = cell.trim_start_matches(':').trim_end_matches(':');
@@ -986,7 +1110,13 @@ fn is_pipe_rule(cell: &str) -> bool {
 /// share after it stays in `printed`).
 fn pipe_value(cell: &str) -> Cell {
     let bare = cell.replace("**", "").replace("__", "").replace('`', "");
-    let mut c = cells(&bare).into_iter().next().unwrap_or(Cell {
+    // `~11.16M`, `≈0`: an approximate value is still the value.
+    let bare = bare.trim();
+    let bare = bare
+        .strip_prefix('~')
+        .or_else(|| bare.strip_prefix('≈'))
+        .unwrap_or(bare);
+    let mut c = cells(bare).into_iter().next().unwrap_or(Cell {
         printed: String::new(),
         value: None,
         unit: None,
@@ -1002,22 +1132,47 @@ fn pipe_value(cell: &str) -> Cell {
 /// its cells are not numbers; a delta column's percentages go to the result
 /// column before it, as in [`word_table`].
 fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
-    let head = lines.get(start)?;
+    // An ASCII box (`+------+------+` above, below and under the header)
+    // is read as a markdown table; its rule lines need not have as many
+    // segments as the rows have cells (boxes drawn by hand seldom do).
+    let boxed = lines.get(start).is_some_and(|l| is_box_rule(l.text));
+    let first = start + usize::from(boxed);
+    let head = lines.get(first)?;
     let headers = pipe_cells(head.text)?;
     let k = headers.len();
-    let rule = lines.get(start + 1).filter(|l| l.quote == head.quote)?;
-    let rules = pipe_cells(rule.text)?;
-    if rules.len() != k || !rules.iter().all(|c| is_pipe_rule(c)) {
+    let rule = lines.get(first + 1).filter(|l| l.quote == head.quote)?;
+    // A box's header stands between two rules: a row followed by a rule
+    // is the last row of a box (LKP's `| testcase: change |` boxes), not a
+    // header.
+    if is_box_rule(rule.text) && !boxed {
         return None;
     }
+    if !is_box_rule(rule.text) {
+        let rules = pipe_cells(rule.text)?;
+        if boxed || rules.len() != k || !rules.iter().all(|c| is_pipe_rule(c)) {
+            return None;
+        }
+    }
     let mut raw: Vec<Vec<&str>> = Vec::new();
-    let mut i = start + 2;
-    while let Some(cs) = lines
-        .get(i)
-        .filter(|l| l.quote == head.quote)
-        .and_then(|l| pipe_cells(l.text))
-        .filter(|cs| cs.len() == k)
-    {
+    let mut i = first + 2;
+    while let Some(l) = lines.get(i).filter(|l| l.quote == head.quote) {
+        if is_box_rule(l.text) {
+            i += 1;
+            // A rule between rows separates them; one after the last
+            // row closes the box.
+            if lines
+                .get(i)
+                .filter(|n| n.quote == head.quote)
+                .and_then(|n| pipe_cells(n.text))
+                .is_none_or(|cs| cs.len() != k)
+            {
+                break;
+            }
+            continue;
+        }
+        let Some(cs) = pipe_cells(l.text).filter(|cs| cs.len() == k) else {
+            break;
+        };
         raw.push(cs);
         i += 1;
     }
@@ -1379,10 +1534,22 @@ pub fn row_from_cells(metric: String, cs: &[Cell]) -> TableRow {
         .max_by_key(|(_, c)| *c)
         .or_else(|| counts.first())
         .map(|(u, _)| u.to_string());
+    // `1.96 s` beside `917.71 ms`: times printed in different units are
+    // given in the row's unit, so that the columns compare.
+    let to_row_unit = |c: &Cell| -> Option<f64> {
+        let v = c.value?;
+        match (
+            c.unit.as_deref().and_then(seconds_per),
+            unit.as_deref().and_then(seconds_per),
+        ) {
+            (Some(from), Some(to)) if from != to => Some(v * from / to),
+            _ => Some(v),
+        }
+    };
     TableRow {
         stat: None,
         metric,
-        values: cs.iter().map(|c| c.value).collect(),
+        values: cs.iter().map(to_row_unit).collect(),
         printed_deltas_pct: if cs.iter().any(|c| c.delta_pct.is_some()) {
             cs.iter().map(|c| c.delta_pct).collect()
         } else {
@@ -1396,6 +1563,49 @@ pub fn row_from_cells(metric: String, cs: &[Cell]) -> TableRow {
         printed: cs.iter().map(|c| c.printed.clone()).collect(),
         unit,
     }
+}
+
+/// Seconds in one of a time unit.
+fn seconds_per(unit: &str) -> Option<f64> {
+    match unit {
+        "ns" => Some(1e-9),
+        "us" | "µs" | "μs" => Some(1e-6),
+        "ms" => Some(1e-3),
+        "s" | "sec" | "secs" => Some(1.0),
+        _ => None,
+    }
+}
+
+/// `(eliminated)`, `(= lru_note_cost_refault)`: a note in brackets with no
+/// number in it.
+fn is_word_note(text: &str) -> bool {
+    let t = text.trim();
+    t.len() > 2
+        && t.starts_with('(')
+        && t.ends_with(')')
+        && !t.chars().any(|c| c.is_ascii_digit())
+        && t.chars().any(char::is_alphabetic)
+}
+
+/// A row with a note in brackets after its last cell (`0  -100%
+/// (eliminated)`): the row without it.
+fn without_trailing_note(text: &str) -> &str {
+    let t = text.trim_end();
+    if t.ends_with(')')
+        && let Some(open) = t.rfind('(')
+        && is_word_note(&t[open..])
+        && open > 0
+    {
+        return t[..open].trim_end();
+    }
+    text
+}
+
+/// `Total LRU lock wait`, `Sum`: a totals row, which a table may print
+/// after a blank line.
+fn totals_row(text: &str) -> bool {
+    let first = text.split_whitespace().next().unwrap_or("");
+    ["total", "sum", "overall"].contains(&first.to_ascii_lowercase().trim_end_matches(':'))
 }
 
 /// The line that introduces a table (`Throughput of page faults (#/s)

@@ -65,6 +65,9 @@ pub fn recognize_runs(
     if let Some(r) = fish(lines, start) {
         return Some(Ok(r));
     }
+    if let Some(r) = titled(lines, start) {
+        return Some(Ok(r));
+    }
     if t.starts_with("Command being timed:") || t.starts_with("User time (seconds):") {
         return Some(gnu_verbose(lines, start).map(|(n, t)| (n, vec![(t, None)])));
     }
@@ -222,13 +225,137 @@ fn colon_keyed(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
     let real = at(0, &["real"])?;
     let user = at(1, &["user"])?;
     let sys = at(2, &["sys", "system"])?;
-    let run = Time {
+    let mut run = Time {
         real_s: real,
         user_s: Some(user),
         sys_s: Some(sys),
         ..Time::default()
     };
-    Some((3, vec![(run, None)]))
+    // The script's own averages printed right under the three lines
+    // (`swapins: 81552`, `zswpwb: 72115.2`) belong to the run.
+    let mut n = 3;
+    while let Some((name, v)) = lines
+        .get(start + n)
+        .filter(|l| l.quote == quote)
+        .and_then(|l| counter_line(l.text))
+    {
+        run.fields.push((name, v));
+        n += 1;
+    }
+    Some((n, vec![(run, None)]))
+}
+
+/// `swapins: 81552`: one identifier (letters, digits, `_`, `-`, `.`), a
+/// colon and a bare number, nothing else on the line.
+fn counter_line(text: &str) -> Option<(String, f64)> {
+    let (key, value) = text.trim().split_once(':')?;
+    let key = key.trim();
+    let ident = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.');
+    if key.is_empty()
+        || !key.starts_with(|c: char| c.is_ascii_alphabetic())
+        || !key.chars().all(ident)
+    {
+        return None;
+    }
+    if ["real", "user", "sys", "system"].contains(&key) {
+        return None;
+    }
+    match parse_number_unit(value.trim())? {
+        (v, None) => Some((key.to_string(), v)),
+        _ => None,
+    }
+}
+
+/// One line of a hand-written summary of timed runs: `Sys time: 10730.08
+/// (stdev 49.030728)`, `Real time: 159.78 (stdev 0.577193), -6.57%`,
+/// `User time: 12.5`. The key (lower-cased, `system` read as `sys`), the
+/// value in seconds and the standard deviation when printed in brackets;
+/// a change written after a comma is the poster's arithmetic and is left
+/// out.
+fn titled_value(text: &str) -> Option<(&'static str, f64, Option<f64>)> {
+    let (key, rest) = text.trim().split_once(':')?;
+    let key = match key.trim().to_ascii_lowercase().as_str() {
+        "real time" | "elapsed time" | "wall time" => "real",
+        "user time" => "user",
+        "sys time" | "system time" => "sys",
+        _ => return None,
+    };
+    let rest = rest.trim();
+    let (value, mut tail) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    let value = duration(value.trim_end_matches(','))?;
+    tail = tail.trim();
+    let mut stdev = None;
+    if let Some(inner) = tail.strip_prefix('(') {
+        let (inside, after) = inner.split_once(')')?;
+        let mut words = inside.split_whitespace();
+        let word = words.next()?;
+        if !matches!(word, "stdev" | "stddev" | "sd" | "std" | "±" | "+-") {
+            return None;
+        }
+        stdev = Some(duration(words.next()?.trim_end_matches(','))?);
+        if words.next().is_some() {
+            return None;
+        }
+        tail = after.trim();
+    }
+    if let Some(change) = tail.strip_prefix(',') {
+        match parse_number_unit(change.trim()) {
+            Some((_, Some("%"))) => tail = "",
+            _ => return None,
+        }
+    }
+    tail.is_empty().then_some((key, value, stdev))
+}
+
+/// Two or three lines of [`titled_value`] in any order, one of them the
+/// real time: a run summarised by hand (`Sys time: ...` / `Real time:
+/// ...`). The standard deviations go to `fields` as `real stdev` and so
+/// on.
+fn titled(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
+    let quote = lines.get(start)?.quote;
+    let mut got: Vec<(&'static str, f64, Option<f64>)> = Vec::new();
+    while let Some(v) = lines
+        .get(start + got.len())
+        .filter(|l| l.quote == quote)
+        .and_then(|l| titled_value(l.text))
+    {
+        if got.iter().any(|g| g.0 == v.0) {
+            break;
+        }
+        got.push(v);
+    }
+    if got.len() < 2 {
+        return None;
+    }
+    let find = |k: &str| got.iter().find(|g| g.0 == k);
+    let real = find("real")?;
+    let mut run = Time {
+        real_s: real.1,
+        user_s: find("user").map(|g| g.1),
+        sys_s: find("sys").map(|g| g.1),
+        ..Time::default()
+    };
+    for (k, _, sd) in &got {
+        if let Some(sd) = sd {
+            run.fields.push((format!("{k} stdev"), *sd));
+        }
+    }
+    Some((got.len(), vec![(run, None)]))
+}
+
+/// A `-v` value with the poster's note after it (`1:00.21  <---- (1)`,
+/// `222324   # peak`): the value alone. Anything else is kept whole.
+fn without_note(value: &str) -> &str {
+    match value.split_once(char::is_whitespace) {
+        Some((v, note))
+            if ["<", "#", "(", "--", "←", "//", "*", "^"]
+                .iter()
+                .any(|m| note.trim_start().starts_with(m)) =>
+        {
+            v
+        }
+        _ => value,
+    }
 }
 
 fn bash(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, Vec<Run>), ParseError>> {
@@ -437,6 +564,11 @@ fn gnu_verbose(lines: &[Line<'_>], start: usize) -> Result<(usize, Time), ParseE
         };
         let name = name.trim();
         let value = value.trim();
+        let value = if name == "Command being timed" {
+            value
+        } else {
+            without_note(value)
+        };
         let seen_any = t.command.is_some() || saw_elapsed || t.user_s.is_some();
         if seen_any
             && (name == "Command being timed"
@@ -613,6 +745,37 @@ mod tests {
         // One `real:` line alone is prose, not a run.
         let lines = crate::lines::split("real: 5\nthat was quick\n");
         assert!(recognize_runs(&lines, 0).is_none_or(|r| r.is_err()));
+    }
+
+    #[test]
+    fn counters_under_averages_and_titled_runs() {
+        let lines =
+            crate::lines::split("real: 236.66s\nuser: 4286.06s\nsys: 652.86s\nswapins: 81552\n\n");
+        let (n, runs) = recognize_runs(&lines, 0).unwrap().unwrap();
+        assert_eq!(n, 4);
+        assert_eq!(runs[0].0.fields, vec![("swapins".to_string(), 81552.0)]);
+        let lines = crate::lines::split(
+            "Sys time: 9612.24 (stdev 66.310789), -10.42%\nReal time: 159.78 (stdev 0.577193), -6.57%\n",
+        );
+        let (n, runs) = recognize_runs(&lines, 0).unwrap().unwrap();
+        assert_eq!(n, 2);
+        let t = &runs[0].0;
+        assert_eq!((t.real_s, t.sys_s, t.user_s), (159.78, Some(9612.24), None));
+        assert_eq!(t.fields[1], ("real stdev".to_string(), 0.577193));
+        // A sentence with a colon is not a run, nor is a sys time alone.
+        let lines = crate::lines::split("Real time: about a minute\nSys time: 2\n");
+        assert!(recognize_runs(&lines, 0).is_none());
+        let lines = crate::lines::split("Sys time: 2.5\n");
+        assert!(recognize_runs(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn a_note_after_a_verbose_value() {
+        let text = "\tCommand being timed: \"run\"\n\tUser time (seconds): 1.50\n\tSystem time (seconds): 0.25\n\tElapsed (wall clock) time (h:mm:ss or m:ss): 1:00.21  <---- (1)\n\tExit status: 0\n";
+        let lines = crate::lines::split(text);
+        let (_, runs) = recognize_runs(&lines, 0).unwrap().unwrap();
+        assert_eq!(runs[0].0.real_s, 60.21);
+        assert_eq!(runs[0].0.exit_status, Some(0));
     }
 
     #[test]
