@@ -845,12 +845,17 @@ impl Core {
     }
 
     /// A task was queued on `cpu`: arm the slice of a running fair task
-    /// and request a reschedule if the newcomer should run first.
+    /// and request a reschedule if the newcomer should run first. A slice
+    /// still armed for a task that no longer runs here (it slept, or it
+    /// was queued and another task picked with nothing else waiting) is
+    /// not the running task's: without a slice of its own the running task
+    /// would keep the CPU from the newcomer until it slept, where CFS's
+    /// tick (check_preempt_tick) ends its share.
     fn note_arrival(&mut self, cpu: usize, t: TaskId) {
         if self.tasks[t].class == Class::Fair
-            && !self.cpus[cpu].slice_armed
             && let Some(c) = self.cpus[cpu].curr
             && self.tasks[c].class == Class::Fair
+            && (!self.cpus[cpu].slice_armed || self.cpus[cpu].slice_owner != Some(c))
         {
             self.arm_slice(cpu, c, 3_000_000);
         }
