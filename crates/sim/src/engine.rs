@@ -264,6 +264,9 @@ pub(crate) struct Task {
     /// When the last lock this task asked for was granted (the end of its
     /// wait, even if the task has not run since).
     pub granted_at: u64,
+    /// CFS vruntime (every fair task is nice 0, so it is its runtime),
+    /// on the clock of the CPU it is on.
+    vruntime: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -314,6 +317,9 @@ pub(crate) struct Cpu {
     /// The segment that held the CPU longest during that wait (overlap
     /// ns, call path): the section a wakeup_rt report blames.
     rt_holder: (u64, Path),
+    /// cfs_rq->min_vruntime: never falls; follows the lower vruntime of
+    /// the running task and the next queued one.
+    min_vruntime: u64,
 }
 
 /// One latency-tracer record (the kernel keeps the max; we keep a top-10).
@@ -515,6 +521,26 @@ pub(crate) struct Core {
     waker: Option<usize>,
 }
 
+/// CFS's tunables scale with the CPU count (4.8 `get_update_sysctl_factor`,
+/// SCHED_TUNABLESCALING_LOG): 1 + ilog2(min(CPUs, 8)).
+fn cfs_factor(cpus: usize) -> u64 {
+    1 + u64::from(cpus.clamp(1, 8).ilog2())
+}
+
+/// Sleeper credit (4.8 `place_entity()`, GENTLE_FAIR_SLEEPERS): a woken
+/// task's vruntime is at least min_vruntime - sysctl_sched_latency / 2,
+/// sched_latency being 6 ms x the factor.
+fn sleeper_credit_ns(cpus: usize) -> u64 {
+    6_000_000 * cfs_factor(cpus) / 2
+}
+
+/// `wakeup_gran()`: a woken task preempts the running one when its
+/// vruntime is more than sysctl_sched_wakeup_granularity (1 ms x the
+/// factor, nice 0) behind (`wakeup_preempt_entity()`).
+fn wakeup_gran_ns(cpus: usize) -> u64 {
+    1_000_000 * cfs_factor(cpus)
+}
+
 /// Period of the system-wide load balance (a few ms, as the kernel's
 /// sd->balance_interval for a small domain).
 const BALANCE_INTERVAL_NS: u64 = 4_000_000;
@@ -580,6 +606,7 @@ impl Core {
                     slice_expired: false,
                     slice_armed: false,
                     slice_owner: None,
+                    min_vruntime: 0,
                     act: None,
                     generation: 0,
                     slice_gen: 0,
@@ -810,6 +837,7 @@ impl Core {
             .filter(|&c| c != dst && self.cpus[c].fair_q.iter().any(|&x| !self.tasks[x].pinned))
             .max_by_key(|&c| (self.nr_running(c), std::cmp::Reverse(c)))?;
         let t = self.detach_movable(src)?;
+        self.renormalise(t, src, dst);
         self.tasks[t].cpu = dst;
         self.migrations += 1;
         Some(t)
@@ -837,6 +865,7 @@ impl Core {
             let Some(t) = self.detach_movable(src) else {
                 break;
             };
+            self.renormalise(t, src, dst);
             self.migrations += 1;
             self.enqueue(dst, t, false);
             self.note_arrival(dst, t);
@@ -845,12 +874,17 @@ impl Core {
     }
 
     /// A task was queued on `cpu`: arm the slice of a running fair task
-    /// and request a reschedule if the newcomer should run first.
+    /// and request a reschedule if the newcomer should run first. A slice
+    /// still armed for a task that no longer runs here (it slept, or it
+    /// was queued and another task picked with nothing else waiting) is
+    /// not the running task's: without a slice of its own the running task
+    /// would keep the CPU from the newcomer until it slept, where CFS's
+    /// tick (check_preempt_tick) ends its share.
     fn note_arrival(&mut self, cpu: usize, t: TaskId) {
         if self.tasks[t].class == Class::Fair
-            && !self.cpus[cpu].slice_armed
             && let Some(c) = self.cpus[cpu].curr
             && self.tasks[c].class == Class::Fair
+            && (!self.cpus[cpu].slice_armed || self.cpus[cpu].slice_owner != Some(c))
         {
             self.arm_slice(cpu, c, 3_000_000);
         }
@@ -880,13 +914,36 @@ impl Core {
 
     fn make_runnable(&mut self, t: TaskId) {
         self.tasks[t].sleep_gen = self.tasks[t].sleep_gen.wrapping_add(1);
+        let prev = self.tasks[t].cpu;
         let cpu = self.select_cpu(t);
         if matches!(self.tasks[t].class, Class::Rt(_)) {
             self.tasks[t].woken_at = Some(self.now);
             let now = self.now;
             self.cpus[cpu].rt_wait_since.get_or_insert(now);
         }
-        self.enqueue(cpu, t, false);
+        let mut preempt = false;
+        if self.tasks[t].class == Class::Fair {
+            // place_entity() for a wakeup, then check_preempt_wakeup().
+            self.renormalise(t, prev, cpu);
+            let n = self.cpus.len();
+            let floor = self.cpus[cpu]
+                .min_vruntime
+                .saturating_sub(sleeper_credit_ns(n));
+            let v = self.tasks[t].vruntime.max(floor);
+            self.tasks[t].vruntime = v;
+            if let Some(c) = self.cpus[cpu].curr
+                && self.tasks[c].class == Class::Fair
+                && self.tasks[c].vruntime > v + wakeup_gran_ns(n)
+            {
+                preempt = true;
+            }
+        }
+        self.enqueue(cpu, t, preempt);
+        if preempt {
+            // resched_curr(): the running task's turn ends at its next
+            // preemption point, and the woken task is leftmost.
+            self.cpus[cpu].slice_expired = true;
+        }
         self.note_arrival(cpu, t);
     }
 
@@ -962,6 +1019,28 @@ impl Core {
             self.tasks[t].user_ns += d;
         } else {
             self.tasks[t].sys_ns += d;
+        }
+        if self.tasks[t].class == Class::Fair {
+            // update_curr(), then update_min_vruntime() from the running
+            // task and the next one queued.
+            self.tasks[t].vruntime += d;
+            let mut m = self.tasks[t].vruntime;
+            if let Some(&n) = self.cpus[cpu].fair_q.front() {
+                m = m.min(self.tasks[n].vruntime);
+            }
+            let c = &mut self.cpus[cpu];
+            c.min_vruntime = c.min_vruntime.max(m);
+        }
+    }
+
+    /// A fair task leaves `src`'s clock for `dst`'s (4.8
+    /// `migrate_task_rq_fair()` / `task_waking_fair()` subtract the old
+    /// min_vruntime, `enqueue_entity()` adds the new one).
+    fn renormalise(&mut self, t: TaskId, src: usize, dst: usize) {
+        if src != dst {
+            let v = self.tasks[t].vruntime as i64 - self.cpus[src].min_vruntime as i64
+                + self.cpus[dst].min_vruntime as i64;
+            self.tasks[t].vruntime = v.max(0) as u64;
         }
     }
 
@@ -1163,6 +1242,7 @@ impl Sim {
             sleep_gen: 0,
             finite,
             granted_at: 0,
+            vruntime: 0,
         });
         if finite {
             c.finite_left += 1;

@@ -105,14 +105,11 @@ fn v5_patch_directions_on_three_seeds() {
         // direct reclaim takes over the stalled kswapds' nodes.
         assert_eq!(p3[1], -1, "seed {seed}: P3 {p3:?}");
         assert_eq!(&p3[2..4], &[1, 1], "seed {seed}: P3 {p3:?}");
-        assert!(m3 >= 3, "seed {seed}: P3 {p3:?}");
-        // At this quarter size the changes at 1 and 8 threads are under
-        // 0.5 % (no sign; at full size 8 threads rise, 4 of 5). Fails once
-        // the quarter size reaches 4 of 5 too, so the docs get updated.
-        assert!(
-            m3 < 4,
-            "seed {seed}: P3 {p3:?} now meets the spec target at a quarter size: update docs/SIMULATOR.md and this test"
-        );
+        // At 8 threads the stalled kswapds' nodes are reclaimed directly
+        // too (+12 % at this size); at 1 thread the change is under 0.5 %
+        // (no sign; the seed's -1 %).
+        assert_eq!(p3[4], 1, "seed {seed}: P3 {p3:?}");
+        assert!(m3 >= 4, "seed {seed}: P3 {p3:?}");
         // P2 never makes things worse where there is contention.
         assert!(p2[1..].iter().all(|s| *s <= 0), "seed {seed}: P2 {p2:?}");
 
