@@ -943,6 +943,10 @@ pub const DIMENSIONS: &[&str] = &[
     "procs",
     "processes",
     "instances",
+    // perf bench sched messaging / hackbench `-g N`: `N  w/o  w/  diff`.
+    "groups",
+    "group",
+    "n",
     "workers",
     "nodes",
     "node",
