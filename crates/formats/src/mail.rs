@@ -99,7 +99,9 @@ pub fn is_mail(text: &str) -> bool {
 fn header_name(line: &str) -> Option<&str> {
     let (name, _) = line.split_once(':')?;
     let ok = !name.is_empty()
-        && name.len() <= 40
+        // Exchange's own headers run long:
+        // `X-MS-Exchange-CrossTenant-Network-Message-Id` has 44 letters.
+        && name.len() <= 76
         && name.starts_with(|c: char| c.is_ascii_alphabetic())
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
     ok.then_some(name)

@@ -66,7 +66,11 @@ fn schbench_section(text: &str) -> Option<(&'static str, &'static str)> {
         Some(("request_latency", "us"))
     } else if t.starts_with("RPS percentiles (requests)") {
         Some(("rps", "requests/s"))
-    } else if t == "Latency percentiles (usec)" {
+    } else if t == "Latency percentiles (usec)"
+        || t.starts_with("Latency percentiles (usec) runtime ")
+    {
+        // schbench of 2017-2022, with or without `runtime 30 (s) (4562
+        // total samples)` after the title.
         Some(("wakeup_latency", "us"))
     } else {
         None
@@ -419,14 +423,11 @@ fn perf_bench(
             // `Run summary [PID 29967]: 2 threads, each operating on ...`.
         } else if let Some(v) = t.strip_prefix("Total time:") {
             let v = v.trim().strip_suffix("[sec]").map(str::trim);
+            // A time the poster blanked out (`Total time: 10X.XXX [sec]`,
+            // the command shown as an example) is no result: the report
+            // ends there, and what it read before stays.
             let Some(v) = v.and_then(|v| units::scaled(v, 0)) else {
-                return Some(Err(ParseError::invalid(
-                    FORMAT,
-                    l.no,
-                    1,
-                    "`Total time: <seconds> [sec]`",
-                    l.text,
-                )));
+                break;
             };
             metrics.push(metric("total_time", v, Some("s")));
             blanks = 0;
@@ -524,9 +525,16 @@ mod tests {
             "Wakeup Latencies percentiles (usec) runtime 30 (s) (5 total samples)\nprose\n",
         );
         assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 2);
-        let lines =
-            crate::lines::split("# Running 'sched/pipe' benchmark:\n     Total time: ? [sec]\n");
-        assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 2);
+        // A time the poster blanked out is no result, and no error that
+        // would refuse the whole post.
+        let lines = crate::lines::split(
+            "# Running 'sched/pipe' benchmark:\n     Total time: 10X.XXX [sec]\n",
+        );
+        assert!(recognize(&lines, 0).is_none());
+        let lines = crate::lines::split(
+            "# Running 'sched/pipe' benchmark:\n     Total time: 4.180 [sec]\n     Total time: ? [sec]\n",
+        );
+        assert!(recognize(&lines, 0).unwrap().is_ok());
         // A hackbench header without a Time line is not a result.
         let lines = crate::lines::split(
             "Running in threaded mode with 2 groups using 40 file descriptors each (== 80 tasks)\n",

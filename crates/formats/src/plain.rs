@@ -48,6 +48,19 @@ fn paren_change(tok: &str) -> Option<f64> {
     }
 }
 
+/// `(1.12)`, `(0.38)`, `(1.1%)`: an unsigned number in parentheses right
+/// after a value, its spread in percent.
+fn paren_spread(tok: &str) -> Option<f64> {
+    let inner = tok.strip_prefix('(')?.strip_suffix(')')?;
+    if inner.starts_with(['+', '-']) {
+        return None;
+    }
+    match parse_number_unit(inner)? {
+        (v, None | Some("%")) if v >= 0.0 => Some(v),
+        _ => None,
+    }
+}
+
 /// Parse a number with an optional attached unit: `-2%`, `80GB`, `1,234`,
 /// `1.5x`, `+0.18%`, `1.2e+08`. `None` when it is not a number.
 pub fn parse_number_unit(s: &str) -> Option<(f64, Option<&str>)> {
@@ -124,7 +137,12 @@ fn number_prefix_len(s: &str) -> usize {
 /// (`5008377 us` is one cell).
 pub fn cells(text: &str) -> Vec<Cell> {
     // `12.5±0.3` and `12.5 +- 0.3` are one cell: a value and its spread.
-    let spaced = text.replace('±', " ± ").replace(" +- ", " ± ");
+    let mut spaced = text.replace('±', " ± ").replace(" +- ", " ± ");
+    // `1.00 (  1.12)`, `( 0.38 )`: a spread printed inside parentheses with
+    // the padding of its field is one token, `(1.12)`.
+    while spaced.contains("( ") || spaced.contains(" )") {
+        spaced = spaced.replace("( ", "(").replace(" )", ")");
+    }
     let mut out: Vec<Cell> = Vec::new();
     let mut toks = spaced.split_whitespace().peekable();
     while let Some(tok) = toks.next() {
@@ -158,6 +176,19 @@ pub fn cells(text: &str) -> Vec<Cell> {
             prev.printed.push(' ');
             prev.printed.push_str(tok);
             prev.delta_pct = Some(d);
+            continue;
+        }
+        if let Some(prev) = out.last_mut()
+            && prev.value.is_some()
+            && prev.spread_pct.is_none()
+            && prev.delta_pct.is_none()
+            && let Some(sd) = paren_spread(tok)
+        {
+            // `1.00 (1.12)` under `baseline(std%)`: the run-to-run spread
+            // in percent (a change always has its sign, `(+88.2%)`).
+            prev.printed.push(' ');
+            prev.printed.push_str(tok);
+            prev.spread_pct = Some(sd);
             continue;
         }
         if UNITS.contains(&tok)
@@ -707,27 +738,33 @@ fn spaced_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> 
     // (`Breakup for 8GB    base    patched`).
     let dimension =
         names.len() >= 3 && names[0].split_whitespace().last().is_some_and(is_dimension);
-    spaced_rows(lines, start, names.clone(), dimension).or_else(|| {
-        (names.len() >= 3 && !dimension)
-            .then(|| spaced_rows(lines, start, names, true))
-            .flatten()
-    })
+    spaced_rows(lines, start, names.clone(), usize::from(dimension))
+        .or_else(|| {
+            (names.len() >= 3 && !dimension)
+                .then(|| spaced_rows(lines, start, names.clone(), 1))
+                .flatten()
+        })
+        .or_else(|| {
+            // Two label columns (`case  load  baseline(std%)  compare%`
+            // over `TCP_RR  56-threads  1.00 (1.12)  -0.05 (0.97)`).
+            (names.len() >= 4)
+                .then(|| spaced_rows(lines, start, names, 2))
+                .flatten()
+        })
 }
 
 /// [`spaced_table`] with the header's first name as the label column's
-/// (`label_col`) or as a column of values.
+/// (`labels` of them: the first one or two names head label columns) or as
+/// a column of values.
 fn spaced_rows(
     lines: &[Line<'_>],
     start: usize,
     names: Vec<String>,
-    label_col: bool,
+    labels: usize,
 ) -> Option<(usize, BlockBody)> {
     let head = lines.get(start)?;
-    let (label_columns, columns) = if label_col {
-        (names[..1].to_vec(), names[1..].to_vec())
-    } else {
-        (Vec::new(), names)
-    };
+    let label_col = labels > 0;
+    let (label_columns, columns) = (names[..labels].to_vec(), names[labels..].to_vec());
     let k = columns.len();
     let mut rows = Vec::new();
     let mut pending: Option<String> = None;
@@ -906,6 +943,10 @@ pub const DIMENSIONS: &[&str] = &[
     "procs",
     "processes",
     "instances",
+    // perf bench sched messaging / hackbench `-g N`: `N  w/o  w/  diff`.
+    "groups",
+    "group",
+    "n",
     "workers",
     "nodes",
     "node",
@@ -1808,6 +1849,20 @@ mod tests {
         let cs = cells("80GB       5008377 us      4905841 us       -2%");
         let printed: Vec<_> = cs.iter().map(|c| c.printed.as_str()).collect();
         assert_eq!(printed, ["80GB", "5008377 us", "4905841 us", "-2%"]);
+    }
+
+    #[test]
+    fn a_spread_padded_inside_parentheses_is_part_of_its_value() {
+        let cs = cells("TCP_RR  224-threads  1.00 (  2.52)  +665.38 (  3.38)");
+        assert_eq!(cs.len(), 4);
+        assert_eq!(cs[2].value, Some(1.0));
+        assert_eq!(cs[2].spread_pct, Some(2.52));
+        assert_eq!(cs[3].value, Some(665.38));
+        assert_eq!(cs[3].spread_pct, Some(3.38));
+        assert_eq!(cs[3].printed, "+665.38 (3.38)");
+        // A signed change stays a change.
+        assert_eq!(cells("6755 (+88.2%)")[0].delta_pct, Some(88.2));
+        assert_eq!(cells("6755 (+88.2%)")[0].spread_pct, None);
     }
 
     #[test]
