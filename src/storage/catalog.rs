@@ -401,7 +401,8 @@ pub async fn kernels_page(
     if let Some(a) = after {
         q.push(" WHERE version > ").push_bind(a);
     }
-    q.push(" ORDER BY version LIMIT ").push_bind(limit);
+    // A constant limit in the statement (see `storage::overview::run_page`).
+    q.push(format!(" ORDER BY version LIMIT {}", limit.max(0)));
     q.push(
         ") k LEFT JOIN run_cells c ON c.kernel_id = k.id
          GROUP BY k.id, k.version ORDER BY k.version",

@@ -122,8 +122,12 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     if let Some(sim) = spec.simulation {
         q.push(" AND r.simulation_id = ").push_bind(sim);
     }
-    q.push(" ORDER BY r.created_at DESC, r.id DESC LIMIT ")
-        .push_bind(MAX_RUNS_PER_COLUMN + 1);
+    // A constant limit in the statement: bound, a generic plan would not
+    // see it (see `storage::overview::run_page`).
+    q.push(format!(
+        " ORDER BY r.created_at DESC, r.id DESC LIMIT {}",
+        MAX_RUNS_PER_COLUMN + 1
+    ));
     q.push(WITH_RESULTS);
     // One connection for the column's statements: each checkout of the
     // pool costs a round trip (its stale-transaction check).
