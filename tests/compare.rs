@@ -707,6 +707,20 @@ async fn history_is_per_day_and_follows_deletions(pool: PgPool) {
     assert_eq!(metric.status, 200);
 }
 
+/// A comparison column of exactly these runs, as the compare page loads it.
+async fn column_of(pool: &PgPool, ids: &[i64]) -> reclaimlab_report::model::ColumnRuns {
+    let spec = reclaimlab::compare::ColumnSpec {
+        runs: ids
+            .iter()
+            .map(|&id| reclaimlab::storage::ids::RunId(id))
+            .collect(),
+        ..Default::default()
+    };
+    reclaimlab::storage::compare::column_runs(pool, &spec)
+        .await
+        .unwrap()
+}
+
 /// What a comparison reads of a run comes from its one `run_compare`
 /// row, packed in the ingest transaction: read back through a column, it
 /// holds exactly the run's latency threads, histogram footers, metric rows
@@ -739,16 +753,7 @@ async fn compare_rows_kept_at_ingest_equal_the_child_rows(pool: PgPool) {
             .unwrap();
     let (mut threads, mut footers, mut metrics, mut traces) = (0, 0, 0, 0);
     for chunk in ids.chunks(100) {
-        let spec = reclaimlab::compare::ColumnSpec {
-            runs: chunk
-                .iter()
-                .map(|&id| reclaimlab::storage::ids::RunId(id))
-                .collect(),
-            ..Default::default()
-        };
-        let col = reclaimlab::storage::compare::column_runs(&pool, &spec)
-            .await
-            .unwrap();
+        let col = column_of(&pool, chunk).await;
         assert_eq!(col.runs.len(), chunk.len());
         for run in &col.runs {
             let want: Vec<(i32, f64, f64, f64)> = sqlx::query_as(
@@ -903,16 +908,7 @@ async fn histograms_kept_at_ingest_sum_like_the_bucket_rows(pool: PgPool) {
     .fetch_all(&pool)
     .await
     .unwrap();
-    let spec = reclaimlab::compare::ColumnSpec {
-        runs: cyclictest
-            .iter()
-            .map(|&id| reclaimlab::storage::ids::RunId(id))
-            .collect(),
-        ..Default::default()
-    };
-    let col = reclaimlab::storage::compare::column_runs(&pool, &spec)
-        .await
-        .unwrap();
+    let col = column_of(&pool, &cyclictest).await;
     let got: Vec<(i32, f64, i64)> = col
         .cyclictest_buckets
         .iter()
