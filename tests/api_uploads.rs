@@ -712,3 +712,44 @@ async fn uploads_naming_known_rows_reuse_their_ids(pool: PgPool) {
     assert_eq!(kernel_c, other);
     assert_eq!(c.json()["runs"][0]["kernel"], "6.6.0-elsewhere");
 }
+
+/// A filter names a board the way an upload did: `licheepi-4a` lists the
+/// runs stored under `LicheePi 4A`, on the API, the home page and the
+/// board's own page. A name that is no board is an empty listing, not an
+/// error.
+#[sqlx::test]
+async fn a_board_filter_finds_its_runs_under_any_spelling(pool: PgPool) {
+    let app = app(&pool);
+    let tok = token(&pool, Scope::Upload).await;
+    let r = upload(&app, Some(&tok), META, fixture("cyclictest-s4-before.txt")).await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    let other = upload(
+        &app,
+        Some(&tok),
+        "board=x86-skylake-8&kernel=6.5.0-rt6&variant=baseline",
+        fixture("cyclictest-s4-before.txt"),
+    )
+    .await;
+    assert_eq!(other.status, 201, "{}", other.text());
+    let run_of = |r: &TestResponse| r.json()["runs"][0]["id"].as_i64().unwrap();
+    let (lichee, x86) = (run_of(&r), run_of(&other));
+    for spelling in ["licheepi-4a", "LicheePi%204A", "lichee_pi_4a"] {
+        let runs = get(&app, &format!("/api/v1/runs?board={spelling}"))
+            .await
+            .json();
+        let runs = runs.as_array().unwrap();
+        assert_eq!(runs.len(), 1, "{spelling}: {runs:?}");
+        assert_eq!(runs[0]["board"], "LicheePi 4A");
+    }
+    let page = get(&app, "/?board=licheepi-4a").await.text();
+    assert!(page.contains(&format!("/runs/{lichee}\"")), "{page}");
+    assert!(!page.contains(&format!("/runs/{x86}\"")), "{page}");
+    let board = get(&app, "/boards/licheepi-4a").await;
+    assert_eq!(board.status, 200);
+    assert!(board.text().contains("LicheePi 4A"));
+    let none = get(&app, "/api/v1/runs?board=no-such-board").await;
+    assert_eq!(none.status, 200);
+    assert_eq!(none.json().as_array().unwrap().len(), 0);
+    let none = get(&app, "/api/v1/runs?board=licheepi-4a&kernel=9.9.9").await;
+    assert_eq!(none.json().as_array().unwrap().len(), 0);
+}

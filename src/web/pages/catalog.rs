@@ -104,6 +104,8 @@ pub async fn show_board(
     Path(name): Path<String>,
     Query(p): Query<ScopeParams>,
 ) -> PageResult<ScopePage> {
+    // Any spelling of a board finds it (`/boards/rpi-5`), as uploads do.
+    let name = crate::boards::canonical(&name);
     let board = catalog::boards(&state.pool)
         .await?
         .into_iter()

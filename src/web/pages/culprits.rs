@@ -31,7 +31,7 @@ pub async fn show_culprits(
     State(state): State<AppState>,
     Query(p): Query<CulpritParams>,
 ) -> PageResult<CulpritsPage> {
-    let board = p.board.filter(|b| !b.is_empty());
+    let board = crate::boards::canonical_opt(p.board.as_deref());
     let kernel = p.kernel.filter(|k| !k.is_empty());
     Ok(CulpritsPage {
         rows: crate::storage::compare::culprits(&state.pool, board.as_deref(), kernel.as_deref())

@@ -67,7 +67,7 @@ pub async fn show_history(
     let rows = crate::storage::catalog::boards(&state.pool).await?;
     let metric = p.metric();
     let kind = p.kind();
-    let mut board = p.board.clone().filter(|b| !b.is_empty());
+    let mut board = crate::boards::canonical_opt(p.board.as_deref());
     if board.is_none() {
         // Open on a board that has this history: the busiest few are tried.
         let mut busiest: Vec<_> = rows.iter().filter(|b| b.runs > 0).collect();
@@ -140,10 +140,7 @@ pub async fn show_history_svg(
     State(state): State<AppState>,
     Query(p): Query<HistoryParams>,
 ) -> Result<Response, PageError> {
-    let board = p
-        .board
-        .clone()
-        .filter(|b| !b.is_empty())
+    let board = crate::boards::canonical_opt(p.board.as_deref())
         .ok_or_else(|| AppError::BadRequest("board is required".into()))?;
     let metric = p.metric();
     let kind = p.kind();

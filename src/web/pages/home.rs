@@ -52,7 +52,7 @@ fn set(v: &Option<String>) -> Option<String> {
 impl HomeParams {
     pub fn listing(&self) -> RunListing {
         RunListing {
-            board: set(&self.board),
+            board: set(&self.board).map(|b| crate::boards::canonical(&b)),
             kernel: set(&self.kernel),
             variant: set(&self.variant),
             kind: set(&self.kind),
