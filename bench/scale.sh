@@ -16,7 +16,9 @@
 # (docs/PERFORMANCE.md keeps the last one).
 #
 # Uses DATABASE_URL when set (give it a scratch database: it is filled),
-# else a throwaway cluster like scripts/test.sh. MEASURE_ONLY=1 measures a
+# else a throwaway cluster like scripts/test.sh. A database that holds
+# uploads already is grown from them (no new uploads): a copy of a 10^3
+# set (`createdb -T`) becomes the 10^4 set, for bench/growth.sh. MEASURE_ONLY=1 measures a
 # database filled before (by this script) as it is, without adding runs.
 # TRICKLE=N uploads N small results a second while pages are measured
 # (bench/scale/trickle.py; each a commit, which the page cache sees).
@@ -49,7 +51,7 @@ MEASURE_ONLY="${MEASURE_ONLY:-}"
 bench_serve --db-max-connections 16
 token=$("$bin" token create --name bench --scope upload 2>/dev/null)
 
-if [ -z "$MEASURE_ONLY" ]; then
+if [ -z "$MEASURE_ONLY" ] && [ "$(psql "$DATABASE_URL" -Atc 'SELECT count(*) FROM uploads')" = 0 ]; then
     echo ">> uploading $UPLOADS rig results through the API (4 clients)"
     python3 bench/scale/gen.py "$base" "$token" "$UPLOADS" 4
 fi
@@ -74,43 +76,7 @@ fi
 curl -sf "$base/c/$slug" -o "$static_dir/same-size.html"
 if [ -n "$MEASURE_ONLY" ]; then SIZES="current"; fi
 
-run_id() { psql "$DATABASE_URL" -Atc "SELECT min(id) FROM runs WHERE block_kind = '$1'"; }
-sim_id() { psql "$DATABASE_URL" -Atc "SELECT min(id) FROM simulations WHERE state = 'done'"; }
-urls() {
-    local hist trace table sim
-    hist=$(run_id cyclictest); trace=$(run_id ftrace_latency); table=$(run_id table)
-    sim=$(sim_id)
-    cat <<EOF
-home /
-home_board /?board=rpi-5
-run_histogram /runs/$hist
-run_trace /runs/$trace
-run_table /runs/$table
-boards /boards
-kernels /kernels
-variants /variants
-variant /variants/rig03-v5
-compare_chain /compare?chain=rig03-v5
-compare_boards /compare?c=board%3Arpi-5%3Bkernel%3A6.10.14&c=board%3Aarm64-ampere-80%3Bkernel%3A6.10.14
-heatmap /heatmap
-culprits /culprits
-history /history?board=rpi-5
-history_svg /history.svg?board=rpi-5
-heatmap_svg /heatmap.svg
-simulations /simulations
-simulation /simulations/$sim
-permalink /c/$slug
-permalink_txt /c/$slug.txt
-permalink_json /c/$slug.json
-static_same_size /static/same-size.html
-api_runs /api/v1/runs
-api_runs_board /api/v1/runs?board=rpi-5
-api_run /api/v1/runs/$hist
-api_run_trace /api/v1/runs/$trace
-api_simulation /api/v1/simulations/$sim
-api_openapi /api/openapi.json
-EOF
-}
+. bench/scale/urls.sh
 # p50 / p99, requests/s and the server's CPU (user + system) per request:
 # the latencies depend on what else the machine runs, the CPU much less.
 measure() {
