@@ -37,6 +37,16 @@ if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
         echo ">> chromium unavailable: page checks will be skipped"
 fi
 
+# The test of the page benchmarks' data set runs bench/scale/gen.py
+# (python3) and bench/scale/replicate.sql (psql), as bench/scale.sh does.
+for need in python3:python3 psql:postgresql-client; do
+    if ! command -v "${need%%:*}" >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        echo ">> installing Debian's ${need#*:} (bench data set test)..."
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need#*:}" >/dev/null 2>&1 ||
+            { DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need#*:}" >/dev/null; }
+    fi
+done
+
 export CARGO_TERM_COLOR=never
 echo ">> cargo fmt --check"
 cargo fmt --all -- --check
