@@ -37,9 +37,11 @@ async fn an_upload_after_a_kept_page_shows_on_the_next_request(pool: PgPool) {
         "/heatmap and /heatmap.svg go through the cache"
     );
     // A page that is not listed does not.
-    assert_eq!(get(&app, "/boards").await.status, 200);
+    assert_eq!(get(&app, "/culprits").await.status, 200);
     let listed = cache.stats();
     assert_eq!(listed, after);
+    let boards = get(&app, "/boards").await.text();
+    assert!(boards.contains("cache-early") && !boards.contains("cache-late"));
 
     let r = upload(
         &app,
@@ -53,6 +55,11 @@ async fn an_upload_after_a_kept_page_shows_on_the_next_request(pool: PgPool) {
     assert!(
         page.contains("cache-early") && page.contains("cache-late"),
         "{page}"
+    );
+    let boards = get(&app, "/boards").await.text();
+    assert!(
+        boards.contains("cache-late"),
+        "a kept /boards shows the new board"
     );
     let svg_after = get(&app, "/heatmap.svg").await.text();
     assert_ne!(svg_after, svg.text());
