@@ -30,6 +30,20 @@ fn repo(path: &str) -> String {
     format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// Run `cmd` off the async runtime; panic with its stderr unless it
+/// succeeds.
+async fn run(what: &str, mut cmd: Command) {
+    let out = tokio::task::spawn_blocking(move || cmd.output())
+        .await
+        .unwrap()
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 async fn count(pool: &PgPool, sql: &str) -> i64 {
     sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_string()))
         .fetch_one(pool)
@@ -70,20 +84,9 @@ async fn the_benchmark_data_set_is_realistic_at_small_size(pool: PgPool) {
     let token = common::token(&pool, Scope::Upload).await;
 
     // Forty uploads: four chains of five links, each link on two boards.
-    let (b, t) = (base.clone(), token.clone());
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new("python3")
-            .args([&repo("bench/scale/gen.py"), &b, &t, "40", "2"])
-            .output()
-            .expect("python3")
-    })
-    .await
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "gen.py: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let mut fill = Command::new("python3");
+    fill.args([&repo("bench/scale/gen.py"), &base, &token, "40", "2"]);
+    run("gen.py", fill).await;
 
     let kinds: Vec<(String, i64)> = sqlx::query_as(
         "SELECT block_kind, count(*) FROM runs WHERE simulation_id IS NULL
@@ -163,35 +166,19 @@ async fn the_benchmark_data_set_is_realistic_at_small_size(pool: PgPool) {
     let buckets = count(&pool, "SELECT count(*) FROM histogram_buckets").await;
     let per_run = |rows: i64, runs: i64| rows as f64 / runs as f64;
     let before = per_run(buckets, runs);
-    let (d, f) = (db.clone(), repo("bench/scale/replicate.sql"));
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new("psql")
-            .args([&d, "-q", "-v", "target=600", "-f", &f])
-            .output()
-            .expect("psql")
-    })
-    .await
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "replicate.sql: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let d = db.clone();
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_reclaimlab"))
-            .arg("rebuild-overview")
-            .env("DATABASE_URL", &d)
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let mut replicate = Command::new("psql");
+    replicate.args([
+        db.as_str(),
+        "-q",
+        "-v",
+        "target=600",
+        "-f",
+        &repo("bench/scale/replicate.sql"),
+    ]);
+    run("replicate.sql", replicate).await;
+    let mut rebuild = Command::new(env!("CARGO_BIN_EXE_reclaimlab"));
+    rebuild.arg("rebuild-overview").env("DATABASE_URL", &db);
+    run("rebuild-overview", rebuild).await;
 
     let grown = count(&pool, "SELECT count(*) FROM runs").await;
     assert!((600..800).contains(&grown), "{grown} runs");

@@ -410,6 +410,37 @@ pub async fn kernels_page(
     q.build_query_as().fetch_all(db).await
 }
 
+/// The ids of the board, kernel and variant a filter names (each one given
+/// or not; a board under any of its spellings), or `None` when a name
+/// given names nothing: a filter the caller can answer with no rows at
+/// once. Looked up before a listing so its statement filters by ids the
+/// planner can see.
+pub async fn filter_ids(
+    db: impl PgExecutor<'_>,
+    board: Option<&str>,
+    kernel: Option<&str>,
+    variant: Option<&str>,
+) -> sqlx::Result<Option<[Option<i64>; 3]>> {
+    let board = board.map(crate::boards::canonical);
+    if board.is_none() && kernel.is_none() && variant.is_none() {
+        return Ok(Some([None; 3]));
+    }
+    let (b, k, v): (Option<i64>, Option<i64>, Option<i64>) = sqlx::query_as(
+        "SELECT (SELECT id FROM boards WHERE name = $1),
+                (SELECT id FROM kernels WHERE version = $2),
+                (SELECT id FROM variants WHERE name = $3)",
+    )
+    .bind(&board)
+    .bind(kernel)
+    .bind(variant)
+    .fetch_one(db)
+    .await?;
+    let found = (board.is_none() || b.is_some())
+        && (kernel.is_none() || k.is_some())
+        && (variant.is_none() || v.is_some());
+    Ok(found.then_some([b, k, v]))
+}
+
 /// One kernel with its counts, if it exists.
 pub async fn kernel(db: impl PgExecutor<'_>, version: &str) -> sqlx::Result<Option<KernelRow>> {
     sqlx::query_as(

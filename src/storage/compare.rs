@@ -105,26 +105,20 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     // variant alone needs none of this: its id, from a subquery, leads
     // `runs_variant_newest_idx`, which gives its runs newest first (and
     // none at once for an unknown name) whatever the plan.
-    let board = spec.board.as_deref().map(crate::boards::canonical);
-    let named = board.is_some() || spec.kernel.is_some();
-    let (board_id, kernel_id, variant_id): (Option<i64>, Option<i64>, Option<i64>) = if named {
-        sqlx::query_as(
-            "SELECT (SELECT id FROM boards WHERE name = $1),
-                    (SELECT id FROM kernels WHERE version = $2),
-                    (SELECT id FROM variants WHERE name = $3)",
+    let named = spec.board.is_some() || spec.kernel.is_some();
+    let ids = if named {
+        crate::storage::catalog::filter_ids(
+            &mut *conn,
+            spec.board.as_deref(),
+            spec.kernel.as_deref(),
+            spec.variant.as_deref(),
         )
-        .bind(&board)
-        .bind(&spec.kernel)
-        .bind(&spec.variant)
-        .fetch_one(&mut *conn)
         .await?
     } else {
-        (None, None, None)
+        Some([None; 3])
     };
-    let unknown = named
-        && ((board.is_some() && board_id.is_none())
-            || (spec.kernel.is_some() && kernel_id.is_none())
-            || (spec.variant.is_some() && variant_id.is_none()));
+    let unknown = ids.is_none();
+    let [board_id, kernel_id, variant_id] = ids.unwrap_or([None; 3]);
     // The runs a column's filters select, newest first, from `runs` alone.
     let filters = |q: &mut sqlx::QueryBuilder<sqlx::Postgres>| {
         if spec.runs.is_empty() {

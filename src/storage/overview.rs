@@ -260,28 +260,17 @@ pub async fn run_page(
     // spellings, as uploads store it). A name that names nothing is an
     // empty page at once: with its id unknown to the planner, the listing
     // below would walk every run looking for it (57 ms at 10^5 runs).
-    let board = q.board.as_deref().map(crate::boards::canonical);
-    let filtered = board.is_some() || q.kernel.is_some() || q.variant.is_some();
-    let (board_id, kernel_id, variant_id): (Option<i64>, Option<i64>, Option<i64>) = if filtered {
-        sqlx::query_as(
-            "SELECT (SELECT id FROM boards WHERE name = $1),
-                    (SELECT id FROM kernels WHERE version = $2),
-                    (SELECT id FROM variants WHERE name = $3)",
-        )
-        .bind(&board)
-        .bind(&q.kernel)
-        .bind(&q.variant)
-        .fetch_one(db)
-        .await?
-    } else {
-        (None, None, None)
-    };
-    if (board.is_some() && board_id.is_none())
-        || (q.kernel.is_some() && kernel_id.is_none())
-        || (q.variant.is_some() && variant_id.is_none())
-    {
+    let filtered = q.board.is_some() || q.kernel.is_some() || q.variant.is_some();
+    let Some([board_id, kernel_id, variant_id]) = crate::storage::catalog::filter_ids(
+        db,
+        q.board.as_deref(),
+        q.kernel.as_deref(),
+        q.variant.as_deref(),
+    )
+    .await?
+    else {
         return Ok((Vec::new(), false));
-    }
+    };
     // The page's runs are picked from `runs` alone and only those rows are
     // joined with their names and traces: joining first would join every
     // run of a board or variant before the limit.
