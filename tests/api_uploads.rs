@@ -385,6 +385,27 @@ async fn health_and_listing_pages(pool: PgPool) {
     assert!(second.contains("6.13.0-n051") && second.contains("6.5.0-rt6"));
     assert!(!second.contains("6.13.0-n050") && !second.contains("rel=\"next\""));
     assert!(second.contains(">« First</a>") && !first.contains(">« First</a>"));
+    // A patch series' versions: the variants come a page at a time too.
+    sqlx::query("INSERT INTO variants (name) SELECT 'series-n' || lpad(i::text, 3, '0') FROM generate_series(1, 60) i")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let first = get(&app, "/variants").await.text();
+    assert_eq!(
+        first.matches("<tr><td><a href=\"/variants/").count(),
+        50,
+        "{first}"
+    );
+    assert!(first.contains(">baseline</a>") && first.contains(">series-n049</a>"));
+    assert!(!first.contains(">series-n050</a>"));
+    assert!(
+        first.contains("href=\"/variants?after=series-n049\""),
+        "{first}"
+    );
+    let second = get(&app, "/variants?after=series-n049").await.text();
+    assert!(second.contains(">series-n050</a>") && second.contains(">series-n060</a>"));
+    assert!(!second.contains(">baseline</a>") && !second.contains("rel=\"next\""));
+    assert!(second.contains(">« First</a>") && !first.contains(">« First</a>"));
     let one = get(&app, "/kernels/6.5.0-rt6").await;
     assert_eq!(one.status, 200);
     assert_eq!(get(&app, "/kernels/6.13.0-none").await.status, 404);

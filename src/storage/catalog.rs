@@ -465,18 +465,33 @@ pub struct VariantRow {
     pub runs: i64,
 }
 
-pub async fn variants(db: impl PgExecutor<'_>) -> sqlx::Result<Vec<VariantRow>> {
-    sqlx::query_as(
+/// Variants on one page of `/variants`: at most `limit`, by name, after
+/// `after` (the last name of the previous page). Each patch series adds
+/// its versions, so the list grows without end; a page costs the same
+/// however many there are.
+pub async fn variants_page(
+    db: impl PgExecutor<'_>,
+    after: Option<&str>,
+    limit: i64,
+) -> sqlx::Result<Vec<VariantRow>> {
+    let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new(
         "SELECT v.id, v.name, p.name AS parent, v.message_id, s.message_id AS series_message_id,
-                coalesce(sum(c.runs), 0)::bigint AS runs
-         FROM variants v
+                coalesce((SELECT sum(c.runs) FROM run_cells c WHERE c.variant_id = v.id), 0)::bigint
+                    AS runs
+         FROM (SELECT id, name, parent_id, series_id, message_id FROM variants",
+    );
+    if let Some(a) = after {
+        q.push(" WHERE name > ").push_bind(a);
+    }
+    // A constant limit in the statement (see `storage::overview::run_page`).
+    q.push(format!(" ORDER BY name LIMIT {}", limit.max(0)));
+    q.push(
+        ") v
          LEFT JOIN variants p ON p.id = v.parent_id
          LEFT JOIN series s ON s.id = v.series_id
-         LEFT JOIN run_cells c ON c.variant_id = v.id
-         GROUP BY v.id, p.name, s.message_id ORDER BY v.name",
-    )
-    .fetch_all(db)
-    .await
+         ORDER BY v.name",
+    );
+    q.build_query_as().fetch_all(db).await
 }
 
 /// The Message-ID a variant's page links to: its series', else its own.

@@ -39,9 +39,10 @@ pub struct KernelsPage {
 /// Kernels a page of `/kernels` lists.
 pub const KERNELS_PER_PAGE: i64 = 50;
 
+/// The query of a catalogue page that comes a page at a time.
 #[derive(Debug, Default, serde::Deserialize)]
 pub struct KernelsParams {
-    /// The last version of the previous page.
+    /// The last version (or variant name) of the previous page.
     pub after: Option<String>,
 }
 
@@ -70,12 +71,33 @@ pub async fn show_kernels(
 #[template(path = "pages/variants.html")]
 pub struct VariantsPage {
     pub variants: Vec<VariantRow>,
+    /// The address of the next page, when more variants follow.
+    pub next: Option<String>,
+    /// Whether this is a later page (so the first can be linked).
+    pub later: bool,
 }
 
+/// Variants a page of `/variants` lists.
+pub const VARIANTS_PER_PAGE: i64 = 50;
+
 #[tracing::instrument(skip_all)]
-pub async fn show_variants(State(state): State<AppState>) -> PageResult<VariantsPage> {
+pub async fn show_variants(
+    State(state): State<AppState>,
+    Query(p): Query<KernelsParams>,
+) -> PageResult<VariantsPage> {
+    let after = p.after.filter(|a| !a.is_empty());
+    let mut variants =
+        catalog::variants_page(&state.pool, after.as_deref(), VARIANTS_PER_PAGE + 1).await?;
+    let more = variants.len() as i64 > VARIANTS_PER_PAGE;
+    variants.truncate(VARIANTS_PER_PAGE as usize);
+    let next = variants
+        .last()
+        .filter(|_| more)
+        .map(|v| format!("/variants?after={}", urlencode(&v.name)));
     Ok(VariantsPage {
-        variants: catalog::variants(&state.pool).await?,
+        variants,
+        next,
+        later: after.is_some(),
     })
 }
 
