@@ -441,6 +441,21 @@ pub async fn filter_ids(
     Ok(found.then_some([b, k, v]))
 }
 
+/// ` AND r.board_id = $n` (and kernel, variant) for each id of
+/// [`filter_ids`] that is set, on a statement whose runs are `r`.
+pub fn push_id_filters(q: &mut sqlx::QueryBuilder<sqlx::Postgres>, ids: [Option<i64>; 3]) {
+    let columns = [
+        " AND r.board_id = ",
+        " AND r.kernel_id = ",
+        " AND r.variant_id = ",
+    ];
+    for (fragment, id) in columns.into_iter().zip(ids) {
+        if let Some(id) = id {
+            q.push(fragment).push_bind(id);
+        }
+    }
+}
+
 /// One kernel with its counts, if it exists.
 pub async fn kernel(db: impl PgExecutor<'_>, version: &str) -> sqlx::Result<Option<KernelRow>> {
     sqlx::query_as(

@@ -128,16 +128,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
                 .push_bind(spec.runs.clone())
                 .push(")");
         }
-        let ids = [
-            (" AND r.board_id = ", board_id),
-            (" AND r.kernel_id = ", kernel_id),
-            (" AND r.variant_id = ", variant_id),
-        ];
-        for (fragment, id) in ids {
-            if let Some(id) = id {
-                q.push(fragment).push_bind(id);
-            }
-        }
+        crate::storage::catalog::push_id_filters(q, [board_id, kernel_id, variant_id]);
         if let (false, Some(v)) = (named, &spec.variant) {
             q.push(" AND r.variant_id = (SELECT id FROM variants WHERE name = ")
                 .push_bind(v.clone())

@@ -281,16 +281,7 @@ pub async fn run_page(
                       created_at, unlisted, worst_us
                FROM runs r WHERE r.deleted_at IS NULL AND NOT r.unlisted",
     );
-    let ids = [
-        (" AND r.board_id = ", board_id),
-        (" AND r.kernel_id = ", kernel_id),
-        (" AND r.variant_id = ", variant_id),
-    ];
-    for (fragment, id) in ids {
-        if let Some(id) = id {
-            b.push(fragment).push_bind(id);
-        }
-    }
+    crate::storage::catalog::push_id_filters(&mut b, [board_id, kernel_id, variant_id]);
     let kinds = [
         (" AND r.kind = ", &q.kind),
         (" AND r.block_kind = ", &q.block_kind),

@@ -36,6 +36,20 @@ pub struct KernelsPage {
     pub later: bool,
 }
 
+/// A catalogue page from its rows fetched with one more than a page holds:
+/// the page's rows, and the address of the next page (`next` of the last
+/// row) when more follow.
+fn one_page<T>(
+    mut rows: Vec<T>,
+    per_page: i64,
+    next: impl Fn(&T) -> String,
+) -> (Vec<T>, Option<String>) {
+    let more = rows.len() as i64 > per_page;
+    rows.truncate(per_page.max(0) as usize);
+    let link = rows.last().filter(|_| more).map(next);
+    (rows, link)
+}
+
 /// Kernels a page of `/kernels` lists.
 pub const KERNELS_PER_PAGE: i64 = 50;
 
@@ -52,14 +66,10 @@ pub async fn show_kernels(
     Query(p): Query<KernelsParams>,
 ) -> PageResult<KernelsPage> {
     let after = p.after.filter(|a| !a.is_empty());
-    let mut kernels =
-        catalog::kernels_page(&state.pool, after.as_deref(), KERNELS_PER_PAGE + 1).await?;
-    let more = kernels.len() as i64 > KERNELS_PER_PAGE;
-    kernels.truncate(KERNELS_PER_PAGE as usize);
-    let next = kernels
-        .last()
-        .filter(|_| more)
-        .map(|k| format!("/kernels?after={}", urlencode(&k.version)));
+    let rows = catalog::kernels_page(&state.pool, after.as_deref(), KERNELS_PER_PAGE + 1).await?;
+    let (kernels, next) = one_page(rows, KERNELS_PER_PAGE, |k| {
+        format!("/kernels?after={}", urlencode(&k.version))
+    });
     Ok(KernelsPage {
         kernels,
         next,
@@ -86,14 +96,10 @@ pub async fn show_variants(
     Query(p): Query<KernelsParams>,
 ) -> PageResult<VariantsPage> {
     let after = p.after.filter(|a| !a.is_empty());
-    let mut variants =
-        catalog::variants_page(&state.pool, after.as_deref(), VARIANTS_PER_PAGE + 1).await?;
-    let more = variants.len() as i64 > VARIANTS_PER_PAGE;
-    variants.truncate(VARIANTS_PER_PAGE as usize);
-    let next = variants
-        .last()
-        .filter(|_| more)
-        .map(|v| format!("/variants?after={}", urlencode(&v.name)));
+    let rows = catalog::variants_page(&state.pool, after.as_deref(), VARIANTS_PER_PAGE + 1).await?;
+    let (variants, next) = one_page(rows, VARIANTS_PER_PAGE, |v| {
+        format!("/variants?after={}", urlencode(&v.name))
+    });
     Ok(VariantsPage {
         variants,
         next,
