@@ -150,7 +150,7 @@ pub async fn column_runs(pool: &PgPool, spec: &ColumnSpec) -> sqlx::Result<Colum
     let mut q = sqlx::QueryBuilder::<sqlx::Postgres>::new("WITH h AS (");
     q.push(HEAD_SELECT);
     if named {
-        // Filtered by a board, kernel or variant, the runs are picked by a
+        // Filtered by a board or kernel, the runs are picked by a
         // statement of `runs` alone that is planned for its ids each time
         // (not prepared: cheap to plan, unlike the whole column's): a board
         // of twelve runs is read from an index, one of 10^5 by walking the
