@@ -1048,12 +1048,39 @@ pub fn recognize(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
+    if numa_distances(lines, start) {
+        return None;
+    }
     if let Some(t) = pipe_table(lines, start) {
         return Some(Ok(t));
     }
     word_table(lines, start)
         .or_else(|| spaced_table(lines, start).map(Ok))
         .or_else(|| dimension_table(lines, start).map(Ok))
+}
+
+/// `numactl -H`'s distance matrix (`node   0   1` under `node distances:`,
+/// then `  0:  10  32` rows) describes the machine; no line of it starts a
+/// result.
+fn numa_distances(lines: &[Line<'_>], start: usize) -> bool {
+    let matrix_line = |t: &str| {
+        let mut toks = t.split_whitespace();
+        let first = toks.next().unwrap_or("");
+        let node = first == "node"
+            || first
+                .strip_suffix(':')
+                .is_some_and(|n| n.parse::<u32>().is_ok());
+        node && toks.all(|v| v.parse::<u32>().is_ok())
+    };
+    let mut i = start;
+    while lines.get(i).is_some_and(|l| matrix_line(l.text)) {
+        match i.checked_sub(1).and_then(|p| lines.get(p)) {
+            Some(above) if above.text.trim() == "node distances:" => return true,
+            Some(_) => i -= 1,
+            None => return false,
+        }
+    }
+    false
 }
 
 /// `g=    2      4     6` / `threads:  1  2  4`: a header naming a

@@ -10,6 +10,11 @@
 //! after `tasks`, one row per tasks count. `tasks` is a label column (a
 //! dimension of the run, never a result column nor a variant): each row's
 //! `metric` is `tasks=N`, as plain tables name rows by a numeric label cell.
+//!
+//! A run pasted without its header line (the second of two runs, under a
+//! heading of its own) is recognised at its idle row, `0,0,100,0,100,0`,
+//! which only `runtest.py`'s standard six columns print; its columns are
+//! those six.
 
 use crate::document::{BlockBody, Table, TableRow};
 use crate::error::ParseError;
@@ -39,16 +44,40 @@ fn header(text: &str) -> Option<Vec<&str>> {
         .then(|| cols.into_iter().skip(1).collect())
 }
 
-/// Recognise the CSV at its header line.
+/// The columns after `tasks` that `runtest.py` prints.
+const STANDARD: [&str; 5] = [
+    "processes",
+    "processes_idle",
+    "threads",
+    "threads_idle",
+    "linear",
+];
+
+/// The idle row every run starts with (no task: 100 % idle).
+const IDLE_ROW: &str = "0,0,100,0,100,0";
+
+/// Recognise the CSV at its header line, or a headerless run at its idle
+/// row.
 pub fn recognize(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
     let first = lines.get(start)?;
-    let columns = header(first.text)?;
+    let (columns, mut i) = match header(first.text) {
+        Some(columns) => (columns, start + 1),
+        None => {
+            let headed = start
+                .checked_sub(1)
+                .and_then(|p| lines.get(p))
+                .is_some_and(|p| p.quote == first.quote && header(p.text).is_some());
+            if first.text.trim() != IDLE_ROW || headed {
+                return None;
+            }
+            (STANDARD.to_vec(), start)
+        }
+    };
     let n = columns.len();
     let mut rows = Vec::new();
-    let mut i = start + 1;
     while let Some(l) = lines.get(i).filter(|l| l.quote == first.quote) {
         let t = l.text.trim();
         if t == "..." {
@@ -130,5 +159,24 @@ mod tests {
         assert_eq!(t.rows[1].values[1], Some(97.89));
         let lines = split("tasks,processes,threads\n1,2\n");
         assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 2);
+    }
+
+    #[test]
+    fn headerless_run_at_its_idle_row() {
+        let lines = split("With Hinting:\n0,0,100,0,100,0\n1,306737,95.82,305130,95.78,306737\n");
+        assert!(recognize(&lines, 0).is_none());
+        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 1) else {
+            panic!()
+        };
+        assert_eq!(n, 2);
+        assert_eq!(t.columns, STANDARD);
+        assert_eq!(t.rows[1].metric, "tasks=1");
+        assert_eq!(t.rows[1].values[2], Some(305130.0));
+        // Under its header the idle row is not a run of its own.
+        let lines =
+            split("tasks,processes,processes_idle,threads,threads_idle,linear\n0,0,100,0,100,0\n");
+        assert!(recognize(&lines, 1).is_none());
+        // Other six-number rows are no run.
+        assert!(recognize(&split("1,2,3,4,5,6\n"), 0).is_none());
     }
 }
