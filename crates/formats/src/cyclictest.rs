@@ -112,7 +112,7 @@ impl Run {
             return Ok(true);
         }
         let raw = String::from_utf8_lossy(bytes);
-        let (quote, text) = lines::strip_quote(&raw);
+        let (quote, text) = lines::quote_and_text(&raw);
         self.feed_line(&Line { no, text, quote })
     }
 

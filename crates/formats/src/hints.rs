@@ -470,8 +470,8 @@ fn holds_columns(body: &BlockBody) -> bool {
 /// `cyclictest results on 6.12.y with d66792919d4f reverted:`): the
 /// nearest non-blank line within [`HEADING_GAP`] lines, at the block's
 /// quote level, after the previous block. The tool's own log lines just
-/// above its block (`stress-ng: info: [7158] dispatching hogs`) are passed
-/// over, and a heading may be a short paragraph of up to
+/// above its block (`stress-ng: info: [7158] dispatching hogs`, perf's
+/// `# started on ...`) are passed over, and a heading may be a short paragraph of up to
 /// [`HEADING_LINES`] lines (`baseline:` with the feature names under it),
 /// joined by spaces.
 fn heading_of(blocks: &[Scanned], b: usize, lines: &[Line<'_>]) -> Option<String> {
@@ -495,6 +495,9 @@ pub fn heading_above(
     let quote = lines.get(first)?.quote;
     let own_log = |text: &str| match body {
         BlockBody::Metrics(m) if m.tool == "stress-ng" => text.starts_with("stress-ng:"),
+        // `perf stat -o FILE` and `--table` runs: `# started on Tue Jun 16
+        // 21:38:49 2026` above the report.
+        BlockBody::Metrics(m) if m.tool == "perf-stat" => text.starts_with("# started on "),
         _ => false,
     };
     let mut k = first;
@@ -804,6 +807,9 @@ fn under(cur: &Scanned, lines: &[Line<'_>], top: usize, at: Bounds) -> Option<Un
     let quote = lines.get(top)?.quote;
     let own_log = |text: &str| match body {
         BlockBody::Metrics(m) if m.tool == "stress-ng" => text.starts_with("stress-ng:"),
+        // `perf stat -o FILE` and `--table` runs: `# started on Tue Jun 16
+        // 21:38:49 2026` above the report.
+        BlockBody::Metrics(m) if m.tool == "perf-stat" => text.starts_with("# started on "),
         _ => false,
     };
     let mut k = top;

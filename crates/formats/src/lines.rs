@@ -15,14 +15,38 @@ pub fn split(text: &str) -> Vec<Line<'_>> {
     text.lines()
         .enumerate()
         .map(|(i, raw)| {
-            let (quote, rest) = strip_quote(raw);
+            let (quote, text) = quote_and_text(raw);
             Line {
                 no: i as u64 + 1,
-                text: rest,
+                text,
                 quote,
             }
         })
         .collect()
+}
+
+/// A raw line's quote level and the text every recognizer reads: the
+/// `>` markers and a fence opening on the same line taken off. Every path
+/// that makes [`Line`]s (whole texts, mails, the streaming scan) uses it.
+pub fn quote_and_text(raw: &str) -> (u32, &str) {
+    let (quote, rest) = strip_quote(raw);
+    (quote, after_fence(rest))
+}
+
+/// A Markdown fence that opens on the first line of what it holds
+/// (```` ``` Performance counter stats for 'gzip':````): that line is the
+/// text after the fence. A fence alone, or with an info string right after
+/// it (```` ```bash ````), is kept as it is.
+fn after_fence(text: &str) -> &str {
+    let t = text.trim_start();
+    let Some(rest) = t.strip_prefix("```").or_else(|| t.strip_prefix("~~~")) else {
+        return text;
+    };
+    if rest.starts_with(' ') && !rest.trim().is_empty() && !rest.contains(['`', '~']) {
+        rest.strip_prefix(' ').unwrap_or(rest)
+    } else {
+        text
+    }
 }
 
 /// Remove leading `>` markers (optionally separated by single spaces).
@@ -47,6 +71,16 @@ pub fn strip_quote(raw: &str) -> (u32, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fence_on_the_first_line_of_its_block() {
+        let l = split("``` Performance counter stats for 'gzip file1':\n```bash\n```\n~~~ T: 0\n");
+        assert_eq!(l[0].text, "Performance counter stats for 'gzip file1':");
+        assert_eq!(l[1].text, "```bash");
+        assert_eq!(l[2].text, "```");
+        assert_eq!(l[3].text, "T: 0");
+        assert_eq!(split("``` `inline` ```")[0].text, "``` `inline` ```");
+    }
 
     #[test]
     fn quote_levels() {

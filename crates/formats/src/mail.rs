@@ -13,7 +13,7 @@ use crate::detect::{self, Scanned};
 use crate::document::{Document, MailContext, MailMessage, Source, Warning};
 use crate::error::ParseError;
 use crate::hints;
-use crate::lines::{Line, strip_quote};
+use crate::lines::Line;
 
 /// Header names a message may start with, and that end a header value when
 /// an archive has flattened the headers onto one line.
@@ -521,7 +521,7 @@ pub fn parse(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
     let lines: Vec<Line<'_>> = decoded
         .iter()
         .map(|(no, t)| {
-            let (quote, rest) = strip_quote(t);
+            let (quote, rest) = crate::lines::quote_and_text(t);
             Line {
                 no: *no,
                 text: rest,

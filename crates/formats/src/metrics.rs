@@ -890,6 +890,12 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             continue;
         }
         blanks = 0;
+        if is_measurement_table_line(l.text) {
+            // `--table`: the runs' times, then `# Final result:` over the
+            // elapsed line, which is read as ever.
+            i += 1;
+            continue;
+        }
         match perf_line_in(l.text, european) {
             Some(m) => metrics.extend(m),
             None if is_comment_tail(l.text, lines.get(i - 1).map(|p| p.text)) => {}
@@ -913,6 +919,31 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     ))
 }
 
+/// The lines `perf stat -r N --table` prints between the counts and the
+/// elapsed time: `# Table of individual measurements:`, a row per run
+/// (`9.078223741 (+0.139870049) ##`) and `# Final result:`. The rows are
+/// not kept: the elapsed line under them holds their mean and spread.
+fn is_measurement_table_line(text: &str) -> bool {
+    let t = text.trim();
+    if t == "# Table of individual measurements:" || t == "# Final result:" {
+        return true;
+    }
+    let Some((time, rest)) = t.split_once(' ') else {
+        return false;
+    };
+    let Some((delta, bar)) = rest
+        .trim_start()
+        .strip_prefix('(')
+        .and_then(|r| r.split_once(')'))
+    else {
+        return false;
+    };
+    time.parse::<f64>().is_ok()
+        && delta.starts_with(['+', '-'])
+        && delta[1..].parse::<f64>().is_ok()
+        && bar.trim().starts_with('#')
+}
+
 /// One `perf stat -x,` line: `82.09,msec,task-clock,82091888,100.00,0.437,CPUs utilized`
 /// (with `-r N` a variance field `0.37%` follows the event). `None` when
 /// the line is not one; `Some(vec![])` for `<not supported>` events.
@@ -921,6 +952,11 @@ fn perf_csv_line(text: &str) -> Option<Vec<Metric>> {
     // `-x ';'` as well as `-x,` (a `:` or a tab would clash with event
     // names and tables): the first of the two the line holds.
     let sep = [',', ';'].into_iter().find(|c| t.contains(*c))?;
+    perf_csv_fields(t, sep)
+}
+
+/// One `-x` line after its separator is known (and after `-I`'s time).
+fn perf_csv_fields(t: &str, sep: char) -> Option<Vec<Metric>> {
     let mut f: Vec<&str> = t.split(sep).collect();
     // `-A`: `CPU0,552.04,msec,task-clock,...`, the CPU first.
     let cpu = f
@@ -1009,6 +1045,25 @@ fn perf_interval_line(text: &str) -> Option<(f64, &str)> {
     Some((ts.parse().ok()?, rest))
 }
 
+/// `perf stat -I N -x SEP`: `     0.200935102,203.18,msec,task-clock,...`,
+/// the interval's end time as the first field. The separator is the
+/// character after the time: `,`, `;` or `'` (`-x"'"`).
+fn perf_csv_interval_line(text: &str) -> Option<(f64, Vec<Metric>)> {
+    let t = text.trim();
+    let at = t.find([',', ';', '\''])?;
+    let sep = t[at..].chars().next()?;
+    let (secs, frac) = t[..at].split_once('.')?;
+    if frac.len() != 9
+        || secs.is_empty()
+        || !secs.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let ms = perf_csv_fields(&t[at + 1..], sep)?;
+    Some((t[..at].parse().ok()?, ms))
+}
+
 /// `perf stat -I N`: one block per interval, each with an `interval end`
 /// metric (seconds since the start) and the counts of that interval.
 pub fn perf_intervals(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Metrics>)> {
@@ -1021,10 +1076,11 @@ pub fn perf_intervals(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Me
     let mut i = start + usize::from(header);
     let mut blocks: Vec<(f64, Metrics)> = Vec::new();
     while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
-        let Some((ts, rest)) = perf_interval_line(l.text) else {
-            break;
-        };
-        let Some(ms) = perf_line(rest) else { break };
+        let read = perf_csv_interval_line(l.text).or_else(|| {
+            let (ts, rest) = perf_interval_line(l.text)?;
+            Some((ts, perf_line(rest)?))
+        });
+        let Some((ts, ms)) = read else { break };
         if blocks.last().is_none_or(|(t, _)| *t != ts) {
             blocks.push((
                 ts,
@@ -1233,6 +1289,31 @@ mod tests {
     }
 
     #[test]
+    fn perf_table_of_measurements() {
+        assert!(is_measurement_table_line(
+            "          # Table of individual measurements:"
+        ));
+        assert!(is_measurement_table_line(
+            "       9.078223741 (+0.139870049) ##"
+        ));
+        assert!(is_measurement_table_line("0.037849 (-0.001171) #"));
+        assert!(is_measurement_table_line("  # Final result:"));
+        assert!(!is_measurement_table_line("0.037849 (-0.001171)"));
+        assert!(!is_measurement_table_line(
+            "38.14 msec task-clock  #  0.977 CPUs utilized"
+        ));
+        let lines = split(
+            " Performance counter stats for 'sh' (3 runs):\n\n   38.14 msec task-clock   #    0.977 CPUs utilized   ( +-  2.03% )\n\n   # Table of individual measurements:\n   0.040932 (+0.001912) #\n   0.038279 (-0.000741) #\n\n   # Final result:\n   0.039020 +- 0.000964 seconds time elapsed  ( +-  2.47% )\n",
+        );
+        let Some((n, BlockBody::Metrics(m))) = perf_stat(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 10);
+        let elapsed = m.metrics.iter().find(|m| m.name == "time elapsed").unwrap();
+        assert_eq!((elapsed.value, elapsed.spread_pct), (0.039020, Some(2.47)));
+    }
+
+    #[test]
     fn perf_csv_and_intervals() {
         let m = perf_csv_line("57.08,msec,task-clock,0.37%,57076211,100.00,0.439,CPUs utilized")
             .unwrap();
@@ -1250,6 +1331,23 @@ mod tests {
         assert_eq!((n, blocks.len()), (4, 2));
         assert_eq!(blocks[0].metrics[2].value, 1906.0);
         assert_eq!(blocks[1].metrics[0].value, 0.859980489);
+        // `-I` with `-x,` and with `-x"'"` and `-A`.
+        let lines = split(
+            "     0.200935102,203.18,msec,task-clock,203181712,100.00,1.016,CPUs utilized\n     0.200935102,1935,,page-faults,203181712,100.00,9.523,K/sec\n     0.368488008,162.44,msec,task-clock,162441676,100.00,0.812,CPUs utilized\n",
+        );
+        let (n, blocks) = perf_intervals(&lines, 0).unwrap();
+        assert_eq!((n, blocks.len()), (3, 2));
+        assert_eq!(blocks[0].metrics[2].name, "page-faults");
+        assert_eq!(blocks[1].metrics[1].value, 162.44);
+        let (ts, m) = perf_csv_interval_line(
+            "  0.250336972'CPU0'5''context-switches'253382550'100.00'19.733'/sec",
+        )
+        .unwrap();
+        assert_eq!(
+            (ts, m[0].name.as_str(), m[0].value),
+            (0.250336972, "context-switches CPU0", 5.0)
+        );
+        assert!(perf_csv_interval_line("0.25,1,,x,1").is_none());
     }
 
     #[test]

@@ -133,6 +133,12 @@ fn schbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody
             metrics.push(metric(format!("{prefix}.min"), min, Some(unit)));
             metrics.push(metric(format!("{prefix}.max"), max, Some(unit)));
         } else if let Some(v) = t.strip_prefix("average rps:") {
+            // A poster's note may follow the number after spaces
+            // (`average rps: 907530.10      <<< close to 40% drop`).
+            let v = v.trim_start();
+            let (number, note) = v.split_once(char::is_whitespace).unwrap_or((v, ""));
+            let noted = note.trim_start().starts_with(|c: char| !c.is_ascii_digit());
+            let v = if noted { number } else { v };
             let Some(v) = units::scaled(v, 0) else {
                 return Some(Err(ParseError::invalid(
                     FORMAT,

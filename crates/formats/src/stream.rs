@@ -415,7 +415,7 @@ impl Stream {
             }
         }
         let raw = crate::mime::decode_line(bytes);
-        let (quote, text) = lines::strip_quote(&raw);
+        let (quote, text) = lines::quote_and_text(&raw);
         if self.header_lines < hints::HEADER_LINES {
             self.header_lines += 1;
             self.headers.see(&Line { no, text, quote });

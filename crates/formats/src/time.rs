@@ -41,6 +41,9 @@ pub fn recognize_runs(
         if let Some(r) = colon_keyed(lines, start) {
             return Some(Ok(r));
         }
+        if let Some(run) = one_line_keyed(t) {
+            return Some(Ok((1, vec![(run, None)])));
+        }
         return bash(lines, start);
     }
     if let Some(status) = exit_line(t) {
@@ -68,7 +71,13 @@ pub fn recognize_runs(
     if let Some(r) = titled(lines, start) {
         return Some(Ok(r));
     }
-    if t.starts_with("Command being timed:") || t.starts_with("User time (seconds):") {
+    // A `-v` report is known by its first lines, or by its elapsed line
+    // when a poster kept only a few fields (`Elapsed (wall clock) time
+    // (h:mm:ss or m:ss): 3:22.03` over `Maximum resident set size`).
+    if t.starts_with("Command being timed:")
+        || t.starts_with("User time (seconds):")
+        || t.starts_with("Elapsed (wall clock) time (h:mm:ss or m:ss):")
+    {
         return Some(gnu_verbose(lines, start).map(|(n, t)| (n, vec![(t, None)])));
     }
     if let Some(t) = gnu_default(lines, start) {
@@ -173,6 +182,37 @@ fn clock(s: &str) -> Option<f64> {
         total = total * 60.0 + v;
     }
     Some(total)
+}
+
+/// bash's `time` under a `TIMEFORMAT` of one line, each word before its
+/// value: `real 0.048 user 0.044 sys 0.004` (or `real 0m0.048s user ...`).
+/// `real`, `user` and `sys` once each, nothing else.
+fn one_line_keyed(text: &str) -> Option<Time> {
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    if toks.len() != 6 {
+        return None;
+    }
+    let (mut real, mut user, mut sys) = (None, None, None);
+    for pair in toks.chunks(2) {
+        let [word, value] = pair else { return None };
+        let slot = match *word {
+            "real" => &mut real,
+            "user" => &mut user,
+            "sys" => &mut sys,
+            _ => return None,
+        };
+        if slot.is_some() {
+            return None;
+        }
+        *slot = Some(duration(value)?);
+    }
+    Some(Time {
+        real_s: real?,
+        user_s: Some(user?),
+        sys_s: Some(sys?),
+        style: Some("bash".into()),
+        ..Time::default()
+    })
 }
 
 /// The values of `key` on a bash line: `real 0m49.634s real 0m46.334s`,
@@ -720,6 +760,20 @@ fn zsh(text: &str) -> Option<Time> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bash_timeformat_on_one_line() {
+        let t = one_line_keyed("real 0.048 user 0.044 sys 0.004").unwrap();
+        assert_eq!(
+            (t.real_s, t.user_s, t.sys_s),
+            (0.048, Some(0.044), Some(0.004))
+        );
+        let t = one_line_keyed("real 0m1.500s user 0m0.044s sys 0m0.004s").unwrap();
+        assert_eq!(t.real_s, 1.5);
+        assert!(one_line_keyed("real 0.048 real 0.044 sys 0.004").is_none());
+        assert!(one_line_keyed("real 0.048 user 0.044 cpu 0.004").is_none());
+        assert!(one_line_keyed("real 0m0.048s real 0m0.050s").is_none());
+    }
 
     #[test]
     fn the_command_of_a_cut_verbose_report() {
