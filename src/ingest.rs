@@ -933,7 +933,12 @@ fn table_metric(
         value,
         unit: row.unit.clone().or_else(|| t.unit.clone()),
         printed_delta_pct,
-        spread_pct: row.spread_pct.get(c).copied().flatten(),
+        // A `stddev` column's absolute spread is kept as the share of the
+        // value it is, as LKP's `± N%` is.
+        spread_pct: row.spread_pct.get(c).copied().flatten().or_else(|| {
+            let sd = row.spread.get(c).copied().flatten()?;
+            (value != 0.0).then(|| 100.0 * sd / value.abs())
+        }),
         direction,
         direction_source: direction.map(|_| "printed".to_string()),
         delta_convention: printed_delta_pct.map(|_| {

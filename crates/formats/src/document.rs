@@ -543,6 +543,11 @@ pub struct Table {
     /// their values are in the rows' `printed_deltas_pct`, never columns.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub delta_columns: Vec<String>,
+    /// plain: headers of columns that held the absolute spread (`stddev`,
+    /// `std`, `sd`) of the result column before them: their values are in
+    /// `rows[].spread`, never a column of their own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spread_columns: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -562,6 +567,10 @@ pub struct TableRow {
     /// `± N%` spreads (LKP `%stddev`), one per column.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub spread_pct: Vec<Option<f64>>,
+    /// Absolute spreads (a `stddev` column's values), one per column, in
+    /// the row's unit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spread: Vec<Option<f64>>,
     /// Cells as printed, for values with units ("80GB", "5008377 us").
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub printed: Vec<String>,

@@ -347,6 +347,7 @@ pub fn recognize(
             spread_pct: r.spreads,
             printed: r.printed,
             unit: None,
+            spread: Vec::new(),
         });
         i += 1;
     }

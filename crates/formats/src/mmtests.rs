@@ -415,6 +415,7 @@ pub fn recognize(
                     spread_pct: Vec::new(),
                     printed: cols.iter().map(|c| c.2.clone()).collect(),
                     unit: None,
+                    spread: Vec::new(),
                 });
             }
             RowKind::Named => {

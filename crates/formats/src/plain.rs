@@ -898,6 +898,7 @@ fn spaced_rows(
             unit: None,
             label_columns,
             delta_columns,
+            spread_columns: Vec::new(),
         }),
     ))
 }
@@ -1157,14 +1158,32 @@ fn pipe_cells(text: &str) -> Option<Vec<&str>> {
     (cs.len() >= 2 && cs.len() <= MAX_COLUMNS).then_some(cs)
 }
 
-/// `+-----------+------+`: a rule line of an ASCII box.
+/// `+-----------+------+` (or `+=====+=====+`, as emacs and pandoc draw a
+/// header's rules): a rule line of an ASCII box.
 fn is_box_rule(text: &str) -> bool {
     let t = text.trim();
     t.len() >= 5
         && t.starts_with('+')
         && t.ends_with('+')
-        && t.contains('-')
+        && t.contains(['-', '='])
         && t.chars().all(|c| matches!(c, '+' | '-' | '='))
+}
+
+/// Header words of a column that holds the absolute spread (a standard
+/// deviation) of the result column before it: `stddev`, `std`, `sd`, ...
+pub const SPREADS: &[&str] = &["stddev", "stdev", "std", "sd", "std dev", "std.dev", "σ"];
+
+fn is_spread_header(word: &str) -> bool {
+    let w = word.trim().trim_end_matches(':').to_lowercase();
+    SPREADS.contains(&w.as_str())
+}
+
+/// Header words of a first column of percentile labels (`%ile  50  95 ...`).
+fn is_percentile_header(word: &str) -> bool {
+    matches!(
+        word.trim().to_lowercase().as_str(),
+        "%ile" | "percentile" | "pct" | "%-ile"
+    )
 }
 
 /// `---`, `:--`, `--:`, `:-:`: a markdown table's alignment row cell.
@@ -1184,6 +1203,19 @@ fn pipe_value(cell: &str) -> Cell {
         .strip_prefix('~')
         .or_else(|| bare.strip_prefix('≈'))
         .unwrap_or(bare);
+    // `158(-17.03%)`: the change written onto the value.
+    if let Some(open) = bare.find('(')
+        && let Some((v, unit)) = parse_number_unit(&bare[..open])
+        && let Some(d) = paren_change(&bare[open..])
+    {
+        return Cell {
+            printed: cell.to_string(),
+            value: Some(v),
+            unit: unit.map(str::to_string),
+            spread_pct: None,
+            delta_pct: Some(d),
+        };
+    }
     let mut c = cells(bare).into_iter().next().unwrap_or(Cell {
         printed: String::new(),
         value: None,
@@ -1247,13 +1279,22 @@ fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     let label_col = raw
         .iter()
         .all(|cs| cs.first().is_some_and(|c| pipe_value(c).value.is_none()));
-    let skip = usize::from(label_col);
+    // `%ile` over `50`, `95`, `99`: numbers, but labels of the rows.
+    let percentile_col = !label_col && headers.first().is_some_and(|h| is_percentile_header(h));
+    let skip = usize::from(label_col || percentile_col);
     let value_headers = headers.get(skip..)?;
     let delta_at: Vec<bool> = value_headers.iter().map(|h| is_delta(h)).collect();
+    // A `stddev` column right after a result column is that column's spread.
+    let spread_at: Vec<bool> = value_headers
+        .iter()
+        .enumerate()
+        .map(|(j, h)| j > 0 && is_spread_header(h) && !is_spread_header(value_headers[j - 1]))
+        .collect();
     let mut rows = Vec::new();
     for (n, cs) in raw.iter().enumerate() {
         let mut kept: Vec<Cell> = Vec::new();
         let mut deltas: Vec<Option<f64>> = Vec::new();
+        let mut spreads: Vec<Option<f64>> = Vec::new();
         for (j, c) in cs.iter().skip(skip).enumerate() {
             let cell = pipe_value(c);
             if delta_at.get(j).copied().unwrap_or(false) {
@@ -1262,16 +1303,27 @@ fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
                 {
                     *slot = cell.value;
                 }
+            } else if spread_at.get(j).copied().unwrap_or(false) {
+                if let Some(slot) = spreads.last_mut() {
+                    *slot = cell.value;
+                }
             } else {
                 kept.push(cell);
                 deltas.push(None);
+                spreads.push(None);
             }
         }
         if !kept.iter().any(|c| c.value.is_some()) {
             continue;
         }
+        let first = cs.first().map(|c| c.trim()).unwrap_or_default();
         let metric = if label_col {
-            cs.first().map(|c| (*c).to_string()).unwrap_or_default()
+            first.to_string()
+        } else if percentile_col {
+            format!(
+                "{}={first}",
+                headers.first().map(|h| h.trim()).unwrap_or_default()
+            )
         } else {
             format!("row {}", n + 1)
         };
@@ -1279,30 +1331,36 @@ fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
         if deltas.iter().any(Option::is_some) {
             row.printed_deltas_pct = deltas;
         }
+        if spreads.iter().any(Option::is_some) {
+            row.spread = spreads;
+        }
         rows.push(row);
     }
     if rows.is_empty() {
         return None;
     }
-    let keep = |d: bool| move |(h, dd): (&&str, &bool)| (*dd == d).then(|| h.to_string());
+    let role = |j: usize| match (delta_at[j], spread_at[j]) {
+        (true, _) => 1,
+        (_, true) => 2,
+        _ => 0,
+    };
+    let headed = |r: u8| -> Vec<String> {
+        (0..value_headers.len())
+            .filter(|&j| role(j) == r)
+            .map(|j| value_headers[j].to_string())
+            .collect()
+    };
     Some((
         i - start,
         BlockBody::Table(Table {
             style: "plain".into(),
             title: title_above(lines, start),
-            columns: value_headers
-                .iter()
-                .zip(&delta_at)
-                .filter_map(keep(false))
-                .collect(),
-            delta_columns: value_headers
-                .iter()
-                .zip(&delta_at)
-                .filter_map(keep(true))
-                .collect(),
+            columns: headed(0),
+            delta_columns: headed(1),
+            spread_columns: headed(2),
             label_columns: headers
                 .first()
-                .filter(|h| label_col && !h.is_empty())
+                .filter(|h| (label_col || percentile_col) && !h.is_empty())
                 .map(|h| vec![h.to_string()])
                 .unwrap_or_default(),
             rows,
@@ -1544,6 +1602,7 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
                             .filter_map(|g| r.printed.get(pick(g)).cloned())
                             .collect(),
                         unit: r.unit.clone(),
+                        spread: Vec::new(),
                     }
                 })
             })
@@ -1562,6 +1621,7 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
             unit: table_unit,
             label_columns,
             delta_columns,
+            spread_columns: Vec::new(),
         }),
     )))
 }
@@ -1630,6 +1690,7 @@ pub fn row_from_cells(metric: String, cs: &[Cell]) -> TableRow {
         },
         printed: cs.iter().map(|c| c.printed.clone()).collect(),
         unit,
+        spread: Vec::new(),
     }
 }
 
@@ -1807,6 +1868,24 @@ mod tests {
         assert_eq!(row("max group=16"), [Some(87237.0), Some(490.0)]);
         assert_eq!(row("avg group=1"), [Some(306.0), Some(83.0)]);
         assert_eq!(t.rows.len(), 9);
+    }
+
+    #[test]
+    fn box_with_stddev_columns_and_double_rules() {
+        let text = "+=======+==========+=========+=========+\n| %ile  | Baseline | stddev  |  patch  |\n+=======+==========+=========+=========+\n|    50 |       10 |    3.49 | 12(+20.0%) |\n+-------+----------+---------+---------+\n|    99 |      571 |   21.32 |     584 |\n+-------+----------+---------+---------+\n";
+        let lines = crate::lines::split(text);
+        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 7);
+        assert_eq!(t.columns, ["Baseline", "patch"]);
+        assert_eq!(t.spread_columns, ["stddev"]);
+        assert_eq!(t.label_columns, ["%ile"]);
+        assert_eq!(t.rows[0].metric, "%ile=50");
+        assert_eq!(t.rows[0].values, [Some(10.0), Some(12.0)]);
+        assert_eq!(t.rows[0].spread, [Some(3.49), None]);
+        assert_eq!(t.rows[0].printed_deltas_pct, [None, Some(20.0)]);
+        assert_eq!(t.rows[1].values, [Some(571.0), Some(584.0)]);
     }
 
     #[test]

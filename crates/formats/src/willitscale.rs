@@ -135,6 +135,7 @@ pub fn recognize(
             unit: None,
             label_columns: vec!["tasks".into()],
             delta_columns: Vec::new(),
+            spread_columns: Vec::new(),
         }),
     )))
 }
