@@ -1169,6 +1169,12 @@ fn is_box_rule(text: &str) -> bool {
         && t.chars().all(|c| matches!(c, '+' | '-' | '='))
 }
 
+/// `--------`: a rule of dashes alone.
+fn is_dash_rule(text: &str) -> bool {
+    let t = text.trim();
+    t.len() >= 5 && t.bytes().all(|b| b == b'-')
+}
+
 /// Header words of a column that holds the absolute spread (a standard
 /// deviation) of the result column before it: `stddev`, `std`, `sd`, ...
 pub const SPREADS: &[&str] = &["stddev", "stdev", "std", "sd", "std dev", "std.dev", "σ"];
@@ -1235,7 +1241,14 @@ fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     // An ASCII box (`+------+------+` above, below and under the header)
     // is read as a markdown table; its rule lines need not have as many
     // segments as the rows have cells (boxes drawn by hand seldom do).
-    let boxed = lines.get(start).is_some_and(|l| is_box_rule(l.text));
+    // A box drawn without corners has rules of dashes alone (`  -----`);
+    // such a line is a rule only right above a row of cells.
+    let dashed_box = lines.get(start).is_some_and(|l| is_dash_rule(l.text))
+        && lines
+            .get(start + 1)
+            .is_some_and(|n| pipe_cells(n.text).is_some());
+    let boxed = dashed_box || lines.get(start).is_some_and(|l| is_box_rule(l.text));
+    let is_rule = |t: &str| is_box_rule(t) || (dashed_box && is_dash_rule(t));
     let first = start + usize::from(boxed);
     let head = lines.get(first)?;
     let headers = pipe_cells(head.text)?;
@@ -1247,7 +1260,7 @@ fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     if is_box_rule(rule.text) && !boxed {
         return None;
     }
-    if !is_box_rule(rule.text) {
+    if !is_rule(rule.text) {
         let rules = pipe_cells(rule.text)?;
         if boxed || rules.len() != k || !rules.iter().all(|c| is_pipe_rule(c)) {
             return None;
@@ -1256,7 +1269,7 @@ fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     let mut raw: Vec<Vec<&str>> = Vec::new();
     let mut i = first + 2;
     while let Some(l) = lines.get(i).filter(|l| l.quote == head.quote) {
-        if is_box_rule(l.text) {
+        if is_rule(l.text) {
             i += 1;
             // A rule between rows separates them; one after the last
             // row closes the box.
