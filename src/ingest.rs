@@ -707,12 +707,17 @@ fn tool_scope_of(doc: &Document, block: &Block) -> (Scope, String) {
     };
     match &block.body {
         BlockBody::Table(t) => {
-            let name = t.title.clone().unwrap_or_else(|| {
-                format!(
-                    "{} table at lines {}-{}",
-                    t.style, block.lines[0], block.lines[1]
-                )
-            });
+            // Its title, else the heading it is printed under (`[quiet]`).
+            let name = t
+                .title
+                .clone()
+                .or_else(|| block.heading.clone())
+                .unwrap_or_else(|| {
+                    format!(
+                        "{} table at lines {}-{}",
+                        t.style, block.lines[0], block.lines[1]
+                    )
+                });
             (Scope::Table, posted(name))
         }
         BlockBody::Time(t) => match &t.command {

@@ -575,6 +575,17 @@ pub fn heading_labels(blocks: &mut [Scanned], lines: &[Line<'_>]) {
                 .or_else(|| heading_of(blocks, b, lines))
         })
         .collect();
+    // A table without a title keeps the heading it is printed under
+    // (`[quiet]` over one percentile table, `[noisy]` over the next): it
+    // names the table where its title would.
+    for (s, h) in blocks.iter_mut().zip(&headings) {
+        if let BlockBody::Table(t) = &s.block.body
+            && t.title.is_none()
+            && s.block.heading.is_none()
+        {
+            s.block.heading = h.clone();
+        }
+    }
     let key = |s: &Scanned| {
         (
             s.block.message,
