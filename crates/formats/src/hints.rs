@@ -493,13 +493,7 @@ pub fn heading_above(
     floor: usize,
 ) -> Option<String> {
     let quote = lines.get(first)?.quote;
-    let own_log = |text: &str| match body {
-        BlockBody::Metrics(m) if m.tool == "stress-ng" => text.starts_with("stress-ng:"),
-        // `perf stat -o FILE` and `--table` runs: `# started on Tue Jun 16
-        // 21:38:49 2026` above the report.
-        BlockBody::Metrics(m) if m.tool == "perf-stat" => text.starts_with("# started on "),
-        _ => false,
-    };
+    let own_log = |text: &str| is_own_log(body, text);
     let mut k = first;
     let mut gap = 0;
     let mut para: Vec<&str> = Vec::new();
@@ -542,6 +536,36 @@ pub fn heading_above(
         .map(|t| t.trim_end_matches(':').trim())
         .collect();
     Some(text.join(" "))
+}
+
+/// A line a block's own tool printed above it, or the command that ran
+/// the tool: passed over when looking for the block's heading.
+/// `stress-ng: info: [7158] dispatching hogs`, perf's `# started on ...`,
+/// and `hackbench -g 16 -f 20 -l 480000`, `$ perf stat -r 5 ./a.out`,
+/// `stress-ng --vm 4` (the tool's name, after a prompt if any, then an
+/// option or an argument).
+fn is_own_log(body: &BlockBody, text: &str) -> bool {
+    let BlockBody::Metrics(m) = body else {
+        return false;
+    };
+    let logged = match m.tool.as_str() {
+        "stress-ng" => text.starts_with("stress-ng:"),
+        "perf-stat" => text.starts_with("# started on "),
+        _ => false,
+    };
+    let command = text
+        .trim_start_matches(['$', '#'])
+        .trim_start()
+        .strip_prefix(m.tool.replace('-', " ").as_str())
+        .or_else(|| {
+            text.trim_start_matches(['$', '#'])
+                .trim_start()
+                .strip_prefix(m.tool.as_str())
+        })
+        .is_some_and(|rest| {
+            rest.starts_with(' ') && rest.trim_start().starts_with(['-', '.', '/'])
+        });
+    logged || command
 }
 
 /// A Markdown code fence (```` ```bash ````, `~~~`): it opens the block
@@ -816,13 +840,7 @@ fn under(cur: &Scanned, lines: &[Line<'_>], top: usize, at: Bounds) -> Option<Un
         return None;
     }
     let quote = lines.get(top)?.quote;
-    let own_log = |text: &str| match body {
-        BlockBody::Metrics(m) if m.tool == "stress-ng" => text.starts_with("stress-ng:"),
-        // `perf stat -o FILE` and `--table` runs: `# started on Tue Jun 16
-        // 21:38:49 2026` above the report.
-        BlockBody::Metrics(m) if m.tool == "perf-stat" => text.starts_with("# started on "),
-        _ => false,
-    };
+    let own_log = |text: &str| is_own_log(body, text);
     let mut k = top;
     let mut gap = 0;
     while k > at.prev_end {

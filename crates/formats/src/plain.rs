@@ -936,6 +936,8 @@ pub const DIMENSIONS: &[&str] = &[
     "cpus",
     "cpu",
     "nr_cpus",
+    "core",
+    "package",
     "ncpus",
     "tasks",
     "task",
@@ -1477,7 +1479,12 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
     // or with a word in some rows and a whole number in the others (`sar
     // -P ALL`: `all`, then `0`, `1` under `CPU`): an identity, not a value.
     let unlabelled = || raw.iter().filter(|(l, _)| l.is_none());
-    let label_n = if label_col
+    // Two dimensions first (turbostat's `Core  CPU  Busy%`): both label
+    // the row.
+    let two_dimensions = k >= 3 && is_dimension(columns[0]) && is_dimension(columns[1]);
+    let label_n = if label_col && two_dimensions {
+        2
+    } else if label_col
         && k >= 3
         && unlabelled().any(|(_, cs)| leading_labels(cs) >= 2)
         && unlabelled().all(|(_, cs)| {
@@ -1485,7 +1492,8 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
                 || cs.get(1).is_some_and(|c| {
                     !c.printed.is_empty() && c.printed.bytes().all(|b| b.is_ascii_digit())
                 })
-        }) {
+        })
+    {
         2
     } else {
         1
@@ -1518,7 +1526,11 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
                     && let (Some(first), Some(second)) = (l.as_mut(), it.next())
                 {
                     first.push(' ');
-                    first.push_str(&second.printed);
+                    if two_dimensions && second.value.is_some() {
+                        first.push_str(&format!("{}={}", columns[1], second.printed));
+                    } else {
+                        first.push_str(&second.printed);
+                    }
                 }
                 (l, it.collect())
             }
