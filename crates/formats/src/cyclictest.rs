@@ -500,6 +500,7 @@ fn parse_thread(no: u64, text: &str) -> Result<(CyclictestThread, (usize, usize)
     let mut extra = Map::new();
     let (mut seen_min, mut seen_avg, mut seen_max) = (false, false, false);
     let mut widths = (0usize, 0usize);
+    let mut padded_interval = false;
     let err = |pos: usize, what: &str| {
         let found = text
             .get(pos..)
@@ -565,7 +566,13 @@ fn parse_thread(no: u64, text: &str) -> Result<(CyclictestThread, (usize, usize)
                     .map_err(|_| err(val_start, "a thread number"))?
             }
             "P" => t.priority = Some(val.parse().map_err(|_| err(val_start, "a priority"))?),
-            "I" => t.interval_us = Some(int("an interval")?),
+            "I" => {
+                t.interval_us = Some(int("an interval")?);
+                // cyclictest 0.x (2005-2007) padded every field to 8,
+                // `I:    1000` among them, in microseconds: wide fields say
+                // nothing of `-N` there (later versions print `I:1000`).
+                padded_interval = val_start > field_start;
+            }
             "C" => t.cycles = Some(int("a cycle count")?),
             "Min" => {
                 t.min_us = lat()?;
@@ -614,6 +621,9 @@ fn parse_thread(no: u64, text: &str) -> Result<(CyclictestThread, (usize, usize)
     }
     if !extra.is_empty() {
         t.original = Some(Value::Object(extra));
+    }
+    if padded_interval {
+        widths = (0, 0);
     }
     Ok((t, widths))
 }
@@ -735,6 +745,16 @@ mod tests {
         assert_eq!(c.threads[1].tid, Some(4542));
         assert_eq!(c.threads[1].interval_us, Some(1500));
         assert_eq!(c.threads[0].max_us, 53381.0);
+    }
+
+    #[test]
+    fn old_layout_padded_to_eight_is_microseconds() {
+        let (_, c) = parse(
+            "T: 0 ( 2718) P:90 I:    1000 C:   10000 Min:      14 Act:      47 Avg:      52 Max:     170\nT: 1 ( 2719) P:89 I:    1500 C:    6667 Min:      15 Act:      45 Avg:      46 Max:     132\n",
+        )
+        .unwrap();
+        assert_eq!(c.printed_unit, "us");
+        assert_eq!(c.threads[0].max_us, 170.0);
     }
 
     #[test]

@@ -396,6 +396,9 @@ impl HistogramBuilder {
             self.mins.len()
         } else if !self.avgs.is_empty() {
             self.avgs.len()
+        } else if self.columns.is_empty() {
+            // A `# Max Latencies:` line pasted alone.
+            self.maxs.len()
         } else {
             self.columns.len()
         };

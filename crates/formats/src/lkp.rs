@@ -137,8 +137,12 @@ struct LkpRow {
 }
 
 fn parse_row(text: &str) -> Option<LkpRow> {
-    // `Â±`, `A+-` and `ą` (U+0105) are `±` after a charset conversion.
+    // `Â±`, `A+-` and `ą` (U+0105) are `±` after a charset conversion;
+    // `ï¿½` (or `�`) is a `±` that became U+FFFD on the way, then was
+    // read as Latin-1 (its UTF-8 bytes).
     let norm = text
+        .replace("ï¿½", " ± ")
+        .replace('\u{FFFD}', " ± ")
         .replace("Â±", " ± ")
         .replace('ą', " ± ")
         .replace("A+-", " ± ")
@@ -403,12 +407,25 @@ fn is_parameter_names(t: &str) -> bool {
 /// neither a test nor a machine.
 fn testcase_above(lines: &[Line<'_>], start: usize) -> Option<String> {
     let quote = lines.get(start)?.quote;
-    let from = start.saturating_sub(12);
-    let at = (from..start).rev().find(|&i| {
-        lines
-            .get(i)
-            .is_some_and(|l| l.quote == quote && is_parameter_names(l.text.trim()))
+    // Up to 12 lines of the table's own quote level above it; a reply's
+    // comment between the parameters and the table (at another level,
+    // up to 24 lines) is passed over.
+    let (mut own, mut other) = (0, 0);
+    let at = (0..start).rev().find(|&i| {
+        let Some(l) = lines.get(i) else { return true };
+        if l.quote == quote {
+            own += 1;
+        } else {
+            other += 1;
+        }
+        own > 12 || other > 24 || (l.quote == quote && is_parameter_names(l.text.trim()))
     })?;
+    if !lines
+        .get(at)
+        .is_some_and(|l| l.quote == quote && is_parameter_names(l.text.trim()))
+    {
+        return None;
+    }
     let names = lines.get(at)?.text.trim().trim_end_matches(':');
     // The values line, maybe below a blank one: a format=flowed mailer
     // wraps the long names line before it with a line of one space.

@@ -103,7 +103,7 @@ fn header_name(line: &str) -> Option<&str> {
         // `X-MS-Exchange-CrossTenant-Network-Message-Id` has 44 letters.
         && name.len() <= 76
         && name.starts_with(|c: char| c.is_ascii_alphabetic())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     ok.then_some(name)
 }
 

@@ -357,7 +357,17 @@ fn is_value(c: &Cell) -> bool {
 /// leading label. Every cell after the first must be a number (or a
 /// placeholder such as `-------`), and at least one a number.
 fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
-    let cs = cells(text);
+    let mut cs = cells(text);
+    // `+11.9% improvement`: a word saying which way the change goes,
+    // after the change itself, is a note on it.
+    if cs.len() >= 2
+        && cs.last().is_some_and(|c| is_change_note(&c.printed))
+        && cs
+            .get(cs.len() - 2)
+            .is_some_and(|c| c.unit.as_deref() == Some("%") && c.printed.starts_with(['+', '-']))
+    {
+        cs.pop();
+    }
     if cs.len() == k + 1 {
         let mut it = cs.into_iter();
         let label = it.next()?;
@@ -396,6 +406,22 @@ fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
         }
     }
     None
+}
+
+/// A word after a printed change that says which way it goes.
+fn is_change_note(word: &str) -> bool {
+    matches!(
+        word.to_ascii_lowercase().trim_end_matches(['.', ',', ')']),
+        "improvement"
+            | "regression"
+            | "better"
+            | "worse"
+            | "faster"
+            | "slower"
+            | "gain"
+            | "loss"
+            | "drop"
+    )
 }
 
 #[cfg(test)]
