@@ -35,6 +35,9 @@ pub fn recognize(
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
     let line = lines.get(start)?;
+    if let Some(r) = stress_ng_in_kernel_log(lines, start) {
+        return Some(r);
+    }
     if let Some(rest) = stress_ng_payload(line.text)
         && rest.trim_start().starts_with("stressor")
         && rest.contains("bogo ops")
@@ -180,6 +183,62 @@ pub fn recognize_blocks(
             bodies: vec![(body, None)],
         })
     })
+}
+
+/// Most lines of a kernel log searched past for a stress-ng run's next
+/// line.
+const KMSG_SPAN: usize = 512;
+
+/// `user  :notice: [  109.926459] stress-ng: metrc: [6575] ...` (or
+/// `[  109.926459] stress-ng: ...`): stress-ng's lines in a kernel log
+/// (dmesg, LKP's kmsg), where the kernel's own lines (a warning, its
+/// stack, an objdump listing) come between them.
+fn kmsg_stress_ng(text: &str) -> bool {
+    let Some(at) = text.find("] stress-ng: ") else {
+        return false;
+    };
+    let Some(open) = text[..at].rfind('[') else {
+        return false;
+    };
+    let stamp = text[open + 1..at].trim();
+    stamp.contains('.') && stamp.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+}
+
+/// A stress-ng run read out of a kernel log whose other lines come between
+/// its own: its lines are read as if printed together, and the block
+/// spans from its first line to its last. `None` when the line at `start`
+/// is no such line, or the next line is one of the run's (the lines are
+/// together; the usual reading applies).
+fn stress_ng_in_kernel_log(
+    lines: &[Line<'_>],
+    start: usize,
+) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let first = lines.get(start)?;
+    if !kmsg_stress_ng(first.text)
+        || lines
+            .get(start + 1)
+            .is_some_and(|n| n.quote == first.quote && kmsg_stress_ng(n.text))
+    {
+        return None;
+    }
+    let at: Vec<usize> = (start..lines.len().min(start + KMSG_SPAN))
+        .filter(|&i| {
+            lines
+                .get(i)
+                .is_some_and(|l| l.quote == first.quote && kmsg_stress_ng(l.text))
+        })
+        .collect();
+    if at.len() < 2 {
+        return None;
+    }
+    let own: Vec<Line<'_>> = at.iter().filter_map(|&i| lines.get(i).copied()).collect();
+    match recognize(&own, 0)? {
+        Ok((n, body)) => {
+            let last = *at.get(n.checked_sub(1)?)?;
+            Some(Ok((last + 1 - start, body)))
+        }
+        Err(e) => Some(Err(e)),
+    }
 }
 
 /// A `--log-brief` line is all payload.

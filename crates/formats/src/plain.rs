@@ -206,7 +206,11 @@ pub fn cells(text: &str) -> Vec<Cell> {
             .strip_prefix('~')
             .filter(|r| parse_number_unit(r).is_some())
             .unwrap_or(tok);
-        let (value, unit) = match parse_number_unit(bare).or_else(|| keyed_rate(tok)) {
+        let hms = hms_seconds(tok).map(|v| (v, Some("s")));
+        let (value, unit) = match hms
+            .or_else(|| parse_number_unit(bare))
+            .or_else(|| keyed_rate(tok))
+        {
             Some((v, u)) => (Some(v), u.map(str::to_string)),
             None => match clock_seconds(tok) {
                 // `22:14` under `Elapsed`: minutes and seconds.
@@ -236,6 +240,28 @@ fn keyed_rate(tok: &str) -> Option<(f64, Option<&str>)> {
     let (v, unit) = parse_number_unit(value)?;
     unit.filter(|u| u.ends_with("/s") || u.ends_with("/sec"))
         .map(|u| (v, Some(u)))
+}
+
+/// `4m41s`, `1h2m3s`, `0m1.234s` (bash's `time` layout in a table cell):
+/// seconds. An hour or minute part is required: `41s` is a number with a
+/// unit, read as such.
+pub fn hms_seconds(tok: &str) -> Option<f64> {
+    let body = tok.strip_suffix('s')?;
+    let (mut total, mut rest, mut parts) = (0.0, body, 0);
+    for (mark, scale) in [('h', 3600.0), ('m', 60.0)] {
+        if let Some((n, r)) = rest.split_once(mark) {
+            if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            total += n.parse::<f64>().ok()? * scale;
+            rest = r;
+            parts += 1;
+        }
+    }
+    if parts == 0 || rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    Some(total + rest.parse::<f64>().ok()?)
 }
 
 /// `m:ss`, `h:mm:ss`, `m:ss.ff` (an elapsed time as `time` and people print
@@ -504,6 +530,11 @@ mod clock_tests {
 
     #[test]
     fn elapsed_but_not_time_of_day() {
+        assert_eq!(super::hms_seconds("4m41s"), Some(281.0));
+        assert_eq!(super::hms_seconds("1h2m3.5s"), Some(3723.5));
+        assert_eq!(super::hms_seconds("0m0.048s"), Some(0.048));
+        assert_eq!(super::hms_seconds("41s"), None);
+        assert_eq!(super::hms_seconds("4ms"), None);
         assert_eq!(clock_seconds("22:14"), Some(1334.0));
         assert_eq!(clock_seconds("1:23:23.00"), Some(5003.0));
         assert_eq!(clock_seconds("0:16.19"), Some(16.19));
@@ -1231,6 +1262,15 @@ fn is_pipe_rule(cell: &str) -> bool {
 /// share after it stays in `printed`).
 fn pipe_value(cell: &str) -> Cell {
     let bare = cell.replace("**", "").replace("__", "").replace('`', "");
+    // `- 4.47%`, `+ 3%`: a sign set apart from its number.
+    let bare = match bare.trim().split_once(' ') {
+        Some((sign @ ("-" | "+"), rest))
+            if rest.trim_start().starts_with(|c: char| c.is_ascii_digit()) =>
+        {
+            format!("{sign}{}", rest.trim_start())
+        }
+        _ => bare,
+    };
     // `~11.16M`, `≈0`: an approximate value is still the value.
     let bare = bare.trim();
     let bare = bare
@@ -1354,7 +1394,8 @@ fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
                 spreads.push(None);
             }
         }
-        if !kept.iter().any(|c| c.value.is_some()) {
+        // A row of ratios (`1:3`) still carries its printed change.
+        if !kept.iter().any(|c| c.value.is_some()) && !deltas.iter().any(Option::is_some) {
             continue;
         }
         let first = cs.first().map(|c| c.trim()).unwrap_or_default();
