@@ -195,7 +195,13 @@ fn bcc_header(text: &str) -> Option<&str> {
     let (name, rest) = text.split_once(':')?;
     let name = name.trim();
     let words: Vec<&str> = rest.split_whitespace().collect();
-    if words != ["count", "distribution"] || name.is_empty() || name.contains(' ') {
+    // A name of up to three words: `usecs`, `page order` (a script's own
+    // linear histogram in BCC's layout).
+    if words != ["count", "distribution"]
+        || name.is_empty()
+        || name.len() > 32
+        || name.split_whitespace().count() > 3
+    {
         return None;
     }
     Some(name)
@@ -353,6 +359,10 @@ mod tests {
         assert_eq!(
             bcc_header("     usecs               : count     distribution"),
             Some("usecs")
+        );
+        assert_eq!(
+            bcc_header("      page order    : count     distribution"),
+            Some("page order")
         );
         assert_eq!(
             bcc_summary("avg = 2 usecs, total: 21441 usecs, count: 10022"),

@@ -12,7 +12,8 @@ pub struct Line<'a> {
 /// Split text into lines (accepting `\n` and `\r\n`), stripping mail quote
 /// prefixes (`> `, `>> `, `> > `).
 pub fn split(text: &str) -> Vec<Line<'_>> {
-    text.lines()
+    let mut lines: Vec<Line<'_>> = text
+        .lines()
         .enumerate()
         .map(|(i, raw)| {
             let (quote, text) = quote_and_text(raw);
@@ -22,7 +23,44 @@ pub fn split(text: &str) -> Vec<Line<'_>> {
                 quote,
             }
         })
-        .collect()
+        .collect();
+    undiff(&mut lines);
+    lines
+}
+
+/// Inside a ```` ```diff ```` fence (output pasted as a diff to colour it:
+/// removed lines red, added lines green), each line's first character is
+/// the diff's marker (`-`, `+` or a space): it is taken off, so that the
+/// output reads as printed. Fed line by line, in order.
+#[derive(Debug, Default, Clone)]
+pub struct DiffFence {
+    inside: Option<u32>,
+}
+
+impl DiffFence {
+    /// The text of the next line as recognizers read it.
+    pub fn strip<'a>(&mut self, quote: u32, text: &'a str) -> &'a str {
+        let t = text.trim();
+        match self.inside {
+            None if t == "```diff" || t == "~~~diff" => self.inside = Some(quote),
+            Some(q) if quote == q && (t == "```" || t == "~~~") => self.inside = None,
+            Some(q) if quote == q => {
+                if let Some(rest) = text.strip_prefix(['-', '+', ' ']) {
+                    return rest;
+                }
+            }
+            _ => {}
+        }
+        text
+    }
+}
+
+/// [`DiffFence`] over lines already split.
+pub fn undiff(lines: &mut [Line<'_>]) {
+    let mut fence = DiffFence::default();
+    for l in lines.iter_mut() {
+        l.text = fence.strip(l.quote, l.text);
+    }
 }
 
 /// A raw line's quote level and the text every recognizer reads: the
@@ -71,6 +109,16 @@ pub fn strip_quote(raw: &str) -> (u32, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn diff_fence_markers_come_off() {
+        let l = split("```diff\n |  a |\n-| 12 |\n+| 13 |\n```\n- item\n");
+        assert_eq!(
+            (l[1].text, l[2].text, l[3].text),
+            ("|  a |", "| 12 |", "| 13 |")
+        );
+        assert_eq!(l[5].text, "- item");
+    }
 
     #[test]
     fn fence_on_the_first_line_of_its_block() {

@@ -518,7 +518,7 @@ pub fn parse(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
         messages.push(header);
     }
 
-    let lines: Vec<Line<'_>> = decoded
+    let mut lines: Vec<Line<'_>> = decoded
         .iter()
         .map(|(no, t)| {
             let (quote, rest) = crate::lines::quote_and_text(t);
@@ -529,6 +529,7 @@ pub fn parse(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
             }
         })
         .collect();
+    crate::lines::undiff(&mut lines);
 
     let mut blocks: Vec<Scanned> = Vec::new();
     let mut warnings = Vec::new();

@@ -1076,8 +1076,14 @@ fn is_dimension(word: &str) -> bool {
 }
 
 fn is_delta(word: &str) -> bool {
-    // `% change` is `%change` with a space in it.
+    // `% change` is `%change` with a space in it; `change [%]` and
+    // `diff (%)` name their unit after the word.
     let w = word.to_ascii_lowercase();
+    let w = w
+        .strip_suffix("[%]")
+        .or_else(|| w.strip_suffix("(%)"))
+        .map_or(w.as_str(), str::trim_end)
+        .to_string();
     DELTAS.contains(&w.as_str())
         || (w.starts_with("% ") && DELTAS.contains(&w.replacen(' ', "", 1).as_str()))
 }
@@ -1549,18 +1555,15 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
     // Two dimensions first (turbostat's `Core  CPU  Busy%`): both label
     // the row.
     let two_dimensions = k >= 3 && is_dimension(columns[0]) && is_dimension(columns[1]);
-    let label_n = if label_col && two_dimensions {
-        2
-    } else if label_col
-        && k >= 3
+    let two_labels = k >= 3
         && unlabelled().any(|(_, cs)| leading_labels(cs) >= 2)
         && unlabelled().all(|(_, cs)| {
             leading_labels(cs) >= 2
                 || cs.get(1).is_some_and(|c| {
                     !c.printed.is_empty() && c.printed.bytes().all(|b| b.is_ascii_digit())
                 })
-        })
-    {
+        });
+    let label_n = if label_col && (two_dimensions || two_labels) {
         2
     } else {
         1

@@ -366,6 +366,9 @@ struct Stream {
     first_text: Option<(u64, String)>,
     /// An error found while the first lines were replayed.
     error: Option<ParseError>,
+    /// Whether the window is inside a ```` ```diff ```` fence (a long
+    /// block handed to its accumulator reads its lines as they are).
+    diff: lines::DiffFence,
 }
 
 impl Stream {
@@ -384,6 +387,7 @@ impl Stream {
             header_lines: 0,
             first_text: None,
             error: None,
+            diff: lines::DiffFence::default(),
         }
     }
 
@@ -416,6 +420,7 @@ impl Stream {
         }
         let raw = crate::mime::decode_line(bytes);
         let (quote, text) = lines::quote_and_text(&raw);
+        let text = self.diff.strip(quote, text);
         if self.header_lines < hints::HEADER_LINES {
             self.header_lines += 1;
             self.headers.see(&Line { no, text, quote });
