@@ -1706,7 +1706,8 @@ impl Parser {
 
     /// `#6/6, CPU#1 | (M:preempt_rt VP:0, KP:0, SP:0 HP:0 #P:4)`, any part.
     fn latency_fields(&mut self, s: &str) {
-        for tok in s.split(|c: char| c.is_whitespace() || c == ',' || c == '(' || c == ')') {
+        let seps = |c: char| c.is_whitespace() || matches!(c, ',' | '(' | ')' | '[' | ']');
+        for tok in s.split(seps) {
             if let Some(v) = tok.strip_prefix("CPU#") {
                 if let Ok(n) = v.parse() {
                     self.out.cpu = Some(n);
@@ -1715,7 +1716,11 @@ impl Parser {
                 if !v.is_empty() {
                     self.out.preempt_model = Some(v.to_string());
                 }
-            } else if let Some(v) = tok.strip_prefix("#P:") {
+            } else if let Some(v) = tok
+                .strip_prefix("#P:")
+                .or_else(|| tok.strip_prefix("#CPUS:"))
+            {
+                // `#CPUS:1` in 2004's `[VP:0 KP:1 SP:1 HP:1 #CPUS:1]`.
                 if let Ok(n) = v.parse() {
                     self.out.nr_cpus = Some(n);
                 }

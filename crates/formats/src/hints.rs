@@ -568,13 +568,32 @@ fn is_own_log(body: &BlockBody, text: &str) -> bool {
     logged || command
 }
 
+/// A shell command after its prompt: `$ perf stat ...`, `# cyclictest
+/// ...`, `pi@raspberry:~$ sudo cyclictest ...`, `root@host:/# ...`.
+fn is_prompt(text: &str) -> bool {
+    let t = text.trim_start();
+    if t.starts_with("$ ") {
+        return true;
+    }
+    let Some(at) = t.find(['$', '#']) else {
+        return false;
+    };
+    let (before, after) = t.split_at(at);
+    after.get(1..).is_some_and(|a| a.starts_with(' '))
+        && before.contains('@')
+        && before.ends_with(|c: char| {
+            c == '~' || c == ':' || c == '/' || c == ']' || c.is_alphanumeric()
+        })
+        && !before.contains(' ')
+}
+
 /// A Markdown code fence (```` ```bash ````, `~~~`): it opens the block
 /// below a heading, it is not one.
 fn is_fence(text: &str) -> bool {
     let t = text.trim();
     (t.starts_with("```") || t.starts_with("~~~"))
         && t.len() <= 40
-        && !t.get(3..).unwrap_or("").contains(['`', ' '])
+        && !t.get(3..).unwrap_or("").trim_start().contains(['`', ' '])
 }
 
 /// Lines above a block searched for its heading.
@@ -731,7 +750,10 @@ pub fn annotate_block(
         while k > at.prev_end && first - k < LABEL_WINDOW && prose < LABEL_PROSE_LINES {
             k -= 1;
             let Some(l) = lines.get(k) else { break };
-            if l.quote != quote || l.text.trim().is_empty() {
+            // Blank lines, a code fence and the command that ran the tool
+            // (`pi@raspberry:~$ sudo cyclictest -p 99`) are no prose.
+            if l.quote != quote || l.text.trim().is_empty() || is_fence(l.text) || is_prompt(l.text)
+            {
                 continue;
             }
             prose += 1;
@@ -1128,6 +1150,18 @@ fn contained(new: &BlockBody, old: &BlockBody) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prompts_and_fences_are_no_prose() {
+        assert!(is_prompt("pi@raspberry:~$ sudo cyclictest -p 99 -t5"));
+        assert!(is_prompt("root@host:/# perf stat -a sleep 1"));
+        assert!(is_prompt("$ hackbench -g 16"));
+        assert!(!is_prompt("Before we install the kernel: $ 5 saved"));
+        assert!(!is_prompt("# Max Latencies: 00090"));
+        assert!(is_fence("``` bash"));
+        assert!(is_fence("```txt"));
+        assert!(!is_fence("``` Performance counter stats"));
+    }
 
     #[test]
     fn headings_of_several_lines_and_past_the_tool_s_log() {

@@ -80,7 +80,10 @@ fn after_fence(text: &str) -> &str {
     let Some(rest) = t.strip_prefix("```").or_else(|| t.strip_prefix("~~~")) else {
         return text;
     };
-    if rest.starts_with(' ') && !rest.trim().is_empty() && !rest.contains(['`', '~']) {
+    // An info string set apart by a space (```` ``` bash ````) is one
+    // word: the fence stays a fence.
+    let words = rest.split_whitespace().count();
+    if rest.starts_with(' ') && words > 1 && !rest.contains(['`', '~']) {
         rest.strip_prefix(' ').unwrap_or(rest)
     } else {
         text
@@ -127,6 +130,7 @@ mod tests {
         assert_eq!(l[1].text, "```bash");
         assert_eq!(l[2].text, "```");
         assert_eq!(l[3].text, "T: 0");
+        assert_eq!(split("``` bash\n")[0].text, "``` bash");
         assert_eq!(split("``` `inline` ```")[0].text, "``` `inline` ```");
     }
 

@@ -1117,7 +1117,7 @@ pub fn recognize(
     if numa_distances(lines, start) {
         return None;
     }
-    if let Some(t) = pipe_table(lines, start) {
+    if let Some(t) = pipe_table(lines, start).or_else(|| bar_table(lines, start)) {
         return Some(Ok(t));
     }
     word_table(lines, start)
@@ -1363,6 +1363,16 @@ fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
         raw.push(cs);
         i += 1;
     }
+    let table = cells_table(&headers, &raw, title_above(lines, start))?;
+    Some((i - start, BlockBody::Table(table)))
+}
+
+/// A table from its header cells and rows of as many cells (a markdown
+/// table, an ASCII box, a table drawn with inner bars only). The first
+/// column holds the row labels when its cells are not numbers (or when it
+/// is headed `%ile`); a delta column's percentages go to the result
+/// column before it, a `stddev` column's values are its spread.
+fn cells_table(headers: &[&str], raw: &[Vec<&str>], title: Option<String>) -> Option<Table> {
     let label_col = raw
         .iter()
         .all(|cs| cs.first().is_some_and(|c| pipe_value(c).value.is_none()));
@@ -1438,23 +1448,98 @@ fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             .map(|j| value_headers[j].to_string())
             .collect()
     };
-    Some((
-        i - start,
-        BlockBody::Table(Table {
-            style: "plain".into(),
-            title: title_above(lines, start),
-            columns: headed(0),
-            delta_columns: headed(1),
-            spread_columns: headed(2),
-            label_columns: headers
-                .first()
-                .filter(|h| (label_col || percentile_col) && !h.is_empty())
-                .map(|h| vec![h.to_string()])
-                .unwrap_or_default(),
-            rows,
-            ..Table::default()
-        }),
-    ))
+    Some(Table {
+        style: "plain".into(),
+        title,
+        columns: headed(0),
+        delta_columns: headed(1),
+        spread_columns: headed(2),
+        label_columns: headers
+            .first()
+            .filter(|h| (label_col || percentile_col) && !h.is_empty())
+            .map(|h| vec![h.to_string()])
+            .unwrap_or_default(),
+        rows,
+        ..Table::default()
+    })
+}
+
+/// The cells of a line drawn with inner bars (`c[0] | 2596 | 2877`,
+/// `     | Without patch | With patch |`).
+fn bar_cells(text: &str) -> Option<Vec<&str>> {
+    // A line that starts with a bar is a markdown row or a box's
+    // ([`pipe_table`]); an indented one may start with an empty cell.
+    let t = text.trim();
+    if text.starts_with('|') || !t.contains('|') {
+        return None;
+    }
+    // A bar at the end closes the last cell (`| Without patch |`).
+    let t = t.strip_suffix('|').unwrap_or(t);
+    let cs: Vec<&str> = t.split('|').map(str::trim).collect();
+    (cs.len() >= 2 && cs.len() <= MAX_COLUMNS).then_some(cs)
+}
+
+/// `-----|-------|----`: the rule under a bar table's header.
+fn is_bar_rule(text: &str) -> bool {
+    let t = text.trim();
+    t.contains('|')
+        && t.contains("---")
+        && t.chars().all(|c| matches!(c, '-' | '|' | '+' | ':' | ' '))
+}
+
+/// A table drawn with inner bars only: one to three header lines (their
+/// cells joined column by column: `MGLRU enabled` over `Without patch`),
+/// a rule of dashes and bars, then rows of as many cells.
+fn bar_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+    let head = lines.get(start)?;
+    let first = bar_cells(head.text)?;
+    if is_bar_rule(head.text) {
+        return None;
+    }
+    let k = first.len();
+    let mut header_rows = vec![first];
+    let mut i = start + 1;
+    loop {
+        let l = lines.get(i).filter(|l| l.quote == head.quote)?;
+        if is_bar_rule(l.text) {
+            if bar_cells(l.text)?.len() != k {
+                return None;
+            }
+            i += 1;
+            break;
+        }
+        // A later header line may stop short (`| With patch |` under the
+        // last name).
+        let cs = bar_cells(l.text).filter(|cs| cs.len() <= k && header_rows.len() < 3)?;
+        header_rows.push(cs);
+        i += 1;
+    }
+    let mut raw: Vec<Vec<&str>> = Vec::new();
+    while let Some(cs) = lines
+        .get(i)
+        .filter(|l| l.quote == head.quote)
+        .and_then(|l| bar_cells(l.text))
+        .filter(|cs| cs.len() == k)
+    {
+        raw.push(cs);
+        i += 1;
+    }
+    if raw.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = (0..k)
+        .map(|j| {
+            header_rows
+                .iter()
+                .filter_map(|r| r.get(j).copied())
+                .filter(|c| !c.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let headers: Vec<&str> = names.iter().map(String::as_str).collect();
+    let table = cells_table(&headers, &raw, title_above(lines, start))?;
+    Some((i - start, BlockBody::Table(table)))
 }
 
 /// A table whose header has one word per column.
@@ -1963,6 +2048,32 @@ mod tests {
         assert_eq!(row("max group=16"), [Some(87237.0), Some(490.0)]);
         assert_eq!(row("avg group=1"), [Some(306.0), Some(83.0)]);
         assert_eq!(t.rows.len(), 9);
+    }
+
+    #[test]
+    fn table_with_inner_bars_and_two_header_lines() {
+        let text = "         | MGLRU enabled   | MGLRU enabled   | MGLRU disabled\n         | Without patch   | With patch      |\n    -----|-----------------|-----------------|---------------\n    c[0] | 25964544 (e=8%) | 28770304 (e=3%) | 27820032 (e=4%)\n    c[1] | 26214400 (e=9%) | 23998464 (e=4%) | 24776704 (e=6%)\n\nprose\n";
+        let lines = crate::lines::split(text);
+        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 0) else {
+            panic!("{:?}", bar_table(&lines, 0))
+        };
+        assert_eq!(n, 5);
+        assert_eq!(
+            t.columns,
+            [
+                "MGLRU enabled Without patch",
+                "MGLRU enabled With patch",
+                "MGLRU disabled"
+            ]
+        );
+        assert_eq!(t.rows[1].metric, "c[1]");
+        assert_eq!(
+            t.rows[0].values,
+            [Some(25964544.0), Some(28770304.0), Some(27820032.0)]
+        );
+        // A row alone with bars is no table; nor is a markdown row.
+        assert!(bar_table(&crate::lines::split("a | b\n"), 0).is_none());
+        assert!(bar_cells("| a | b |").is_none());
     }
 
     #[test]
