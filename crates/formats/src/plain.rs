@@ -1123,6 +1123,7 @@ pub fn recognize(
     word_table(lines, start)
         .or_else(|| spaced_table(lines, start).map(Ok))
         .or_else(|| dimension_table(lines, start).map(Ok))
+        .or_else(|| value_list(lines, start).map(Ok))
 }
 
 /// `numactl -H`'s distance matrix (`node   0   1` under `node distances:`,
@@ -1147,6 +1148,81 @@ fn numa_distances(lines: &[Line<'_>], start: usize) -> bool {
         }
     }
     false
+}
+
+/// One row of a list without a header: `perf stat -a   107.887 [sec]`,
+/// a label of words, two spaces or more, a number and its unit (in
+/// brackets or a word). The label and the unit as printed, and the value.
+fn list_row(text: &str) -> Option<(&str, f64, Option<&str>)> {
+    let t = text.trim();
+    let (rest, unit) = match t.rsplit_once(char::is_whitespace) {
+        Some((r, u)) if u.starts_with('[') && u.ends_with(']') => (r.trim_end(), Some(u)),
+        _ => (t, None),
+    };
+    let gap = rest.rfind("  ")?;
+    let label = rest[..gap].trim_end();
+    let number = rest[gap..].trim();
+    let (value, inline_unit) = parse_number_unit(number)?;
+    let unit = match (unit, inline_unit) {
+        (Some(u), None) => Some(u),
+        (None, u) => u,
+        (Some(_), Some(_)) => return None,
+    };
+    let ok = label.chars().any(char::is_alphabetic)
+        && label.len() <= 60
+        && !label.starts_with(['#', '-', '*', '>', '|'])
+        && !label.ends_with([':', '='])
+        && !label.contains("  ");
+    ok.then_some((label, value, unit))
+}
+
+/// A list of [`list_row`]s, at least three in a row with one unit, perhaps
+/// with `# section` lines between them (perf bench medians under `#
+/// global` / `# per task`): a one-column table, its rows named by their
+/// labels, the column by the unit.
+fn value_list(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+    let head = lines.get(start)?;
+    let (_, _, unit) = list_row(head.text)?;
+    let mut rows = Vec::new();
+    let mut i = start;
+    let mut end = start;
+    while let Some(l) = lines.get(i).filter(|l| l.quote == head.quote) {
+        let t = l.text.trim();
+        if t.starts_with("# ") && !rows.is_empty() && t.len() <= 40 {
+            i += 1;
+            continue;
+        }
+        let Some((label, value, u)) = list_row(l.text).filter(|r| r.2 == unit) else {
+            break;
+        };
+        rows.push(TableRow {
+            metric: label.to_string(),
+            values: vec![Some(value)],
+            printed: vec![format!(
+                "{value}{}",
+                u.map(|u| format!(" {u}")).unwrap_or_default()
+            )],
+            unit: u.map(|u| u.trim_matches(['[', ']']).to_string()),
+            ..TableRow::default()
+        });
+        i += 1;
+        end = i;
+    }
+    if rows.len() < 3 {
+        return None;
+    }
+    let unit = unit.map(|u| u.trim_matches(['[', ']']).to_string());
+    Some((
+        end - start,
+        BlockBody::Table(Table {
+            style: "plain".into(),
+            title: title_above(lines, start),
+            columns: vec![unit.clone().unwrap_or_else(|| "value".into())],
+            rows,
+            unit,
+            ..Table::default()
+        }),
+    ))
 }
 
 /// `g=    2      4     6` / `threads:  1  2  4`: a header naming a
@@ -2048,6 +2124,23 @@ mod tests {
         assert_eq!(row("max group=16"), [Some(87237.0), Some(490.0)]);
         assert_eq!(row("avg group=1"), [Some(306.0), Some(83.0)]);
         assert_eq!(t.rows.len(), 9);
+    }
+
+    #[test]
+    fn a_list_of_labelled_values_without_a_header() {
+        let text = "Baseline (no perf-stat)                 104.873 [sec]\n# global\nperf stat -a                            107.887 [sec]\nperf stat -C 1,3,5                      107.063 [sec]\n\n";
+        let lines = crate::lines::split(text);
+        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 4);
+        assert_eq!(t.rows[2].metric, "perf stat -C 1,3,5");
+        assert_eq!(t.rows[2].values, [Some(107.063)]);
+        assert_eq!(t.unit.as_deref(), Some("sec"));
+        // Two rows, or rows of different units, are no list.
+        assert!(value_list(&crate::lines::split("a  1 [s]\nb  2 [s]\n"), 0).is_none());
+        assert!(value_list(&crate::lines::split("a  1 [s]\nb  2 [ms]\nc  3 [s]\n"), 0).is_none());
+        assert!(list_row("MemTotal:       16384 kB").is_none());
     }
 
     #[test]
