@@ -587,7 +587,7 @@ fn usemem(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     let quote = lines.get(start)?.quote;
     let mut metrics = Vec::new();
     let mut i = start;
-    let mut run = 0;
+    let (mut run, mut freed) = (0, 0);
     while let Some(u) = lines
         .get(i)
         .filter(|l| l.quote == quote)
@@ -603,11 +603,17 @@ fn usemem(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
                 metrics.push(m("time", usecs, "us"));
                 metrics.push(m("throughput", kbps, "KB/s"));
             }
-            Usemem::Free { usecs } => metrics.push(Metric::new(
-                format!("usemem[{run}] free time"),
-                usecs,
-                Some("us"),
-            )),
+            // The k-th `usecs to free memory` line is process k's, both
+            // when each follows its throughput line and when all of them
+            // follow the throughput lines (as each process exits).
+            Usemem::Free { usecs } => {
+                freed += 1;
+                metrics.push(Metric::new(
+                    format!("usemem[{freed}] free time"),
+                    usecs,
+                    Some("us"),
+                ));
+            }
         }
         i += 1;
     }

@@ -255,7 +255,7 @@ const CASES: &[Case] = &[
                 "/blocks/0/metrics/2",
                 r#"{"name": "usemem[1] throughput", "value": 1818233.0, "unit": "KB/s"}"#,
             ),
-            ("/blocks/0/metrics/6/name", r#""usemem[2] free time""#),
+            ("/blocks/0/metrics/6/name", r#""usemem[1] free time""#),
         ],
     },
     Case {
