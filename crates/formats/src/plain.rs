@@ -1121,9 +1121,45 @@ pub fn recognize(
         return Some(Ok(t));
     }
     word_table(lines, start)
-        .or_else(|| spaced_table(lines, start).map(Ok))
+        .or_else(|| {
+            spaced_table(lines, start).map(|(n, mut body)| {
+                if let BlockBody::Table(t) = &mut body {
+                    group_names_above(lines, start, t);
+                }
+                Ok((n, body))
+            })
+        })
         .or_else(|| dimension_table(lines, start).map(Ok))
         .or_else(|| value_list(lines, start).map(Ok))
+}
+
+/// A header that repeats one name over each side (`time in sec
+/// (%stdev)   time in sec  (%stdev)`) under a line naming the sides
+/// (`base   patched`), one name per result column: the sides name the
+/// columns.
+fn group_names_above(lines: &[Line<'_>], start: usize, t: &mut Table) {
+    let (Some(head), Some(above)) = (
+        lines.get(start),
+        start.checked_sub(1).and_then(|p| lines.get(p)),
+    ) else {
+        return;
+    };
+    let Some(first) = t.columns.first() else {
+        return;
+    };
+    if above.quote != head.quote || head.text.matches(first.as_str()).count() < 2 {
+        return;
+    }
+    let Some(names) = spaced_header(above.text) else {
+        return;
+    };
+    if names.len() == t.columns.len()
+        && names
+            .iter()
+            .all(|n| n.chars().any(char::is_alphabetic) && parse_number_unit(n).is_none())
+    {
+        t.columns = names;
+    }
 }
 
 /// `numactl -H`'s distance matrix (`node   0   1` under `node distances:`,
