@@ -315,6 +315,22 @@ fn hackbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBod
 
 /// `# Running 'sched/pipe' benchmark:` -> `sched/pipe`.
 fn perf_bench_header(text: &str) -> Option<&str> {
+    // The command itself after a prompt, as perf's own documentation
+    // shows it: `% perf bench sched pipe  # with no style specified`.
+    if let Some(cmd) = ["% ", "$ "]
+        .iter()
+        .find_map(|p| text.trim().strip_prefix(p))
+    {
+        let mut w = cmd.split_whitespace();
+        if (w.next(), w.next()) == (Some("perf"), Some("bench")) {
+            return match (w.next(), w.next()) {
+                (Some("sched"), Some("pipe")) => Some("sched/pipe"),
+                (Some("sched"), Some("messaging")) => Some("sched/messaging"),
+                _ => None,
+            };
+        }
+        return None;
+    }
     let t = text.trim().strip_prefix('#')?.trim();
     // `sched messaging`'s own first line, when the `# Running` line is
     // elsewhere (or other output came between the two).
@@ -425,10 +441,20 @@ fn perf_bench(
         } else if let Some(m) = futex_summary(t) {
             metrics.push(m);
             blanks = 0;
+        } else if metrics.is_empty() && t.ends_with(')') && t.contains('(') {
+            // The old layout's notes above the time: `(executing 1000000
+            // pipe operations between two tasks)`, `(20 groups == 800
+            // threads run)`, and the end of a command's comment the
+            // documentation wrapped (`options (20 sender ... per group)`).
         } else if t.starts_with("Run summary [PID ") {
             // `Run summary [PID 29967]: 2 threads, each operating on ...`.
         } else if let Some(v) = t.strip_prefix("Total time:") {
-            let v = v.trim().strip_suffix("[sec]").map(str::trim);
+            // `Total time: 4.180 [sec]`, or the old `Total time:8.091 sec`.
+            let v = v.trim();
+            let v = v
+                .strip_suffix("[sec]")
+                .or_else(|| v.strip_suffix(" sec"))
+                .map(str::trim);
             // A time the poster blanked out (`Total time: 10X.XXX [sec]`,
             // the command shown as an example) is no result: the report
             // ends there, and what it read before stays.
@@ -494,6 +520,22 @@ mod tests {
             ("thread 1 ops_per_sec", 1650688.0)
         );
         assert!(futex_summary("[thread x] nothing").is_none());
+    }
+
+    #[test]
+    fn perf_bench_as_its_documentation_shows_it() {
+        let text = "% perf bench sched messaging -t -g 20        # be multi-thread, with 20 groups\n(20 sender and receiver threads per group)\n(20 groups == 800 threads run)\n\n      Total time:0.582 sec\n";
+        let lines = crate::lines::split(text);
+        let Some(Ok((n, BlockBody::Metrics(m)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 5);
+        assert_eq!(
+            (m.metrics[0].name.as_str(), m.metrics[0].value),
+            ("total_time", 0.582)
+        );
+        assert!(perf_bench_header("% perf bench mem memcpy").is_none());
+        assert!(perf_bench_header("$ perf stat -a").is_none());
     }
 
     #[test]
