@@ -388,7 +388,15 @@ pub fn recognize(
             graph_line(l.text) && (t.starts_with('|') || (t.contains("--") && t.contains('%')))
         }) || (same(start + 1).is_some_and(|l| graph_line(l.text))
             && (1..=4).any(|k| same(start + k).is_some_and(|l| tree_entry(l.text).is_some())));
-        if !three_rows && !graph_below {
+        // One row quoted alone in prose (`16.99%  swap_bench
+        // [kernel.kallsyms]  [k] ptep_clear_flush`): with its command and
+        // a shared object such as `[kernel.kallsyms]` or `libc.so.6`,
+        // nothing else prints that.
+        let lone = c.contains(&Col::Command)
+            && row(first.text, &c)
+                .and_then(|r| r.object)
+                .is_some_and(|o| (o.starts_with('[') && o.ends_with(']')) || o.contains(".so"));
+        if !three_rows && !graph_below && !lone {
             return None;
         }
         cols = c;
@@ -460,6 +468,21 @@ pub fn recognize(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_row_quoted_alone() {
+        let lines = crate::lines::split(
+            "\tOriginally it's noticed a 16.99% overhead:\n\t16.99%  swap_bench  [kernel.kallsyms]  [k] ptep_clear_flush\n\n",
+        );
+        let Some(Ok((_, BlockBody::Profile(p)))) = recognize(&lines, 1) else {
+            panic!()
+        };
+        assert_eq!(p.rows[0].command.as_deref(), Some("swap_bench"));
+        assert_eq!(p.rows[0].overhead_pct, 16.99);
+        // A percentage and a bracket in prose are no row.
+        let prose = crate::lines::split("  5.36%  of  [k] time\n");
+        assert!(recognize(&prose, 0).is_none());
+    }
     use crate::lines::split;
 
     #[test]
