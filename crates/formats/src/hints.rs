@@ -553,15 +553,10 @@ fn is_own_log(body: &BlockBody, text: &str) -> bool {
         "perf-stat" => text.starts_with("# started on "),
         _ => false,
     };
-    let command = text
-        .trim_start_matches(['$', '#'])
-        .trim_start()
-        .strip_prefix(m.tool.replace('-', " ").as_str())
-        .or_else(|| {
-            text.trim_start_matches(['$', '#'])
-                .trim_start()
-                .strip_prefix(m.tool.as_str())
-        })
+    let cmd = text.trim_start_matches(['$', '#']).trim_start();
+    let command = [m.tool.replace('-', " "), m.tool.clone()]
+        .iter()
+        .find_map(|name| cmd.strip_prefix(name.as_str()))
         .is_some_and(|rest| {
             rest.starts_with(' ') && rest.trim_start().starts_with(['-', '.', '/'])
         });

@@ -247,21 +247,10 @@ fn keyed_rate(tok: &str) -> Option<(f64, Option<&str>)> {
 /// unit, read as such.
 pub fn hms_seconds(tok: &str) -> Option<f64> {
     let body = tok.strip_suffix('s')?;
-    let (mut total, mut rest, mut parts) = (0.0, body, 0);
-    for (mark, scale) in [('h', 3600.0), ('m', 60.0)] {
-        if let Some((n, r)) = rest.split_once(mark) {
-            if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            total += n.parse::<f64>().ok()? * scale;
-            rest = r;
-            parts += 1;
-        }
-    }
-    if parts == 0 || rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+    if !body.contains(['h', 'm']) || body.ends_with(['h', 'm']) {
         return None;
     }
-    Some(total + rest.parse::<f64>().ok()?)
+    crate::time::duration(tok)
 }
 
 /// `m:ss`, `h:mm:ss`, `m:ss.ff` (an elapsed time as `time` and people print

@@ -144,7 +144,7 @@ fn exit_line(t: &str) -> Option<Ended> {
 }
 
 /// `0m49.634s`, `49.634s`, `1h2m3s`, `0m1,234s` (comma locales), `49.634`.
-fn duration(s: &str) -> Option<f64> {
+pub(crate) fn duration(s: &str) -> Option<f64> {
     let s = s.trim().replace(',', ".");
     let mut total = 0.0;
     let mut num = String::new();
