@@ -553,7 +553,11 @@ fn is_own_log(body: &BlockBody, text: &str) -> bool {
         "perf-stat" => text.starts_with("# started on "),
         _ => false,
     };
-    let cmd = text.trim_start_matches(['$', '#']).trim_start();
+    // root's bare `# ` prompt is read here too: the tool's name must follow.
+    let cmd = crate::lines::after_prompt(text)
+        .or_else(|| text.trim_start().strip_prefix("# "))
+        .unwrap_or(text)
+        .trim_start();
     let command = [m.tool.replace('-', " "), m.tool.clone()]
         .iter()
         .find_map(|name| cmd.strip_prefix(name.as_str()))
@@ -563,23 +567,9 @@ fn is_own_log(body: &BlockBody, text: &str) -> bool {
     logged || command
 }
 
-/// A shell command after its prompt: `$ perf stat ...`, `# cyclictest
-/// ...`, `pi@raspberry:~$ sudo cyclictest ...`, `root@host:/# ...`.
+/// A shell command after its prompt ([`crate::lines::after_prompt`]).
 fn is_prompt(text: &str) -> bool {
-    let t = text.trim_start();
-    if t.starts_with("$ ") {
-        return true;
-    }
-    let Some(at) = t.find(['$', '#']) else {
-        return false;
-    };
-    let (before, after) = t.split_at(at);
-    after.get(1..).is_some_and(|a| a.starts_with(' '))
-        && before.contains('@')
-        && before.ends_with(|c: char| {
-            c == '~' || c == ':' || c == '/' || c == ']' || c.is_alphanumeric()
-        })
-        && !before.contains(' ')
+    crate::lines::after_prompt(text).is_some()
 }
 
 /// A Markdown code fence (```` ```bash ````, `~~~`): it opens the block

@@ -90,6 +90,25 @@ fn after_fence(text: &str) -> &str {
     }
 }
 
+/// The command of a shell command line, after its prompt: `$ perf stat
+/// ...`, perf's documentation's `% perf bench ...`, `pi@raspberry:~$ sudo
+/// cyclictest ...`, `root@host:/# ...`, `[user@host dir]$ ...`. A bare
+/// `# ` is no prompt here (output's comments start so); callers that know
+/// the tool's name may accept it themselves.
+pub fn after_prompt(text: &str) -> Option<&str> {
+    let t = text.trim_start();
+    if let Some(cmd) = t.strip_prefix("$ ").or_else(|| t.strip_prefix("% ")) {
+        return Some(cmd.trim_start());
+    }
+    let at = t.find(['$', '#'])?;
+    let (before, after) = t.split_at(at);
+    let cmd = after.get(1..)?.strip_prefix(' ')?;
+    let host_end = |c: char| c == '~' || c == ':' || c == '/' || c == ']' || c.is_alphanumeric();
+    let bracketed = before.starts_with('[') && before.ends_with(']');
+    (before.contains('@') && before.ends_with(host_end) && (bracketed || !before.contains(' ')))
+        .then(|| cmd.trim_start())
+}
+
 /// Remove leading `>` markers (optionally separated by single spaces).
 pub fn strip_quote(raw: &str) -> (u32, &str) {
     let mut rest = raw;
@@ -132,6 +151,27 @@ mod tests {
         assert_eq!(l[3].text, "T: 0");
         assert_eq!(split("``` bash\n")[0].text, "``` bash");
         assert_eq!(split("``` `inline` ```")[0].text, "``` `inline` ```");
+    }
+
+    #[test]
+    fn commands_after_their_prompt() {
+        assert_eq!(
+            after_prompt("pi@raspberry:~$ sudo cyclictest -p 99"),
+            Some("sudo cyclictest -p 99")
+        );
+        assert_eq!(
+            after_prompt("root@host:/# perf stat -a"),
+            Some("perf stat -a")
+        );
+        assert_eq!(after_prompt("[me@box linux]$ make -j8"), Some("make -j8"));
+        assert_eq!(after_prompt("$ hackbench -g 16"), Some("hackbench -g 16"));
+        assert_eq!(
+            after_prompt("% perf bench sched pipe"),
+            Some("perf bench sched pipe")
+        );
+        assert_eq!(after_prompt("Before the kernel: $ 5 saved"), None);
+        assert_eq!(after_prompt("# Max Latencies: 00090"), None);
+        assert_eq!(after_prompt("costs $5"), None);
     }
 
     #[test]

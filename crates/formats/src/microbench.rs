@@ -317,10 +317,7 @@ fn hackbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBod
 fn perf_bench_header(text: &str) -> Option<&str> {
     // The command itself after a prompt, as perf's own documentation
     // shows it: `% perf bench sched pipe  # with no style specified`.
-    if let Some(cmd) = ["% ", "$ "]
-        .iter()
-        .find_map(|p| text.trim().strip_prefix(p))
-    {
+    if let Some(cmd) = crate::lines::after_prompt(text) {
         let mut w = cmd.split_whitespace();
         if (w.next(), w.next()) == (Some("perf"), Some("bench")) {
             return match (w.next(), w.next()) {
