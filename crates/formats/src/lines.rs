@@ -38,6 +38,11 @@ pub struct DiffFence {
 }
 
 impl DiffFence {
+    /// Whether the last line fed was inside the fence.
+    pub fn inside(&self) -> bool {
+        self.inside.is_some()
+    }
+
     /// The text of the next line as recognizers read it.
     pub fn strip<'a>(&mut self, quote: u32, text: &'a str) -> &'a str {
         let t = text.trim();

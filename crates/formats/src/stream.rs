@@ -159,7 +159,11 @@ impl Feed<'_> {
     /// would have fed it. Returns how many lines and bytes were taken.
     #[inline]
     fn run(&mut self, no: u64, buf: &[u8], newlines: &Newlines) -> (u64, usize) {
-        if self.mail_text.is_some() || self.sniff.is_some() || self.s.error.is_some() {
+        if self.mail_text.is_some()
+            || self.sniff.is_some()
+            || self.s.error.is_some()
+            || self.s.diff.inside()
+        {
             return (0, 0);
         }
         let Some(a) = self.s.active.as_mut() else {
@@ -366,8 +370,8 @@ struct Stream {
     first_text: Option<(u64, String)>,
     /// An error found while the first lines were replayed.
     error: Option<ParseError>,
-    /// Whether the window is inside a ```` ```diff ```` fence (a long
-    /// block handed to its accumulator reads its lines as they are).
+    /// Whether the input is inside a ```` ```diff ```` fence; a long
+    /// block's accumulator is then fed the lines with their markers off.
     diff: lines::DiffFence,
 }
 
@@ -399,7 +403,24 @@ impl Stream {
             return Err(e);
         }
         if let Some(a) = self.active.as_mut() {
-            match a.acc.feed_raw(no, bytes) {
+            let fed = if self.diff.inside() {
+                // Inside a diff fence the accumulator reads each line as
+                // the window would: decoded, its marker taken off.
+                // The fence moves on only if the line is taken; else the
+                // window reads it below, from the same state.
+                let raw = crate::mime::decode_line(bytes);
+                let (quote, text) = lines::quote_and_text(&raw);
+                let mut fence = self.diff.clone();
+                let text = fence.strip(quote, text);
+                let fed = a.acc.feed_line(&Line { no, text, quote });
+                if matches!(fed, Ok(true)) {
+                    self.diff = fence;
+                }
+                fed
+            } else {
+                a.acc.feed_raw(no, bytes)
+            };
+            match fed {
                 Ok(true) => {
                     a.last_no = no;
                     return Ok(());
@@ -728,6 +749,37 @@ pub(crate) fn find_newline(hay: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A report pasted in a ```` ```diff ```` fence (its lines marked ` `,
+    /// `-` and `+`) reads as the report itself, also when it is longer
+    /// than the window and its accumulator reads it.
+    #[test]
+    fn long_block_in_a_diff_fence() {
+        let report = include_str!("../tests/corpus/ftrace/docs-irqsoff-function-elided.txt");
+        let mut fenced = String::from("Before and after:\n\n```diff\n");
+        for (i, l) in report.lines().enumerate() {
+            let mark = [' ', '-', '+'][i % 3];
+            fenced.push(mark);
+            fenced.push_str(l);
+            fenced.push('\n');
+        }
+        fenced.push_str("```\n");
+        let limits = Limits {
+            window_lines: 5,
+            ..Default::default()
+        };
+        let bodies = |text: &str| -> Vec<String> {
+            let doc = parse_reader(text.as_bytes(), None, &limits).expect("parses");
+            doc.blocks
+                .iter()
+                .map(|b| serde_json::to_string(&b.body).expect("json"))
+                .collect()
+        };
+        let want = bodies(&format!("Before and after:\n\n```\n{report}```\n"));
+        assert_eq!(want.len(), 1);
+        assert!(want[0].contains("\"latency_us\""));
+        assert_eq!(bodies(&fenced), want);
+    }
 
     #[test]
     fn newline_search() {
