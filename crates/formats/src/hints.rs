@@ -574,7 +574,7 @@ fn is_prompt(text: &str) -> bool {
 
 /// A Markdown code fence (```` ```bash ````, `~~~`): it opens the block
 /// below a heading, it is not one.
-fn is_fence(text: &str) -> bool {
+pub(crate) fn is_fence(text: &str) -> bool {
     let t = text.trim();
     (t.starts_with("```") || t.starts_with("~~~"))
         && t.len() <= 40

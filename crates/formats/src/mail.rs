@@ -427,35 +427,59 @@ fn evidently_qp(body: &[Phys]) -> bool {
     escapes >= 2
 }
 
-/// Decode quoted-printable: join soft line breaks (keeping the first line's
-/// number), then `=XX` escapes to bytes, read as UTF-8.
+/// Decode quoted-printable: join soft line breaks, then `=XX` escapes to
+/// bytes, read as UTF-8. A line the sender broke with an encoded `=0A`
+/// (some webmailers write a whole body as soft-broken lines) becomes
+/// several lines; each decoded line keeps the number of the physical line
+/// it starts on.
 pub(crate) fn decode_qp(body: &[Phys], flattened: bool) -> Vec<Phys> {
     let mut out: Vec<Phys> = Vec::new();
-    let mut pending: Option<(u64, String)> = None;
+    // The logical line so far: its bytes, and where each physical line's
+    // part of them begins.
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut starts: Vec<(usize, u64)> = Vec::new();
     for (no, raw) in body {
-        let (no, mut text) = match pending.take() {
-            Some((n, mut acc)) => {
-                acc.push_str(raw);
-                (n, acc)
-            }
-            None => (*no, raw.clone()),
+        starts.push((bytes.len(), *no));
+        let soft = raw.ends_with('=') && !raw.ends_with("==");
+        let part = if soft {
+            &raw[..raw.len() - 1]
+        } else {
+            raw.as_str()
         };
-        if text.ends_with('=') && !text.ends_with("==") {
-            text.pop();
-            pending = Some((no, text));
-            continue;
+        qp_bytes(part, flattened, &mut bytes);
+        if !soft {
+            flush_qp(&mut out, &mut bytes, &mut starts);
         }
-        out.push((no, qp_line(&text, flattened)));
     }
-    if let Some((no, text)) = pending {
-        out.push((no, qp_line(&text, flattened)));
+    if !starts.is_empty() {
+        flush_qp(&mut out, &mut bytes, &mut starts);
     }
     out
 }
 
-fn qp_line(text: &str, flattened: bool) -> String {
+/// The decoded logical line, split at its encoded line breaks.
+fn flush_qp(out: &mut Vec<Phys>, bytes: &mut Vec<u8>, starts: &mut Vec<(usize, u64)>) {
+    let no_at = |at: usize| {
+        starts
+            .iter()
+            .take_while(|(from, _)| *from <= at)
+            .last()
+            .map_or(0, |(_, no)| *no)
+    };
+    let mut from = 0;
+    for raw in bytes.split(|&b| b == b'\n') {
+        let piece = raw.strip_suffix(b"\r").unwrap_or(raw);
+        // `=B1` in a Latin-1 part is a `±`, not an invalid UTF-8 byte.
+        out.push((no_at(from), crate::mime::decode_line(piece).into_owned()));
+        from += raw.len() + 1;
+    }
+    bytes.clear();
+    starts.clear();
+}
+
+/// The bytes of one physical line's quoted-printable text.
+fn qp_bytes(text: &str, flattened: bool, bytes: &mut Vec<u8>) {
     let b = text.as_bytes();
-    let mut bytes = Vec::with_capacity(b.len());
     let mut i = 0;
     while let Some(&c) = b.get(i) {
         if c == b'=' {
@@ -477,8 +501,6 @@ fn qp_line(text: &str, flattened: bool) -> String {
         bytes.push(c);
         i += 1;
     }
-    // `=B1` in a Latin-1 part is a `±`, not an invalid UTF-8 byte.
-    crate::mime::decode_line(&bytes).into_owned()
 }
 
 /// Parse a whole mail or thread. Never fails on a malformed block: that
@@ -601,6 +623,28 @@ pub fn parse(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn qp_encoded_line_breaks_become_lines() {
+        // A webmailer's body: every break an `=0A`, the lines soft-broken
+        // anywhere, a UTF-8 character split across a soft break.
+        let body = vec![
+            (37, "wrote:=".to_string()),
+            (38, "=0A=0A> T: 0 (1) Max:=".to_string()),
+            (39, "    12=0A> =EF=BC=".to_string()),
+            (40, "=9A end".to_string()),
+        ];
+        let out = decode_qp(&body, false);
+        assert_eq!(
+            out,
+            vec![
+                (37, "wrote:".to_string()),
+                (38, "".to_string()),
+                (38, "> T: 0 (1) Max:    12".to_string()),
+                (39, "> \u{ff1a} end".to_string()),
+            ]
+        );
+    }
 
     #[test]
     fn qp_soft_breaks_keep_first_line_number() {

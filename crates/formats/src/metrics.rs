@@ -754,11 +754,31 @@ fn perf_aggregation(t: &str) -> Option<(&str, &str)> {
 /// The end of a `# 0.956 CPUs utilized` comment that a mailer wrapped onto
 /// its own line.
 fn is_comment_tail(text: &str, prev: Option<&str>) -> bool {
-    let t = text.trim();
+    // What a mailer moved to the next line may end with the counter's
+    // spread and multiplexing share (`M/sec   ( +-  1.58% )`).
+    let mut t = text.trim();
+    if let Some(at) = t.find("( +-") {
+        t = t.get(..at).unwrap_or(t).trim_end();
+    }
+    if let Some((head, last)) = t.rsplit_once(char::is_whitespace)
+        && is_multiplex_share(last)
+    {
+        t = head.trim_end();
+    }
     prev.is_some_and(|p| p.contains(" # ") && p.len() >= 40)
         && !t.is_empty()
         && t.split_whitespace().count() <= 4
         && !t.chars().any(|c| c.is_ascii_digit())
+}
+
+/// The `( +- x% )` of a wrapped comment tail belongs to the counter above.
+fn attach_spread(metrics: &mut [Metric], tail: &str) {
+    if let Some(p) = perf_spread_pct(tail)
+        && let Some(m) = metrics.last_mut()
+        && m.spread_pct.is_none()
+    {
+        m.spread_pct = Some(p);
+    }
 }
 
 /// A cgroup name as `perf stat --for-each-cgroup` prints it after an event.
@@ -781,22 +801,93 @@ fn counts_over_elapsed(lines: &[Line<'_>], start: usize) -> Option<crate::detect
     let quote = first.quote;
     let mut metrics = Vec::new();
     let mut n = 0;
+    let mut commented = 0;
     while let Some(l) = lines.get(start + n).filter(|l| l.quote == quote) {
         if elapsed_line(l.text).is_some() || n >= MAX_BARE_COUNTS {
             break;
         }
-        metrics.extend(perf_line(l.text).filter(|m| !m.is_empty())?);
+        match perf_line(l.text).filter(|m| !m.is_empty()) {
+            Some(m) => metrics.extend(m),
+            None if n > 0 && (is_shadow_metric(l.text) || is_perf_continuation(l.text)) => {}
+            None if n > 0 && is_comment_tail(l.text, lines.get(start + n - 1).map(|p| p.text)) => {
+                attach_spread(&mut metrics, l.text);
+            }
+            None => break,
+        }
+        commented += usize::from(l.text.contains(" # ") || l.text.contains("( +-"));
         n += 1;
     }
     if n == 0 {
         return None;
     }
-    let elapsed = lines.get(start + n).filter(|l| l.quote == quote)?;
-    let (label, more) = elapsed_line(elapsed.text)?;
+    let Some((label, more)) = lines
+        .get(start + n)
+        .filter(|l| l.quote == quote)
+        .and_then(|l| elapsed_line(l.text))
+    else {
+        return bare_counts(n, commented, metrics);
+    };
     metrics.extend(more);
     n += 1;
     n += user_sys_lines(lines, start + n, quote, &mut metrics);
     Some(perf_found(n, metrics, label))
+}
+
+/// Counter lines with neither their header nor their elapsed line (rows
+/// pasted alone, or a copy cut before the end): read only when they are
+/// unmistakably perf's, at least three rows in perf's layout (a `#`
+/// comment or a `( +- x% )` spread on most of them) naming at least two
+/// of perf's own events.
+fn bare_counts(n: usize, commented: usize, metrics: Vec<Metric>) -> Option<crate::detect::Found> {
+    let mut known: Vec<&str> = metrics
+        .iter()
+        .map(|m| m.name.split([':', ' ']).next().unwrap_or(""))
+        .filter(|name| is_perf_event(name))
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    (n >= 3 && 2 * commented >= n && known.len() >= 2).then(|| perf_found(n, metrics, None))
+}
+
+/// One of the events `perf list` names among its hardware, software and
+/// cache events (without a `:u` / `:k` modifier).
+fn is_perf_event(name: &str) -> bool {
+    const EVENTS: &[&str] = &[
+        "task-clock",
+        "cpu-clock",
+        "context-switches",
+        "cs",
+        "cpu-migrations",
+        "migrations",
+        "page-faults",
+        "faults",
+        "minor-faults",
+        "major-faults",
+        "cycles",
+        "instructions",
+        "branches",
+        "branch-misses",
+        "branch-instructions",
+        "cache-references",
+        "cache-misses",
+        "bus-cycles",
+        "ref-cycles",
+        "stalled-cycles-frontend",
+        "stalled-cycles-backend",
+        "alignment-faults",
+        "emulation-faults",
+    ];
+    EVENTS.contains(&name)
+        || [
+            "L1-dcache-",
+            "L1-icache-",
+            "LLC-",
+            "dTLB-",
+            "iTLB-",
+            "branch-load",
+        ]
+        .iter()
+        .any(|p| name.starts_with(p))
 }
 
 /// One perf stat block of `consumed` lines, with its label.
@@ -945,6 +1036,7 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     let mut i = start + 1;
     let mut end = i;
     let mut blanks = 0;
+    let mut skipped = 0;
     while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
         if l.text.trim().is_empty() {
             blanks += 1;
@@ -963,9 +1055,18 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
         }
         match perf_line_in(l.text, european) {
             Some(m) => metrics.extend(m),
-            None if is_comment_tail(l.text, lines.get(i - 1).map(|p| p.text)) => {}
+            None if is_comment_tail(l.text, lines.get(i - 1).map(|p| p.text)) => {
+                attach_spread(&mut metrics, l.text);
+            }
             None if is_perf_continuation(l.text) => {}
             None if is_shadow_metric(l.text) => {}
+            // A side's name or a fence between the header and its counts
+            // (`PR`, then a fence opening): at most two such lines.
+            None if metrics.is_empty() && skipped < 2 && is_label_between(l.text) => {
+                skipped += 1;
+                i += 1;
+                continue;
+            }
             None => break,
         }
         i += 1;
@@ -982,6 +1083,16 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             runs,
         }),
     ))
+}
+
+/// A short line without digits (`PR:`, `after`) or a fence: what may stand
+/// between a perf stat header and its first counter.
+fn is_label_between(text: &str) -> bool {
+    let t = text.trim();
+    crate::hints::is_fence(t)
+        || (t.len() <= 40
+            && t.split_whitespace().count() <= 3
+            && !t.chars().any(|c| c.is_ascii_digit()))
 }
 
 /// The lines `perf stat -r N --table` prints between the counts and the
@@ -1218,6 +1329,39 @@ mod tests {
         // A per-socket id without its CPU count is not one.
         assert!(perf_aggregation("S0 cycles").is_none());
         assert!(perf_aggregation("Samples 12").is_none());
+    }
+
+    #[test]
+    fn counts_pasted_alone_are_read_when_they_are_perf_s() {
+        let text = "   21,606.85 msec task-clock        #    0.322 CPUs utilized\n\
+            \x20      1,670      context-switches  #    0.077 K/sec\n\
+            \x20 78,571,991,365  cycles            #    3.636 GHz\n\
+            \x20 77,694,405      branch-misses     #    0.84% of all\n\
+            branches   ( +-  0.56% )\n\nAfter:\n";
+        let lines = crate::lines::split(text);
+        let found = counts_over_elapsed(&lines, 0).unwrap();
+        assert_eq!(found.consumed, 5);
+        let Some((BlockBody::Metrics(m), None)) = found.bodies.first() else {
+            panic!()
+        };
+        let names: Vec<&str> = m.metrics.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["task-clock", "context-switches", "cycles", "branch-misses"]
+        );
+        // The wrapped tail's spread is the counter's above it.
+        assert_eq!(m.metrics[3].spread_pct, Some(0.56));
+        // Two rows, or rows without perf's comment column, or names that
+        // are not perf's events: not read without a header or an elapsed
+        // line.
+        for text in [
+            "  1,670  context-switches  # 0.077 K/sec\n  52  cpu-migrations  # 0.002 K/sec\n",
+            "  1,670  context-switches\n  52  cpu-migrations\n  9  page-faults\n",
+            "  10 apples  # red\n  12 pears  # green\n  3 plums  # blue\n",
+        ] {
+            let lines = crate::lines::split(text);
+            assert!(counts_over_elapsed(&lines, 0).is_none(), "{text}");
+        }
     }
 
     #[test]

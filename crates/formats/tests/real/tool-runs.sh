@@ -190,3 +190,48 @@ nice -n 10 /usr/bin/time -a -o tm-default-append.txt sh -c 'seq 1 400000 | sort 
 nice -n 10 /usr/bin/time -f '%e real %U user %S sys %M maxKB' -o tm-format-custom.txt sh -c 'head -c 10000000 /dev/urandom | md5sum > /dev/null'
 nice -n 10 hackbench -s 512 -f 10 -g 3 -l 300 -T > mb-hackbench-s512-T.txt 2>&1
 sar -B -W -o sar3.data 1 2 > sys-sar-B-W.txt 2>&1; sadf -j sar3.data -- -B -W > sys-sar-B-W.json
+
+# Fifteenth set (2026-12-03): the same machine, perf 6.1, rt-tests, stress-ng, hyperfine, sysstat.
+# Fresh tool runs (2026-12-03, Debian 12, 2-CPU shared VM, 6.18 kernel, root,
+# perf_event_paranoid=2). rt-tests 2.40, stress-ng 0.15.06, perf 6.1,
+# sysstat 12.6.1, hyperfine 1.15.0. Options not used in the corpus's tool-runs.sh.
+set -u
+# Files were copied to <format>/tool-<name> in this set; mb-hackbench-P-F.txt to microbench/,
+# sys-* and hf-N.md to plain/, hf-* to hyperfine/.
+mkdir -p out && cd out
+ct() { name=$1; shift; echo "== $name: cyclictest $*"; nice -n 10 cyclictest "$@" --json=ct-$name.json > ct-$name.txt 2>&1; }
+ct histfile      -q -D 2 -i 1000 -t 2 -h 120 --histfile=ct-histfile.hist
+ct breaktrace    -q -D 3 -i 1000 -t 2 -b 3000 --tracemark
+ct batch-spread  -q -D 2 -i 1500 -t 3 --policy=batch -d 250
+ct nonq-N-spread -D 2 -i 1000 -t 2 -p 70 --priospread -N
+ct latency-aff0  -q -l 1200 -i 1000 -t 2 -a 0 --latency=50
+sn() { name=$1; shift; echo "== $name"; nice -n 10 stress-ng "$@" --yaml sn-$name.yaml > sn-$name.txt 2>&1; }
+sn zlib-perf-times  --zlib 1 -t 2 --metrics --perf --times
+sn hash-metrics     --hash 1 -t 2 --metrics
+printf 'run sequential\nmetrics-brief\ntimeout 1\ncpu 1\nhash 1\npipe 1\n' > sn-job.job
+nice -n 10 stress-ng --job sn-job.job --yaml sn-job-seq.yaml > sn-job-seq.txt 2>&1
+sn qsort-thermal    --qsort 2 -t 2 --metrics-brief --thermalstat 1
+# GNU time
+nice -n 10 /usr/bin/time -p -o tm-posix-fail.txt sh -c 'seq 1 100000 | sort > /dev/null; exit 4'
+nice -n 10 /usr/bin/time -v -o tm-verbose-segv.txt sh -c 'seq 1 50000 > /dev/null; kill -SEGV $$'
+nice -n 10 /usr/bin/time -f '%C\n%E elapsed, %e s, %x exit, %MKB max, %F major %R minor, %w waits %c switches' -o tm-format-E.txt sh -c 'head -c 8000000 /dev/urandom | sha256sum > /dev/null'
+bash -c 'time (seq 1 100000 | sort > /dev/null; ls /nonexistent-dir)' > tm-bash-fail.txt 2>&1
+nice -n 10 /usr/bin/time -v -o tm-verbose-nocmd.txt /nonexistent/cmd
+# perf stat
+nice -n 10 perf stat -a --per-core -e task-clock,context-switches -- sleep 0.5 > /dev/null 2> ps-per-core.txt
+nice -n 10 perf stat -r 3 --table -e task-clock,page-faults -- sh -c 'seq 1 200000 | sort > /dev/null' > /dev/null 2> ps-table-r3.txt
+nice -n 10 perf stat -I 400 -x, -e task-clock,page-faults,context-switches -- sh -c 'seq 1 3000000 | sort > /dev/null' > /dev/null 2> ps-interval-csv.txt
+nice -n 10 perf stat -e cpu-clock:u,cpu-clock:k,page-faults:u -- sh -c 'seq 1 300000 | sort > /dev/null' > /dev/null 2> ps-modifiers.txt
+nice -n 10 perf stat --null -r 5 -- sh -c 'seq 1 100000 | sort > /dev/null' > /dev/null 2> ps-null-r5.txt
+# hackbench
+nice -n 10 hackbench -P -F -g 3 -l 150 > mb-hackbench-P-F.txt 2>&1
+# sysstat
+nice -n 10 sar -u -P ALL -o sar-u.data 1 2 > sys-sar-u-PALL.txt 2>&1; sadf -j sar-u.data -- -u -P ALL > sys-sar-u-PALL.json
+nice -n 10 sar -q -w -o sar-q.data 1 2 > sys-sar-q-w.txt 2>&1; sadf -j sar-q.data -- -q -w > sys-sar-q-w.json
+nice -n 10 mpstat -P ALL 1 2 > sys-mpstat.txt 2>&1
+nice -n 10 iostat -x -d 1 2 > sys-iostat-x.txt 2>&1
+nice -n 10 vmstat -w 1 3 > sys-vmstat-w.txt 2>&1
+# (pidstat -u -r -p PID 1 2 was run too; not kept: no keyable layout in FORMATS.md)
+# hyperfine
+nice -n 10 hyperfine --style basic -N --runs 8 --export-json hf-N.json --export-markdown hf-N.md 'sleep 0.1' 'sleep 0.15' > hf-N.txt 2>&1
+nice -n 10 hyperfine --style basic --runs 4 --prepare 'sync' -i --export-json hf-fail.json 'sh -c "seq 1 100000 | sort >/dev/null; exit 1"' > hf-fail.txt 2>&1
