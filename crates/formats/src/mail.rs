@@ -459,18 +459,18 @@ pub(crate) fn decode_qp(body: &[Phys], flattened: bool) -> Vec<Phys> {
 
 /// The decoded logical line, split at its encoded line breaks.
 fn flush_qp(out: &mut Vec<Phys>, bytes: &mut Vec<u8>, starts: &mut Vec<(usize, u64)>) {
-    let no_at = |at: usize| {
-        starts
-            .iter()
-            .take_while(|(from, _)| *from <= at)
-            .last()
-            .map_or(0, |(_, no)| *no)
-    };
+    // Pieces come in order, so one cursor over `starts` finds each
+    // piece's physical line (linear however long the logical line).
+    let mut at = 0;
     let mut from = 0;
     for raw in bytes.split(|&b| b == b'\n') {
+        while starts.get(at + 1).is_some_and(|(begin, _)| *begin <= from) {
+            at += 1;
+        }
+        let no = starts.get(at).map_or(0, |(_, no)| *no);
         let piece = raw.strip_suffix(b"\r").unwrap_or(raw);
         // `=B1` in a Latin-1 part is a `±`, not an invalid UTF-8 byte.
-        out.push((no_at(from), crate::mime::decode_line(piece).into_owned()));
+        out.push((no, crate::mime::decode_line(piece).into_owned()));
         from += raw.len() + 1;
     }
     bytes.clear();

@@ -793,9 +793,9 @@ fn is_cgroup(w: &str) -> bool {
 const MAX_BARE_COUNTS: usize = 64;
 
 /// Counter lines pasted without their `Performance counter stats` header
-/// (`3,723,554  context-switches  ( +-  0.56% )`), read only when the
-/// `seconds time elapsed` line of the same run ends them, with no blank
-/// line between.
+/// (`3,723,554  context-switches  ( +-  0.56% )`): ended by the `seconds
+/// time elapsed` line of the same run, with no blank line between, or
+/// else read only as [`bare_counts`] allows.
 fn counts_over_elapsed(lines: &[Line<'_>], start: usize) -> Option<crate::detect::Found> {
     let first = lines.get(start)?;
     let quote = first.quote;
@@ -835,9 +835,9 @@ fn counts_over_elapsed(lines: &[Line<'_>], start: usize) -> Option<crate::detect
 
 /// Counter lines with neither their header nor their elapsed line (rows
 /// pasted alone, or a copy cut before the end): read only when they are
-/// unmistakably perf's, at least three rows in perf's layout (a `#`
-/// comment or a `( +- x% )` spread on most of them) naming at least two
-/// of perf's own events.
+/// unmistakably perf's: at least three rows, at least half of them in
+/// perf's layout (a `#` comment or a `( +- x% )` spread), naming at least
+/// two of perf's own events.
 fn bare_counts(n: usize, commented: usize, metrics: Vec<Metric>) -> Option<crate::detect::Found> {
     let mut known: Vec<&str> = metrics
         .iter()
@@ -1332,7 +1332,7 @@ mod tests {
     }
 
     #[test]
-    fn counts_pasted_alone_are_read_when_they_are_perf_s() {
+    fn counts_pasted_alone_are_read_when_perf_printed_them() {
         let text = "   21,606.85 msec task-clock        #    0.322 CPUs utilized\n\
             \x20      1,670      context-switches  #    0.077 K/sec\n\
             \x20 78,571,991,365  cycles            #    3.636 GHz\n\
