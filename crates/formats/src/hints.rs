@@ -1065,9 +1065,16 @@ fn body_kernel(body: &BlockBody) -> Option<String> {
 }
 
 /// Two results of the same kind in a row in one message, one labelled by
-/// its prose: the other one is the other side of the comparison.
+/// its prose: the other one is the other side of the comparison. Not when
+/// the side it would be given is labelled by its own prose next to it
+/// (`Without:` run, run, `With:` run, run): the unlabelled run then
+/// repeats its neighbour's side, which the prose does not say.
 fn pair_labels(blocks: &mut [Scanned]) {
+    let labels: Vec<Option<String>> = blocks.iter().map(|b| b.block.label.clone()).collect();
     for b in 1..blocks.len() {
+        let beyond = |k: Option<usize>| k.and_then(|k| labels.get(k)).and_then(|l| l.as_deref());
+        let after_c = beyond(Some(b + 1));
+        let before_a = beyond(b.checked_sub(2));
         let (head, tail) = blocks.split_at_mut(b);
         let (Some(a), Some(c)) = (head.last_mut(), tail.first_mut()) else {
             continue;
@@ -1082,8 +1089,12 @@ fn pair_labels(blocks: &mut [Scanned]) {
             continue;
         }
         match (a.block.label.as_deref(), c.block.label.as_deref()) {
-            (None, Some("after")) => a.block.label = Some("before".into()),
-            (Some("before"), None) => c.block.label = Some("after".into()),
+            (None, Some("after")) if before_a != Some("before") => {
+                a.block.label = Some("before".into())
+            }
+            (Some("before"), None) if after_c != Some("after") => {
+                c.block.label = Some("after".into())
+            }
             _ => {}
         }
     }
@@ -1268,6 +1279,21 @@ mod tests {
         // An unlabelled block has no heading of its own.
         let doc = crate::parse(run.as_bytes(), None).unwrap();
         assert_eq!(doc.blocks[0].heading, None);
+        // Two runs under each side's line: the second run of a side
+        // shares its side when only blank lines part them, and is never
+        // the other side.
+        let labels = |text: &str| -> Vec<Option<String>> {
+            let doc = crate::parse(text.as_bytes(), None).unwrap();
+            doc.blocks.iter().map(|b| b.label.clone()).collect()
+        };
+        let (b, a) = (Some("before".to_string()), Some("after".to_string()));
+        let text = format!("Without this change:\n{run}\n{run}\nWith this change:\n{run}\n{run}");
+        assert_eq!(labels(&text), [b.clone(), b.clone(), a.clone(), a.clone()]);
+        let cmd = "# hackbench process 10 1000 -s 100000\n";
+        let text = format!(
+            "Without this change:\n{cmd}{run}\n{cmd}{run}\nWith this change:\n{cmd}{run}\n{cmd}{run}"
+        );
+        assert_eq!(labels(&text), [b, None, a, None]);
     }
 
     #[test]

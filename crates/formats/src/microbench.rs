@@ -265,7 +265,19 @@ fn hackbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBod
     {
         metrics.push(metric("groups", g as f64, None));
     }
-    let words: Vec<&str> = first.text.split_whitespace().collect();
+    // A mailer or the poster's terminal may have moved the end of the
+    // header (`each (== 400 tasks)`) to the next line.
+    let tail = lines
+        .get(start + 1)
+        .filter(|l| l.quote == quote && !first.text.contains("(== "))
+        .map(|l| l.text.trim())
+        .filter(|t| t.starts_with("(== ") || t.starts_with("each (== "));
+    let wrapped = usize::from(tail.is_some());
+    let header = match tail {
+        Some(t) => format!("{} {t}", first.text.trim_end()),
+        None => first.text.to_string(),
+    };
+    let words: Vec<&str> = header.split_whitespace().collect();
     let after = |w: &str| {
         words
             .iter()
@@ -277,8 +289,7 @@ fn hackbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBod
     if let Some(g) = after("groups") {
         metrics.push(metric("groups", g as f64, None));
     }
-    if let Some(tasks) = first
-        .text
+    if let Some(tasks) = header
         .split_once("(== ")
         .and_then(|(_, r)| r.split_whitespace().next())
         .and_then(units::int)
@@ -286,7 +297,7 @@ fn hackbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBod
         metrics.push(metric("tasks", tasks as f64, None));
     }
     // `Each sender will pass 100 messages of 100 bytes`, then `Time: 1.234`.
-    for k in 1..=3 {
+    for k in 1 + wrapped..=3 + wrapped {
         let Some(l) = lines.get(start + k).filter(|l| l.quote == quote) else {
             break;
         };
