@@ -1070,11 +1070,27 @@ fn body_kernel(body: &BlockBody) -> Option<String> {
 /// (`Without:` run, run, `With:` run, run): the unlabelled run then
 /// repeats its neighbour's side, which the prose does not say.
 fn pair_labels(blocks: &mut [Scanned]) {
-    let labels: Vec<Option<String>> = blocks.iter().map(|b| b.block.label.clone()).collect();
+    // Each block's own label, with what makes it a neighbour of the same
+    // comparison (message, kind, quote level).
+    type Side = (Option<String>, Option<usize>, &'static str, Option<u32>);
+    let own: Vec<Side> = blocks
+        .iter()
+        .map(|b| {
+            let k = &b.block;
+            (k.label.clone(), k.message, k.kind(), k.quote_level)
+        })
+        .collect();
     for b in 1..blocks.len() {
-        let beyond = |k: Option<usize>| k.and_then(|k| labels.get(k)).and_then(|l| l.as_deref());
-        let after_c = beyond(Some(b + 1));
-        let before_a = beyond(b.checked_sub(2));
+        let side_of = |k: Option<usize>, of: usize| {
+            let (Some(n), Some(o)) = (k.and_then(|k| own.get(k)), own.get(of)) else {
+                return None;
+            };
+            (n.1 == o.1 && n.2 == o.2 && n.3 == o.3)
+                .then_some(n.0.as_deref())
+                .flatten()
+        };
+        let after_c = side_of(Some(b + 1), b);
+        let before_a = side_of(b.checked_sub(2), b - 1);
         let (head, tail) = blocks.split_at_mut(b);
         let (Some(a), Some(c)) = (head.last_mut(), tail.first_mut()) else {
             continue;
