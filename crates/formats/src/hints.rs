@@ -1070,34 +1070,22 @@ fn body_kernel(body: &BlockBody) -> Option<String> {
 /// (`Without:` run, run, `With:` run, run): the unlabelled run then
 /// repeats its neighbour's side, which the prose does not say.
 fn pair_labels(blocks: &mut [Scanned]) {
-    // Each block's own label, with what makes it a neighbour of the same
-    // comparison (message, kind, quote level).
-    type Side = (Option<String>, Option<usize>, &'static str, Option<u32>);
-    let own: Vec<Side> = blocks
-        .iter()
-        .map(|b| {
-            let k = &b.block;
-            (k.label.clone(), k.message, k.kind(), k.quote_level)
-        })
-        .collect();
+    // Whether `k`'s own label is `side`, `k` a neighbour of `of` in the
+    // same comparison. Blocks past `b` are not relabelled yet, and a block
+    // before `b - 1` relabelled "before" leaves `b - 1` labelled "after",
+    // so the labels read here are the prose's wherever they matter.
+    let labelled = |blocks: &[Scanned], k: usize, of: usize, side: &str| {
+        matches!((blocks.get(k), blocks.get(of)), (Some(x), Some(y))
+            if same_message_kind_and_quote(x, y) && x.block.label.as_deref() == Some(side))
+    };
     for b in 1..blocks.len() {
-        let side_of = |k: Option<usize>, of: usize| {
-            let (Some(n), Some(o)) = (k.and_then(|k| own.get(k)), own.get(of)) else {
-                return None;
-            };
-            (n.1 == o.1 && n.2 == o.2 && n.3 == o.3)
-                .then_some(n.0.as_deref())
-                .flatten()
-        };
-        let after_c = side_of(Some(b + 1), b);
-        let before_a = side_of(b.checked_sub(2), b - 1);
+        let after_c = labelled(blocks, b + 1, b, "after");
+        let before_a = b >= 2 && labelled(blocks, b - 2, b - 1, "before");
         let (head, tail) = blocks.split_at_mut(b);
         let (Some(a), Some(c)) = (head.last_mut(), tail.first_mut()) else {
             continue;
         };
-        if a.block.message != c.block.message
-            || a.block.kind() != c.block.kind()
-            || a.block.quote_level != c.block.quote_level
+        if !same_message_kind_and_quote(a, c)
             || a.column_label.is_some()
             || c.column_label.is_some()
             || !comparable(&a.block.body, &c.block.body)
@@ -1105,15 +1093,18 @@ fn pair_labels(blocks: &mut [Scanned]) {
             continue;
         }
         match (a.block.label.as_deref(), c.block.label.as_deref()) {
-            (None, Some("after")) if before_a != Some("before") => {
-                a.block.label = Some("before".into())
-            }
-            (Some("before"), None) if after_c != Some("after") => {
-                c.block.label = Some("after".into())
-            }
+            (None, Some("after")) if !before_a => a.block.label = Some("before".into()),
+            (Some("before"), None) if !after_c => c.block.label = Some("after".into()),
             _ => {}
         }
     }
+}
+
+/// Two blocks of one kind at one quote level in one message.
+fn same_message_kind_and_quote(x: &Scanned, y: &Scanned) -> bool {
+    x.block.message == y.block.message
+        && x.block.kind() == y.block.kind()
+        && x.block.quote_level == y.block.quote_level
 }
 
 /// A block whose content is already in an earlier block, quoted deeper or

@@ -273,9 +273,9 @@ fn hackbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBod
         .map(|l| l.text.trim())
         .filter(|t| t.starts_with("(== ") || t.starts_with("each (== "));
     let wrapped = usize::from(tail.is_some());
-    let header = match tail {
-        Some(t) => format!("{} {t}", first.text.trim_end()),
-        None => first.text.to_string(),
+    let header: std::borrow::Cow<'_, str> = match tail {
+        Some(t) => format!("{} {t}", first.text.trim_end()).into(),
+        None => first.text.into(),
     };
     let words: Vec<&str> = header.split_whitespace().collect();
     let after = |w: &str| {
