@@ -300,6 +300,38 @@ fn skip_summary(lines: &[Line<'_>], k: usize, quote: u32, benches: usize) -> usi
     end
 }
 
+/// Most `Warning:` paragraphs hyperfine prints after one benchmark
+/// (outliers, a slow first run, a short command).
+const MAX_WARNINGS: usize = 3;
+
+/// What follows a benchmark ending at `k`: the index after the blank
+/// lines (hyperfine prints one holding a space) and `Warning:`
+/// paragraphs, maybe wrapped, and where the last paragraph ends (`k`
+/// when there is none).
+fn skip_between(lines: &[Line<'_>], k: usize, quote: u32) -> (usize, usize) {
+    let same = |k: usize| lines.get(k).filter(|l| l.quote == quote);
+    let blank = |k: usize| same(k).is_some_and(|l| l.text.trim().is_empty());
+    let mut end = k;
+    for _ in 0..=MAX_WARNINGS {
+        let mut m = end;
+        while blank(m) && m < end + 2 {
+            m += 1;
+        }
+        if same(m).is_none_or(|l| !l.text.trim().starts_with("Warning:")) {
+            return (m, end);
+        }
+        m += 1;
+        while same(m).is_some_and(|l| {
+            let t = l.text.trim();
+            !t.is_empty() && !starts_part(t)
+        }) {
+            m += 1;
+        }
+        end = m;
+    }
+    (end, end)
+}
+
 /// Recognise a hyperfine run at a `Benchmark N:` line (or a `Time (mean ±
 /// σ):` line printed without one): one block per benchmark.
 pub fn recognize(lines: &[Line<'_>], start: usize) -> Option<Result<Found, ParseError>> {
@@ -320,16 +352,10 @@ pub fn recognize(lines: &[Line<'_>], start: usize) -> Option<Result<Found, Parse
         if benches.len() >= MAX_BENCHMARKS {
             break;
         }
-        // Blank lines (hyperfine prints one holding a space) between runs.
-        let mut n = k;
-        while same(n).is_some_and(|l| l.text.trim().is_empty()) && n < k + 2 {
-            n += 1;
-        }
+        let (n, warnings_end) = skip_between(lines, k, quote);
         if same(n).is_none_or(|l| benchmark_header(l.text).is_none()) {
             let after = skip_summary(lines, n, quote, benches.len());
-            if after > n {
-                k = after;
-            }
+            k = if after > n { after } else { warnings_end };
             break;
         }
         k = n;
@@ -428,5 +454,27 @@ mod tests {
         let lines = split("Time (mean): unknown\n");
         assert!(recognize(&split("Time (roughly): a day\n"), 0).is_none());
         assert!(matches!(recognize(&lines, 0), Some(Err(e)) if e.line == 1));
+    }
+
+    #[test]
+    fn warning_paragraphs_between_benchmarks() {
+        let bench = |n: u32, cmd: &str| {
+            format!(
+                "Benchmark {n}: {cmd}\n  Time (mean ± σ):     102.4 ms ±   1.4 ms    [User: 1.0 ms, System: 0.2 ms]\n  Range (min … max):   101.4 ms … 104.9 ms    8 runs\n \n"
+            )
+        };
+        let warn = "  Warning: Statistical outliers were detected. Consider re-running\n  this benchmark on a quiet system.\n \n";
+        let text = format!(
+            "{}{warn}{}{warn}after the run\n",
+            bench(1, "sleep 0.1"),
+            bench(2, "sleep 0.15")
+        );
+        let lines = split(&text);
+        let found = recognize(&lines, 0).unwrap().unwrap();
+        let labels: Vec<_> = found.bodies.iter().map(|b| b.1.as_deref()).collect();
+        assert_eq!(labels, [Some("sleep 0.1"), Some("sleep 0.15")]);
+        // The last warning is the run's; the prose after it is not.
+        assert_eq!(found.consumed, 13);
+        assert_eq!(lines[found.consumed + 1].text, "after the run");
     }
 }

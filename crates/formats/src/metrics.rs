@@ -377,6 +377,14 @@ fn stress_ng_from(
     if let Some((times, n)) = stress_ng_times(lines, i, quote, payload) {
         metrics.extend(times);
         i += n;
+    } else if let Some((times, _)) = Some(perf_list_end(lines, i, quote, payload))
+        .filter(|&j| j > i)
+        .and_then(|j| stress_ng_times(lines, j, quote, payload))
+    {
+        // `--perf` prints its counters between the table and the
+        // `--times` summary: the summary is the run's, the counters are
+        // a block of their own (which also covers the summary's lines).
+        metrics.extend(times);
     }
     Some((
         i - start,
@@ -420,7 +428,11 @@ fn stress_ng_times(
         {
             break run;
         }
-        if i - from >= STRESS_NG_TIMES_GAP || rest.is_empty() {
+        if i - from >= STRESS_NG_TIMES_GAP
+            || rest.is_empty()
+            || is_perf_heading(rest)
+            || perf_counter(rest).is_some()
+        {
             return None;
         }
         i += 1;
@@ -552,6 +564,14 @@ fn stress_ng_perf(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)
         }
         break;
     }
+    if let Some((times, n)) = stress_ng_times(lines, i, quote, stress_ng_payload) {
+        // The run's `--times` summary after its counters: the table above
+        // took its values; with no table above they are the counters'.
+        if !after_stress_ng_table(lines, start, quote) {
+            metrics.extend(times);
+        }
+        i += n;
+    }
     (metrics.len() >= 2).then(|| {
         (
             i - start,
@@ -562,6 +582,71 @@ fn stress_ng_perf(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)
             }),
         )
     })
+}
+
+/// `zlib:` over a stressor's `--perf` counters.
+fn is_perf_heading(rest: &str) -> bool {
+    let t = rest.trim();
+    t.len() > 1 && t.ends_with(':') && !t.contains(char::is_whitespace)
+}
+
+/// Where the `--perf` counter lists (each under its stressor's heading)
+/// that start at `from` end; `from` when none starts there.
+fn perf_list_end(
+    lines: &[Line<'_>],
+    from: usize,
+    quote: u32,
+    payload: fn(&str) -> Option<&str>,
+) -> usize {
+    let mut i = from;
+    while let Some(rest) = lines
+        .get(i)
+        .filter(|l| l.quote == quote)
+        .and_then(|l| payload(l.text))
+    {
+        if !is_perf_heading(rest) && perf_counter(rest).is_none() {
+            break;
+        }
+        i += 1;
+    }
+    // Headings alone are no counter list.
+    if (from..i).all(|k| {
+        lines
+            .get(k)
+            .and_then(|l| payload(l.text))
+            .is_some_and(is_perf_heading)
+    }) {
+        from
+    } else {
+        i
+    }
+}
+
+/// Whether the counter list at `start` (under its headings) follows a
+/// stress-ng metrics table or its miscellaneous metrics, as `--perf`
+/// prints it: the table then holds the run's `--times` summary.
+fn after_stress_ng_table(lines: &[Line<'_>], start: usize, quote: u32) -> bool {
+    let mut k = start;
+    while k > 0 {
+        k -= 1;
+        let Some(rest) = lines
+            .get(k)
+            .filter(|l| l.quote == quote)
+            .and_then(|l| stress_ng_payload(l.text))
+        else {
+            return false;
+        };
+        if is_perf_heading(rest) {
+            continue;
+        }
+        let numbers = rest
+            .split_whitespace()
+            .skip(1)
+            .filter(|w| parse_number_unit(w).is_some_and(|(_, u)| u.is_none()))
+            .count();
+        return is_misc_metric(rest) || numbers >= 4;
+    }
+    false
 }
 
 enum Usemem {
@@ -1571,5 +1656,37 @@ mod tests {
         assert_eq!(m.metrics.len(), 6);
         assert_eq!(m.metrics[4].name, "cpu bogo ops/s (real time)");
         assert_eq!(m.metrics[4].value, 6466.63);
+    }
+
+    /// `--perf --times`: the counters between a table and its summary are
+    /// their own block; the summary is the table's, or the counters' when
+    /// no table is above them.
+    #[test]
+    fn stress_ng_times_after_perf_list() {
+        let head = "stress-ng: metrc: [7] stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s\nstress-ng: metrc: [7]                           (secs)    (secs)    (secs)   (real time) (usr+sys time)\nstress-ng: metrc: [7] zlib                128      3.73      1.96      0.01        34.33          64.83\n";
+        let perf = "stress-ng: info:  [7] zlib:\nstress-ng: info:  [7]                 1945804541 CPU Clock                      0.522 B/sec\nstress-ng: info:  [7]                        562 Context Switches             150.681 /sec\n";
+        let times = "stress-ng: info:  [7] for a 3.73s run time:\nstress-ng: info:  [7]       7.46s available CPU time\nstress-ng: info:  [7]       1.96s user time   ( 26.28%)\n";
+        let text = format!("{head}{perf}{times}");
+        let lines = split(&text);
+        let (n, body) = recognize(&lines, 0).unwrap().unwrap();
+        assert_eq!(n, 3, "the table stops at the counters");
+        let BlockBody::Metrics(table) = body else {
+            panic!()
+        };
+        let names: Vec<&str> = table.metrics.iter().map(|m| m.name.as_str()).collect();
+        assert!(names.contains(&"run time") && names.contains(&"user time share"));
+        let (n, body) = recognize(&lines, 4).unwrap().unwrap();
+        assert_eq!(n, 5, "the counters cover the summary's lines");
+        let BlockBody::Metrics(counters) = body else {
+            panic!()
+        };
+        assert!(counters.metrics.iter().all(|m| !m.name.contains("time")));
+        let alone = format!("{perf}{times}");
+        let lines = split(&alone);
+        let (_, body) = recognize(&lines, 1).unwrap().unwrap();
+        let BlockBody::Metrics(counters) = body else {
+            panic!()
+        };
+        assert!(counters.metrics.iter().any(|m| m.name == "run time"));
     }
 }

@@ -86,6 +86,9 @@ pub fn recognize_runs(
     if let Some(t) = bsd(t) {
         return Some(Ok((1, vec![(t, None)])));
     }
+    if let Some(t) = gnu_user_format(t) {
+        return Some(Ok((1, vec![(t, None)])));
+    }
     zsh(t).map(|t| Ok((1, vec![(t, None)])))
 }
 
@@ -574,6 +577,39 @@ fn gnu_default(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
     Some((consumed, vec![(t, None)]))
 }
 
+/// A GNU time `-f` format of a user's own that keeps `%E` with the word
+/// `elapsed` after it, as the default format does, in a line of
+/// comma-separated values each before its words: `0:00.04 elapsed, 0.04
+/// s, 0 exit, 1804KB max`. The elapsed time is the run's `real`; `N user`
+/// and `N system` (or `sys`) parts are its CPU times. The other parts
+/// name what the user's format says, which no reader can know: not read.
+fn gnu_user_format(text: &str) -> Option<Time> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() < 2
+        || !parts
+            .iter()
+            .all(|p| p.starts_with(|c: char| c.is_ascii_digit()) && p.contains(' '))
+    {
+        return None;
+    }
+    let mut t = Time {
+        style: Some("gnu".into()),
+        ..Time::default()
+    };
+    let mut real = None;
+    for part in &parts {
+        let w: Vec<&str> = part.split_whitespace().collect();
+        match w.as_slice() {
+            [v, "elapsed"] if v.contains(':') && real.is_none() => real = Some(clock(v)?),
+            [v, "user"] => t.user_s = Some(v.parse().ok()?),
+            [v, "system" | "sys"] => t.sys_s = Some(v.parse().ok()?),
+            _ => {}
+        }
+    }
+    t.real_s = real?;
+    Some(t)
+}
+
 /// `1234maxresident`, `0inputs`, `123minor`, `0swaps`, ...
 fn gnu_counter(tok: &str, fields: &mut Vec<(String, f64)>) {
     let tok = tok.trim_end_matches('k').trim_end_matches(")k");
@@ -872,6 +908,19 @@ mod tests {
         assert!(bsd("0.14 real 0.02 user").is_none());
         assert!(bsd("3 real 2 fake 1 sys 4").is_none());
         assert!(bsd("0.1 user 0.2 real 0.3 sys").is_none());
+    }
+
+    #[test]
+    fn gnu_user_format_with_elapsed() {
+        let t = gnu_user_format("0:00.04 elapsed, 0.04 s, 0 exit, 1804KB max, 0 major 305 minor")
+            .unwrap();
+        assert_eq!((t.real_s, t.user_s, t.sys_s), (0.04, None, None));
+        let t = gnu_user_format("1:02.50 elapsed, 3.25 user, 0.50 sys").unwrap();
+        assert_eq!((t.real_s, t.user_s, t.sys_s), (62.5, Some(3.25), Some(0.5)));
+        // A clock is needed before `elapsed`, and every part is a value.
+        assert!(gnu_user_format("4 elapsed, 3 user").is_none());
+        assert!(gnu_user_format("0:04 elapsed, and then some").is_none());
+        assert!(gnu_user_format("0:04 elapsed").is_none());
     }
 
     #[test]
