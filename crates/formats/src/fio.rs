@@ -595,6 +595,16 @@ fn group_line(text: &str) -> Option<Vec<Metric>> {
     (!out.is_empty()).then_some(out)
 }
 
+/// Whether a wrapped rest of a group line starts with one of its keys.
+fn is_group_item(text: &str) -> bool {
+    text.split_once('=').is_some_and(|(k, _)| {
+        matches!(
+            k,
+            "bw" | "aggrb" | "minb" | "maxb" | "io" | "mint" | "maxt" | "run"
+        )
+    })
+}
+
 /// `  vda: ios=32057/149, merge=0/243, ticks=2156/263, in_queue=2419, util=69.78%`.
 fn disk_line(text: &str) -> Option<Metric> {
     let (dev, rest) = text.trim().split_once(": ios=")?;
@@ -616,11 +626,24 @@ fn group(lines: &[Line<'_>], start: usize, n: f64) -> Result<(usize, BlockBody),
     // not.
     let same = |l: &Line<'_>| l.quote == head.quote || l.quote == 0;
     while let Some(l) = lines.get(k).filter(|l| same(l)) {
-        let Some(values) = body(l, prefix).and_then(group_line) else {
+        let Some(text) = body(l, prefix) else { break };
+        // A line wrapped after one of its commas: the rest, `io=84.8GiB
+        // (91.1GB), run=...`, starts with a key of its own.
+        let rest = lines
+            .get(k + 1)
+            .filter(|n| same(n) && text.trim_end().ends_with(','))
+            .and_then(|n| body(n, prefix))
+            .map(str::trim)
+            .filter(|r| group_line(r).is_none() && is_group_item(r));
+        let joined = match rest {
+            Some(r) => format!("{} {r}", text.trim_end()),
+            None => text.to_string(),
+        };
+        let Some(values) = group_line(&joined) else {
             break;
         };
         metrics.extend(values);
-        k += 1;
+        k += 1 + usize::from(rest.is_some());
         consumed = k - start;
     }
     if consumed == 1 {
@@ -691,6 +714,17 @@ mod tests {
 
     fn value(ms: &[Metric], name: &str) -> Option<f64> {
         ms.iter().find(|m| m.name == name).map(|m| m.value)
+    }
+
+    #[test]
+    fn group_line_wrapped_after_a_comma() {
+        let out = parse(
+            "Run status group 0 (all jobs):\n   READ: bw=724MiB/s (759MB/s), 724MiB/s-724MiB/s (759MB/s-759MB/s),\n   io=84.8GiB (91.1GB), run=120001-120001msec\n",
+        );
+        assert_eq!(out.len(), 1);
+        assert_eq!(value(&out[0], "read bw"), Some(741376.0));
+        assert_eq!(value(&out[0], "read mint"), Some(120001.0));
+        assert!(value(&out[0], "read io").is_some_and(|v| (v - 88919244.8).abs() < 1.0));
     }
 
     #[test]

@@ -299,10 +299,16 @@ pub fn recognize(
             // `dmesg.RIP:...`): no `%stddev` section follows.
             return Some(Ok((at - start, fail_table(lines, start, ids, fails))));
         }
-        if !(dash && head) {
+        // A comparison pasted by hand without its `%stddev` line: commit
+        // ids over dashes, then a row with its change and dotted metric.
+        let bare = dash
+            && !head
+            && is_commit_line(first.text).is_some()
+            && same(at).is_some_and(|l| is_headerless_row(l.text));
+        if !(dash && head) && !bare {
             return None;
         }
-        (ids, at + 1)
+        (ids, if bare { at } else { at + 1 })
     } else if is_stddev_header(first.text) {
         (Vec::new(), start + 1)
     } else if is_headerless_row(first.text)
@@ -557,6 +563,15 @@ mod tests {
             "{head}>       0.23     +11.7%       0.26        a.x\nwhy?\n>  1  +1%  2  +1%  3  a.y\n"
         );
         assert_eq!(rows_of(&text), ["a.x"]);
+    }
+
+    #[test]
+    fn commit_ids_over_one_row_without_stddev_line() {
+        let text = "  aaaaaaa1bbbbbbbb     ccccccc2dddddddd \n  ----------------     ---------------- \n    134793            -1.4%     132867        will-it-scale.per_thread_ops\n";
+        assert_eq!(rows_of(text), ["will-it-scale.per_thread_ops"]);
+        // Names that are no commit ids need the `%stddev` line.
+        let text = "  base     patched\n  ----     -------\n    134793            -1.4%     132867        will-it-scale.per_thread_ops\n";
+        assert!(rows_of(text).is_empty());
     }
 
     #[test]
