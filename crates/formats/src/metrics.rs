@@ -790,6 +790,10 @@ fn perf_line_in(text: &str, european: bool) -> Option<Vec<Metric>> {
         ["msec", name, cgroup] if is_cgroup(cgroup) => (Some("msec"), format!("{name} {cgroup}")),
         // `--for-each-cgroup`: the cgroup after the event (`cycles  A`).
         [name, cgroup] if is_cgroup(cgroup) => (None, format!("{name} {cgroup}")),
+        // `--no-merge`: the PMU instance after the event (`cpa_cycles
+        // [hisi_sicl0_cpa0]`), part of the name since instances repeat it.
+        [name, pmu] if is_pmu_instance(pmu) => (None, format!("{name} {pmu}")),
+        ["msec", name, pmu] if is_pmu_instance(pmu) => (Some("msec"), format!("{name} {pmu}")),
         _ => return None,
     };
     Some(vec![Metric {
@@ -799,6 +803,17 @@ fn perf_line_in(text: &str, european: bool) -> Option<Vec<Metric>> {
         spread_pct,
         spread: abs_spread,
     }])
+}
+
+/// `[hisi_sicl0_cpa0]`, `[uncore_imc_1]`: a PMU's name in brackets.
+fn is_pmu_instance(w: &str) -> bool {
+    w.strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
+        .is_some_and(|n| {
+            !n.is_empty()
+                && n.starts_with(|c: char| c.is_ascii_alphabetic())
+                && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
 }
 
 /// The aggregation column of `-A` / `--per-core` / `--per-socket` /
@@ -1411,6 +1426,16 @@ mod tests {
             (m[0].name.as_str(), m[0].value),
             ("context-switches S0", 5081.0)
         );
+        // `--no-merge`: each PMU instance is a counter of its own.
+        let m = perf_line(
+            "CPU0        1,001,121,239      cpa_cycles [hisi_sicl0_cpa0]     #     0.00 cpa_p0_avg_bw",
+        )
+        .unwrap();
+        assert_eq!(
+            (m[0].name.as_str(), m[0].value),
+            ("cpa_cycles [hisi_sicl0_cpa0] CPU0", 1001121239.0)
+        );
+        assert!(perf_line("12 cycles [not a pmu]").is_none());
         // A per-socket id without its CPU count is not one.
         assert!(perf_aggregation("S0 cycles").is_none());
         assert!(perf_aggregation("Samples 12").is_none());
