@@ -305,7 +305,7 @@ pub fn recognize(
             && !head
             && is_commit_line(first.text).is_some()
             && same(at).is_some_and(|l| is_headerless_row(l.text));
-        if !(dash && head) && !bare {
+        if !(bare || dash && head) {
             return None;
         }
         (ids, if bare { at } else { at + 1 })
