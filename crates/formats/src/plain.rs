@@ -1106,7 +1106,10 @@ pub fn recognize(
     if numa_distances(lines, start) {
         return None;
     }
-    if let Some(t) = pipe_table(lines, start).or_else(|| bar_table(lines, start)) {
+    if let Some(t) = pipe_table(lines, start)
+        .or_else(|| bar_table(lines, start))
+        .or_else(|| trailing_name_table(lines, start))
+    {
         return Some(Ok(t));
     }
     word_table(lines, start)
@@ -1466,6 +1469,69 @@ fn pipe_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     }
     let table = cells_table(&headers, &raw, title_above(lines, start))?;
     Some((i - start, BlockBody::Table(table)))
+}
+
+/// Column names sysstat prints last, after the values (`sar -d`, `sar -F`).
+const TRAILING_NAMES: [&str; 2] = ["DEV", "FILESYSTEM"];
+
+/// Most rows of one `sar -d` interval (one per device).
+const MAX_TRAILING_ROWS: usize = 4096;
+
+/// sysstat's `sar -d` / `sar -F` since 12: each row's time of day (or
+/// `Average:`) first, the values, then the device's name under `DEV`:
+///
+/// ```text
+/// 11:42:21          tps     rkB/s     wkB/s ...     %util DEV
+/// 11:42:22        53.00     36.00  34148.00 ...      2.40 vda
+/// ```
+///
+/// Rows are labelled like sar's other tables, by time and name (`11:42:22
+/// vda`), with both as label columns.
+fn trailing_name_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
+    let head = lines.get(start)?;
+    let names: Vec<&str> = head.text.split_whitespace().collect();
+    let (first, rest) = names.split_first()?;
+    let (last, values) = rest.split_last()?;
+    let timed = |w: &str| w == "Average:" || w == "Summary:" || is_time_of_day(w);
+    if !TRAILING_NAMES.contains(last) || !timed(first) || values.len() < 2 {
+        return None;
+    }
+    let mut labels: Vec<String> = Vec::new();
+    let mut raw: Vec<Vec<&str>> = Vec::new();
+    let mut i = start + 1;
+    while let Some(l) = lines.get(i).filter(|l| l.quote == head.quote) {
+        let w: Vec<&str> = l.text.split_whitespace().collect();
+        let row =
+            (w.len() == names.len() && timed(w[0]) && parse_number_unit(w[w.len() - 1]).is_none())
+                .then(|| &w[1..w.len() - 1])
+                .filter(|v| v.iter().all(|c| parse_number_unit(c).is_some()));
+        let Some(v) = row else { break };
+        if raw.len() == MAX_TRAILING_ROWS {
+            break;
+        }
+        labels.push(format!("{} {}", w[0], w[w.len() - 1]));
+        raw.push(v.to_vec());
+        i += 1;
+    }
+    if raw.is_empty() {
+        return None;
+    }
+    let mut table = cells_table(values, &raw, title_above(lines, start))?;
+    for (row, label) in table.rows.iter_mut().zip(labels) {
+        row.metric = label;
+    }
+    table.label_columns = vec![(*first).to_string(), (*last).to_string()];
+    Some((i - start, BlockBody::Table(table)))
+}
+
+/// `11:42:21`, `03:09:31` (sar's time of day; a 12-hour locale's `PM`
+/// after it makes no trailing-name row).
+fn is_time_of_day(w: &str) -> bool {
+    let parts: Vec<&str> = w.split(':').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| p.len() == 2 && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// A table from its header cells and rows of as many cells (a markdown
@@ -2314,5 +2380,23 @@ mod tests {
         assert!(unit_grouped_header("Min Latency (us) Max Wakeup Latency (us)").is_none());
         assert!(unit_grouped_header("Min (us) Max (us) total").is_none());
         assert!(unit_grouped_header("Thread Max Latency (us)").is_none());
+    }
+
+    #[test]
+    fn sar_device_name_after_the_values() {
+        let text = "11:42:21          tps     rkB/s     wkB/s   %util DEV\n11:42:22        53.00     36.00  34148.00    2.40 vda\n11:42:22         1.00      0.00      4.00    0.10 vdb\n\nAverage:          tps     rkB/s     wkB/s   %util DEV\nAverage:        59.50    198.00  17074.00    1.60 vda\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        assert_eq!(doc.blocks.len(), 2);
+        let crate::document::BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks)
+        };
+        assert_eq!(t.columns, ["tps", "rkB/s", "wkB/s", "%util"]);
+        assert_eq!(t.label_columns, ["11:42:21", "DEV"]);
+        assert_eq!(t.rows[1].metric, "11:42:22 vdb");
+        assert_eq!(t.rows[0].values[2], Some(34148.0));
+        // A name in the last column needs sar's time of day in the first.
+        assert!(
+            trailing_name_table(&crate::lines::split("x tps await DEV\nx 1 2 vda\n"), 0).is_none()
+        );
     }
 }
