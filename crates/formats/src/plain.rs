@@ -14,10 +14,10 @@ use crate::lines::Line;
 /// Units recognised after a number, attached (`80GB`) or as the next word
 /// (`5008377 us`). Compared case-sensitively: `s` is seconds, `S` is not a unit.
 pub const UNITS: &[&str] = &[
-    "%", "x", "X", "ns", "us", "µs", "usec", "usecs", "ms", "msec", "msecs", "s", "sec", "secs",
-    "seconds", "min", "h", "B", "K", "M", "G", "T", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB",
-    "TiB", "kB", "k", "ops/s", "op/s", "KB/s", "MB/s", "GB/s", "MiB/s", "GiB/s", "kB/s", "pages",
-    "Hz", "KHz", "MHz", "GHz", "/s", "#/s",
+    "%", "x", "X", "×", "ns", "us", "µs", "usec", "usecs", "ms", "msec", "msecs", "s", "sec",
+    "secs", "seconds", "min", "h", "B", "K", "M", "G", "T", "KB", "MB", "GB", "TB", "KiB", "MiB",
+    "GiB", "TiB", "kB", "k", "ops/s", "op/s", "KB/s", "MB/s", "GB/s", "MiB/s", "GiB/s", "kB/s",
+    "pages", "Hz", "KHz", "MHz", "GHz", "/s", "#/s",
 ];
 
 /// Largest number of columns an ad-hoc table may have; wider lines are prose.
@@ -1545,7 +1545,24 @@ fn cells_table(headers: &[&str], raw: &[Vec<&str>], title: Option<String>) -> Op
         .all(|cs| cs.first().is_some_and(|c| pipe_value(c).value.is_none()));
     // `%ile` over `50`, `95`, `99`: numbers, but labels of the rows.
     let percentile_col = !label_col && headers.first().is_some_and(|h| is_percentile_header(h));
-    let skip = usize::from(label_col || percentile_col);
+    let lead = usize::from(label_col || percentile_col);
+    // Dimension columns after the labels (`| mode | CPUs |`, `| threads: |`)
+    // whose cells are whole numbers: part of each row's name.
+    let dims = headers
+        .iter()
+        .skip(lead)
+        .enumerate()
+        .take_while(|(j, h)| {
+            is_dimension(h.trim())
+                && raw.iter().all(|cs| {
+                    cs.get(lead + j).is_some_and(|c| {
+                        let v = pipe_value(c);
+                        v.unit.is_none() && v.value.is_some_and(|x| x.fract() == 0.0)
+                    })
+                })
+        })
+        .count();
+    let skip = lead + dims;
     let value_headers = headers.get(skip..)?;
     let delta_at: Vec<bool> = value_headers.iter().map(|h| is_delta(h)).collect();
     // A `stddev` column right after a result column is that column's spread.
@@ -1592,6 +1609,18 @@ fn cells_table(headers: &[&str], raw: &[Vec<&str>], title: Option<String>) -> Op
         } else {
             format!("row {}", n + 1)
         };
+        let named_dims: Vec<String> = (lead..skip)
+            .map(|j| {
+                let h = headers.get(j).map(|h| h.trim().trim_end_matches(':'));
+                let c = cs.get(j).map(|c| c.trim()).unwrap_or_default();
+                format!("{}={c}", h.unwrap_or_default())
+            })
+            .collect();
+        let metric = match (named_dims.is_empty(), label_col || percentile_col) {
+            (true, _) => metric,
+            (false, true) => format!("{metric} {}", named_dims.join(" ")),
+            (false, false) => named_dims.join(" "),
+        };
         let mut row = row_from_cells(metric, &kept);
         if deltas.iter().any(Option::is_some) {
             row.printed_deltas_pct = deltas;
@@ -1622,10 +1651,11 @@ fn cells_table(headers: &[&str], raw: &[Vec<&str>], title: Option<String>) -> Op
         delta_columns: headed(1),
         spread_columns: headed(2),
         label_columns: headers
-            .first()
-            .filter(|h| (label_col || percentile_col) && !h.is_empty())
-            .map(|h| vec![h.to_string()])
-            .unwrap_or_default(),
+            .iter()
+            .take(skip)
+            .filter(|h| !h.is_empty())
+            .map(|h| h.to_string())
+            .collect(),
         rows,
         ..Table::default()
     })
@@ -2398,5 +2428,34 @@ mod tests {
         assert!(
             trailing_name_table(&crate::lines::split("x tps await DEV\nx 1 2 vda\n"), 0).is_none()
         );
+    }
+
+    #[test]
+    fn markdown_dimension_columns_name_the_rows() {
+        let text = "| mode | CPUs | median | 1→4 CPU speedup |\n| --- | ---: | ---: | ---: |\n| process | 1 | 58.471 s | — |\n| process | 4 | 25.276 s | **2.313×** |\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let crate::document::BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks)
+        };
+        assert_eq!(t.label_columns, ["mode", "CPUs"]);
+        assert_eq!(t.columns, ["median", "1→4 CPU speedup"]);
+        assert_eq!(t.rows[1].metric, "process CPUs=4");
+        assert_eq!(t.rows[1].values, [Some(25.276), Some(2.313)]);
+        assert_eq!(t.rows[0].values, [Some(58.471), None]);
+        // Without a label column the dimension alone names the row; a
+        // dimension header over values that are not whole numbers is a
+        // result column.
+        let text = "| threads: | events/s: |\n| --- | --- |\n| 4 | 1208.10 |\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let crate::document::BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks)
+        };
+        assert_eq!(t.rows[0].metric, "threads=4");
+        let text = "| size | time |\n| --- | --- |\n| 1.5 | 3 |\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let crate::document::BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks)
+        };
+        assert_eq!(t.columns, ["size", "time"]);
     }
 }

@@ -310,6 +310,16 @@ pub fn recognize(
                 if !v.starts_with(|c: char| c.is_ascii_digit()) {
                     break;
                 }
+                // The last line of a paste cut short (`execution time
+                // (avg/stddev):   6.20`, its `/stddev` gone) ends the run.
+                let cut = key.ends_with("(avg/stddev)")
+                    && units::scaled(v.trim(), 0).is_some()
+                    && lines
+                        .get(k + 1..)
+                        .is_some_and(|after| after.iter().all(|a| a.text.trim().is_empty()));
+                if results && cut {
+                    break;
+                }
                 return Some(Err(ParseError::invalid(
                     FORMAT,
                     l.no,
@@ -389,5 +399,13 @@ mod tests {
         );
         let e = recognize(&lines, 0).unwrap().unwrap_err();
         assert_eq!(e.line, 3);
+        // A paste cut inside its last line ends the run there.
+        let text = "General statistics:\n    total time:   20.0094s\n\nThreads fairness:\n    events (avg/stddev):  1503.2500/36.30\n    execution time (avg/stddev):   6.20\n";
+        let (n, ms) = run(text).unwrap();
+        assert_eq!(n, 5);
+        assert_eq!(value(&ms, "events stddev"), Some((36.3, None)));
+        let cut_early = format!("{text}prose\n");
+        let lines = crate::lines::split(&cut_early);
+        assert_eq!(recognize(&lines, 0).unwrap().unwrap_err().line, 6);
     }
 }
