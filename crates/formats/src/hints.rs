@@ -523,6 +523,14 @@ pub fn heading_above(
         }
     }
     let (&last, above) = para.split_first()?;
+    // A Markdown heading (`### Boot 3`) right above: the heading, whatever
+    // prose comes before it, without its marks.
+    if let Some(marked) = last.strip_prefix('#') {
+        let level = marked.trim_start_matches('#');
+        if level.starts_with(' ') && marked.len() - level.len() < 6 {
+            return heading_line(last);
+        }
+    }
     // More than one line: each a short name, not the end of a sentence.
     let names = above.iter().chain([&last]).all(|t| {
         t.len() <= 40 && !t.ends_with(['.', ',', ';']) && t.chars().any(|c| c.is_alphabetic())

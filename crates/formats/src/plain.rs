@@ -1540,9 +1540,22 @@ fn is_time_of_day(w: &str) -> bool {
 /// is headed `%ile`); a delta column's percentages go to the result
 /// column before it, a `stddev` column's values are its spread.
 fn cells_table(headers: &[&str], raw: &[Vec<&str>], title: Option<String>) -> Option<Table> {
-    let label_col = raw
+    // Labels: no number in the first column, or run numbers with a word
+    // among them (`1` ... `10`, then `Average`): a column that mixes
+    // counts and names holds no results.
+    let firsts: Vec<Cell> = raw
         .iter()
-        .all(|cs| cs.first().is_some_and(|c| pipe_value(c).value.is_none()));
+        .filter_map(|cs| cs.first().map(|c| pipe_value(c)))
+        .collect();
+    let numbered = firsts.iter().any(|c| {
+        c.value.is_none() && !is_placeholder(c) && c.printed.trim().chars().all(char::is_alphabetic)
+    }) && firsts.iter().any(|c| c.value.is_some())
+        && firsts.iter().all(|c| {
+            c.value
+                .is_none_or(|v| c.unit.is_none() && v.fract() == 0.0 && v >= 0.0)
+        });
+    let label_col =
+        firsts.len() == raw.len() && (firsts.iter().all(|c| c.value.is_none()) || numbered);
     // `%ile` over `50`, `95`, `99`: numbers, but labels of the rows.
     let percentile_col = !label_col && headers.first().is_some_and(|h| is_percentile_header(h));
     let lead = usize::from(label_col || percentile_col);
@@ -2123,7 +2136,9 @@ fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
     for back in 1..=4 {
         let prev = lines.get(start.checked_sub(back)?)?;
         let t = prev.text.trim();
-        if prev.quote != quote || t.is_empty() {
+        // A Markdown heading between is the table's heading; the prose
+        // above it is not the table's title.
+        if prev.quote != quote || t.is_empty() || t.starts_with("# ") || t.starts_with("##") {
             return None;
         }
         if t.chars().count() <= 120
@@ -2457,5 +2472,28 @@ mod tests {
             panic!("{:?}", doc.blocks)
         };
         assert_eq!(t.columns, ["size", "time"]);
+    }
+
+    #[test]
+    fn numbered_runs_with_an_average_row_under_a_markdown_heading() {
+        let text = "Here are the results I gathered, three boots:\n### Boot 1\n| Run     | Time (s) |\n|---------|----------|\n| 1       | 8.38     |\n| 2       | 8.82     |\n| Average | 8.60     |\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let b = &doc.blocks[0];
+        assert_eq!(b.heading.as_deref(), Some("Boot 1"));
+        let crate::document::BlockBody::Table(t) = &b.body else {
+            panic!("{:?}", doc.blocks)
+        };
+        assert_eq!(t.label_columns, ["Run"]);
+        let names: Vec<&str> = t.rows.iter().map(|r| r.metric.as_str()).collect();
+        assert_eq!(names, ["1", "2", "Average"]);
+        assert_eq!(t.rows[2].values, [Some(8.6)]);
+        // Whole numbers alone are values.
+        let text = "| size | time |\n| --- | --- |\n| 1 | 3 |\n| 2 | 4 |\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let crate::document::BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks)
+        };
+        assert!(t.label_columns.is_empty() || t.label_columns == ["size"]);
+        assert_eq!(t.rows.len(), 2);
     }
 }
