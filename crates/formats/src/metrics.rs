@@ -377,9 +377,9 @@ fn stress_ng_from(
     if let Some((times, n)) = stress_ng_times(lines, i, quote, payload) {
         metrics.extend(times);
         i += n;
-    } else if let Some((times, _)) = Some(perf_list_end(lines, i, quote, payload))
-        .filter(|&j| j > i)
-        .and_then(|j| stress_ng_times(lines, j, quote, payload))
+    } else if let end = perf_list_end(lines, i, quote, payload)
+        && end > i
+        && let Some((times, _)) = stress_ng_times(lines, end, quote, payload)
     {
         // `--perf` prints its counters between the table and the
         // `--times` summary: the summary is the run's, the counters are
