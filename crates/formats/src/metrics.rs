@@ -747,6 +747,9 @@ fn perf_line_in(text: &str, european: bool) -> Option<Vec<Metric>> {
         }
         return Some(metrics);
     }
+    // The line's own decimal commas (`88,427 +- 0,618 seconds time
+    // elapsed  ( +-  0,70% )`) say its locale when the block's do not.
+    let european = european || has_decimal_comma(t);
     let spread_pct = perf_spread_pct(t);
     let body = t.split(" # ").next().unwrap_or(t).trim();
     let body = match body.find("( +-") {
@@ -767,15 +770,12 @@ fn perf_line_in(text: &str, european: bool) -> Option<Vec<Metric>> {
     };
     let mut words = body.split_whitespace().peekable();
     let first = words.next()?;
-    let value = match european && is_thousands_dot(first) {
-        true => first.replace('.', "").parse().ok()?,
-        false => perf_number(first)?,
-    };
+    let value = perf_value(first, european)?;
     let mut abs_spread = None;
     if words.peek() == Some(&"+-") {
         words.next();
         // The spread is printed like the value: `0,0018904 +- 0,0000454`.
-        abs_spread = Some(perf_number(words.next()?)?);
+        abs_spread = Some(perf_value(words.next()?, european)?);
     }
     let rest: Vec<&str> = words.collect();
     let (unit, name) = match rest.as_slice() {
@@ -1074,10 +1074,13 @@ fn is_shadow_metric(text: &str) -> bool {
 fn perf_number(tok: &str) -> Option<f64> {
     let dots = tok.matches('.').count();
     let commas = tok.matches(',').count();
+    // A grouped number never starts with a group `0` (`0,618` is a
+    // decimal comma).
     let groups_of_three = |sep: char| {
         let mut parts = tok.split(sep);
         let first = parts.next().unwrap_or("");
         !first.is_empty()
+            && first != "0"
             && first.len() <= 3
             && parts.all(|p| p.len() == 3 && p.chars().all(|c| c.is_ascii_digit()))
     };
@@ -1096,6 +1099,32 @@ fn perf_number(tok: &str) -> Option<f64> {
     normalized.parse().ok().filter(|v: &f64| v.is_finite())
 }
 
+/// A counter's value in the block's locale: under `european`, `306.500`
+/// is three hundred thousand and `88,427` is 88.427.
+fn perf_value(tok: &str, european: bool) -> Option<f64> {
+    if european && is_thousands_dot(tok) {
+        return tok.replace('.', "").parse().ok();
+    }
+    if european && tok.matches(',').count() == 1 && !tok.contains('.') {
+        return tok
+            .replace(',', ".")
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite());
+    }
+    perf_number(tok)
+}
+
+/// Whether a line prints a number with a decimal comma no other locale
+/// could mean: `0,618`, `( +-  0,70% )`, `#  0,017 M/sec`.
+fn has_decimal_comma(text: &str) -> bool {
+    text.split_whitespace().skip(1).any(|w| {
+        let w = w.trim_matches(|c| matches!(c, '(' | ')' | '%'));
+        w.strip_prefix("0,")
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
 /// `306.500`: one dot and three digits after it.
 fn is_thousands_dot(w: &str) -> bool {
     matches!(w.split_once('.'), Some((a, b)) if !a.is_empty() && a.len() <= 3
@@ -1105,6 +1134,13 @@ fn is_thousands_dot(w: &str) -> bool {
 /// Whether a counter value is printed the German way (`2.058.892`,
 /// `1,001989022`).
 fn is_european(w: &str) -> bool {
+    if !w.starts_with(|c: char| c.is_ascii_digit())
+        || !w
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b'.' || b == b',')
+    {
+        return false;
+    }
     let dots = w.matches('.').count();
     let commas = w.matches(',').count();
     (dots >= 2 && commas == 0)
@@ -1577,6 +1613,12 @@ mod tests {
         assert_eq!(perf_number("1,234,567"), Some(1234567.0));
         assert_eq!(perf_number("83723.452481"), Some(83723.452481));
         assert_eq!(perf_number("1,5"), Some(1.5));
+        assert_eq!(perf_number("0,618"), Some(0.618));
+        // A line's own decimal commas say how its grouped-looking value reads.
+        let m = perf_line("88,427 +- 0,618 seconds time elapsed  ( +-  0,70% )").unwrap();
+        assert_eq!((m[0].value, m[0].spread), (88.427, Some(0.618)));
+        let m = perf_line("88,427 +- 1,618 seconds time elapsed").unwrap();
+        assert_eq!(m[0].value, 88427.0);
         assert_eq!(perf_number("abc"), None);
         assert!(is_perf_continuation("tma_l3_bound             (99,30%)"));
         assert!(is_perf_continuation("                        (99,10%)"));
