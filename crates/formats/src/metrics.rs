@@ -599,12 +599,15 @@ fn perf_list_end(
     payload: fn(&str) -> Option<&str>,
 ) -> usize {
     let mut i = from;
-    while let Some(rest) = lines
-        .get(i)
-        .filter(|l| l.quote == quote)
-        .and_then(|l| payload(l.text))
-    {
-        if !is_perf_heading(rest) && perf_counter(rest).is_none() {
+    // The lines [`stress_ng_perf`] reads, and the headings between lists,
+    // so that the table finds the summary exactly when the counters'
+    // block leaves it to a table above.
+    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
+        let read = match payload(l.text) {
+            Some(rest) => is_perf_heading(rest) || perf_counter(rest).is_some(),
+            None => i > from && perf_rate(l.text).is_some(),
+        };
+        if !read {
             break;
         }
         i += 1;
