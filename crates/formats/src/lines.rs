@@ -73,7 +73,20 @@ pub fn undiff(lines: &mut [Line<'_>]) {
 /// that makes [`Line`]s (whole texts, mails, the streaming scan) uses it.
 pub fn quote_and_text(raw: &str) -> (u32, &str) {
     let (quote, rest) = strip_quote(raw);
-    (quote, after_fence(rest))
+    (quote, after_fence(after_bar(rest)))
+}
+
+/// A bar some people set before pasted output (`| real    20m6,217s`,
+/// `|` alone for its blank lines), also inside a quote (`> | `): taken off
+/// like a quote marker. A line with a second `|` is a table's row and
+/// keeps its bars.
+fn after_bar(text: &str) -> &str {
+    match text.strip_prefix('|') {
+        Some(rest) if !rest.contains('|') && (rest.is_empty() || rest.starts_with(' ')) => {
+            rest.strip_prefix(' ').unwrap_or(rest)
+        }
+        _ => text,
+    }
 }
 
 /// A Markdown fence that opens on the first line of what it holds
@@ -177,6 +190,20 @@ mod tests {
         assert_eq!(after_prompt("Before the kernel: $ 5 saved"), None);
         assert_eq!(after_prompt("# Max Latencies: 00090"), None);
         assert_eq!(after_prompt("costs $5"), None);
+    }
+
+    #[test]
+    fn a_bar_before_pasted_output_comes_off() {
+        let l = split("> | real    20m6,217s\n> | \n|\n| a | b |\n|x\n   |  foo();\n");
+        assert_eq!(
+            (l[0].quote, l[0].text, l[1].text, l[2].text),
+            (1, "real    20m6,217s", "", "")
+        );
+        // A table's row, a bar without a space, a function_graph line.
+        assert_eq!(
+            (l[3].text, l[4].text, l[5].text),
+            ("| a | b |", "|x", "   |  foo();")
+        );
     }
 
     #[test]

@@ -871,7 +871,10 @@ fn is_comment_tail(text: &str, prev: Option<&str>) -> bool {
     prev.is_some_and(|p| p.contains(" # ") && p.len() >= 40)
         && !t.is_empty()
         && t.split_whitespace().count() <= 4
-        && !t.chars().any(|c| c.is_ascii_digit())
+        // Words, not numbers: `L1-dcache hits` is a tail, `1.10 of` is not.
+        && !t
+            .split_whitespace()
+            .any(|w| w.starts_with(|c: char| c.is_ascii_digit() || c == '.'))
 }
 
 /// The `( +- x% )` of a wrapped comment tail belongs to the counter above.
@@ -897,8 +900,8 @@ const MAX_BARE_COUNTS: usize = 64;
 
 /// Counter lines pasted without their `Performance counter stats` header
 /// (`3,723,554  context-switches  ( +-  0.56% )`): ended by the `seconds
-/// time elapsed` line of the same run, with no blank line between, or
-/// else read only as [`bare_counts`] allows.
+/// time elapsed` line of the same run, right below them or one blank line
+/// below, or else read only as [`bare_counts`] allows.
 fn counts_over_elapsed(lines: &[Line<'_>], start: usize) -> Option<crate::detect::Found> {
     let first = lines.get(start)?;
     let quote = first.quote;
@@ -923,15 +926,27 @@ fn counts_over_elapsed(lines: &[Line<'_>], start: usize) -> Option<crate::detect
     if n == 0 {
         return None;
     }
-    let Some((label, more)) = lines
+    // perf prints one blank line over the elapsed line; a paste may keep
+    // it or not.
+    let elapsed_at = |at: usize| {
+        lines
+            .get(at)
+            .filter(|l| l.quote == quote)
+            .and_then(|l| elapsed_line(l.text))
+    };
+    let blank = lines
         .get(start + n)
-        .filter(|l| l.quote == quote)
-        .and_then(|l| elapsed_line(l.text))
-    else {
+        .is_some_and(|l| l.quote == quote && l.text.trim().is_empty());
+    let (skip, found) = match elapsed_at(start + n) {
+        Some(found) => (0, Some(found)),
+        None if blank => (1, elapsed_at(start + n + 1)),
+        None => (0, None),
+    };
+    let Some((label, more)) = found else {
         return bare_counts(n, commented, metrics);
     };
     metrics.extend(more);
-    n += 1;
+    n += skip + 1;
     n += user_sys_lines(lines, start + n, quote, &mut metrics);
     Some(perf_found(n, metrics, label))
 }
@@ -1481,6 +1496,29 @@ mod tests {
     }
 
     #[test]
+    fn a_wrapped_tail_with_digits_in_its_words_stays_in_the_report() {
+        let text = " Performance counter stats for './bench' (8 runs):\n\n\
+            \x20     1120091414      L1-dcache-load-misses     #    1.46% of all \n\
+            L1-dcache hits    ( +-  0.08% )\n\n\
+            \x20          23.8854 +- 0.0804 seconds time elapsed  ( +-  0.34% )\n";
+        let lines = split(text);
+        let (n, BlockBody::Metrics(m)) = perf_stat(&lines, 0).unwrap() else {
+            panic!()
+        };
+        assert_eq!(n, 6);
+        assert_eq!(m.metrics[0].spread_pct, Some(0.08));
+        assert_eq!(
+            (m.metrics[1].name.as_str(), m.metrics[1].value),
+            ("time elapsed", 23.8854)
+        );
+        // A wrapped line that starts with a number is no comment's tail.
+        assert!(!is_comment_tail(
+            "1.46 of all",
+            Some("      1120091414      L1-dcache-load-misses     #    1.46% of all ")
+        ));
+    }
+
+    #[test]
     fn counts_pasted_alone_are_read_when_perf_printed_them() {
         let text = "   21,606.85 msec task-clock        #    0.322 CPUs utilized\n\
             \x20      1,670      context-switches  #    0.077 K/sec\n\
@@ -1534,6 +1572,13 @@ mod tests {
                 ("time elapsed", 9.5136, Some(0.41))
             ]
         );
+        // perf's own blank line over the elapsed line may be kept; two
+        // blank lines part them.
+        let text = "\t3,723,554        context-switches      ( +-  0.56% )\n\n\t9.5136 +- 0.0394 seconds time elapsed  ( +-  0.41% )\n";
+        let found = counts_over_elapsed(&crate::lines::split(text), 0).unwrap();
+        assert_eq!(found.consumed, 3);
+        let text = "\t3,723,554        context-switches      ( +-  0.56% )\n\n\n\t9.5136 seconds time elapsed\n";
+        assert!(counts_over_elapsed(&crate::lines::split(text), 0).is_none());
         // Without the elapsed line under them they are not read this way.
         let lines = crate::lines::split("\t3,723,554        context-switches\n\nprose\n");
         assert!(counts_over_elapsed(&lines, 0).is_none());
