@@ -548,15 +548,27 @@ fn plan_block(
         }
         BlockBody::Profile(p) => {
             for r in p.rows.iter().take(MAX_PROFILE_ROWS) {
-                let name = match &r.command {
-                    Some(c) => format!("{} [{c}]", r.symbol),
-                    None => r.symbol.clone(),
-                };
+                let name = profile_row_name(r);
                 base.metrics
                     .push(metric(name, None, r.overhead_pct, Some("%")));
             }
             out.push(base);
         }
+    }
+}
+
+/// A profile row's metric name: its symbol with the command in brackets
+/// (`clear_page [usemem]`); a report sorted without symbols (`--sort
+/// comm,dso`) names its rows by shared object (`libc.so.6 [sort]`).
+fn profile_row_name(r: &reclaimlab_formats::ProfileRow) -> String {
+    let key = match (r.symbol.as_str(), r.object.as_deref()) {
+        ("", Some(object)) => object,
+        ("", None) => return r.command.clone().unwrap_or_default(),
+        (symbol, _) => symbol,
+    };
+    match &r.command {
+        Some(c) => format!("{key} [{c}]"),
+        None => key.to_string(),
     }
 }
 
@@ -1799,6 +1811,26 @@ mod tests {
         ] {
             assert_eq!(patch_number(subject).as_deref(), want, "{subject}");
         }
+    }
+
+    #[test]
+    fn profile_rows_are_named_by_symbol_or_by_their_sort_keys() {
+        let row = |symbol: &str, command: Option<&str>, object: Option<&str>| {
+            profile_row_name(&reclaimlab_formats::ProfileRow {
+                symbol: symbol.into(),
+                command: command.map(Into::into),
+                object: object.map(Into::into),
+                ..Default::default()
+            })
+        };
+        assert_eq!(
+            row("clear_page", Some("usemem"), Some("[kernel.kallsyms]")),
+            "clear_page [usemem]"
+        );
+        assert_eq!(row("clear_page", None, None), "clear_page");
+        assert_eq!(row("", Some("sort"), Some("libc.so.6")), "libc.so.6 [sort]");
+        assert_eq!(row("", None, Some("libdw-0.186.so")), "libdw-0.186.so");
+        assert_eq!(row("", Some("gzip"), None), "gzip");
     }
 
     fn doc_of(text: &str) -> Document {

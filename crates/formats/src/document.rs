@@ -833,6 +833,9 @@ pub struct ProfileRow {
     /// `k` (kernel) or `.` (user) from the `[k]` / `[.]` marker.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub space: Option<String>,
+    /// Empty (and left out of the JSON) when the report was sorted by
+    /// other keys only (`--sort comm,dso`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub symbol: String,
     /// Level in a call graph pasted as the profile (`- 18.75% compact_zone`
     /// is 0, the entries indented under it 1, ...); absent for flat rows.

@@ -50,6 +50,8 @@ enum Col {
 /// `# Overhead  Command  Shared Object  Symbol` -> the columns, or `None`.
 fn header(text: &str) -> Option<Vec<Col>> {
     let t = text.trim().trim_start_matches('#').trim();
+    // A terminal narrower than the report cuts it with `>`.
+    let t = t.strip_suffix('>').unwrap_or(t).trim_end();
     let names: Vec<&str> = t
         .split("  ")
         .map(str::trim)
@@ -71,7 +73,12 @@ fn header(text: &str) -> Option<Vec<Col>> {
             _ => Col::Other,
         })
         .collect();
-    cols.contains(&Col::Symbol).then_some(cols)
+    // `--sort comm,dso`, `-s dso`: no symbol column, but perf's own keys.
+    let keys = cols
+        .iter()
+        .filter(|c| matches!(c, Col::Command | Col::Object | Col::Symbol))
+        .count();
+    (cols.contains(&Col::Symbol) || (keys > 0 && keys + 1 == cols.len())).then_some(cols)
 }
 
 /// `# Samples: 11K of event 'cpu-clock'` / perf top's
@@ -86,14 +93,28 @@ fn samples_line(text: &str) -> Option<SamplesLine> {
         None => (false, t.trim_start_matches("PerfTop:").trim_start()),
     };
     let rest = t.strip_prefix("Samples:")?.trim_start();
-    let (count, rest) = rest.split_once(" of event ")?;
+    let Some((count, rest)) = rest.split_once(" of event ") else {
+        // perf of 2009: `# Samples: 1331231315119`, no event named.
+        let samples = units::int(rest.trim()).filter(|_| hash)?;
+        return Some((hash, Some(samples), None, None));
+    };
     let samples = units::suffixed(count.trim(), false).map(|v| v as u64);
     let rest = rest.trim_start().strip_prefix('\'')?;
     let (event, rest) = rest.split_once('\'')?;
     let event_count = rest
         .split_once("Event count (approx.):")
-        .and_then(|(_, c)| units::int(c.split(',').next()?.trim()));
+        .and_then(|(_, c)| units::int(c.split([',', ' ']).find(|w| !w.is_empty())?));
     Some((hash, samples, Some(event.to_string()), event_count))
+}
+
+/// The column header a paste joined onto the `# Samples:` line
+/// (`# Samples: 2K of event 'x', # Event count (approx.): 1473377250 #
+/// Overhead  Command ...`).
+fn glued_header(text: &str) -> Option<Vec<Col>> {
+    let at = text
+        .find("# Overhead")
+        .or_else(|| text.find("# Children"))?;
+    header(text.get(at..)?)
 }
 
 fn pct(tok: &str) -> Option<f64> {
@@ -134,7 +155,10 @@ fn row(text: &str, cols: &[Col]) -> Option<ProfileRow> {
     let marker = toks
         .iter()
         .position(|t| t.len() == 3 && t.starts_with('[') && t.ends_with(']'));
+    let sorted_by_symbol = rest_cols.contains(&Col::Symbol);
     let (before, symbol) = match marker {
+        // `--sort comm,dso`: the keys are all the row has.
+        _ if !sorted_by_symbol => (toks.clone(), String::new()),
         Some(m) => {
             let before = toks.get(..m)?.to_vec();
             let space = toks.get(m)?.get(1..2)?.to_string();
@@ -152,7 +176,7 @@ fn row(text: &str, cols: &[Col]) -> Option<ProfileRow> {
             )
         }
     };
-    if symbol.is_empty() {
+    if symbol.is_empty() && (sorted_by_symbol || before.is_empty()) {
         return None;
     }
     out.symbol = symbol;
@@ -349,8 +373,9 @@ pub fn recognize(
         prof.event = event;
         prof.event_count = event_count;
         i += 1;
-        let mut found = None;
-        while let Some(l) = same(i) {
+        let mut found = glued_header(first.text);
+        let glued = found.is_some();
+        while let Some(l) = same(i).filter(|_| found.is_none()) {
             if i - start > MAX_PREAMBLE {
                 break;
             }
@@ -368,7 +393,9 @@ pub fn recognize(
             i += 1;
         }
         cols = found?;
-        i += 1;
+        if !glued {
+            i += 1;
+        }
     } else if let Some(c) = header(first.text) {
         if !first.text.trim_start().starts_with('#') {
             prof.tool = "perf-top".into();
@@ -404,6 +431,7 @@ pub fn recognize(
     // `# ........  ......` and `#` under the header.
     while let Some(l) = same(i) {
         let t = l.text.trim();
+        let t = t.strip_suffix('>').unwrap_or(t);
         if t.starts_with('#') && t.chars().all(|c| matches!(c, '#' | '.' | ' ')) {
             i += 1;
         } else {
@@ -500,6 +528,62 @@ mod tests {
         assert_eq!(r.symbol, "allocate_slab");
         let r = row("  1.00%  IPC I/O Parent  libc.so.6  [.] __poll", &cols).unwrap();
         assert_eq!(r.command.as_deref(), Some("IPC I/O Parent"));
+    }
+
+    #[test]
+    fn reports_sorted_without_symbols() {
+        let text = "# Samples: 857  of event 'task-clock'\n#\n# Overhead  Command  Shared Object\n# ........  .......  ....................\n#\n    78.18%  gzip     gzip\n     6.88%  head     [kernel.kallsyms]\n\n";
+        let Some(Ok((n, BlockBody::Profile(p)))) = recognize(&split(text), 0) else {
+            panic!()
+        };
+        assert_eq!(n, 7);
+        let r = &p.rows[1];
+        assert_eq!(
+            (r.overhead_pct, r.command.as_deref(), r.object.as_deref()),
+            (6.88, Some("head"), Some("[kernel.kallsyms]"))
+        );
+        assert_eq!(r.symbol, "");
+        let cols = header("# Overhead  Shared Object").unwrap();
+        assert_eq!(
+            row("    46.70%  libdw-0.186.so", &cols)
+                .unwrap()
+                .object
+                .as_deref(),
+            Some("libdw-0.186.so")
+        );
+        assert!(row("    46.70%", &cols).is_none());
+        // Keys that are not perf's, or a percentage column alone.
+        assert!(header("# Overhead  Apples").is_none());
+        assert!(header("# Overhead").is_none());
+    }
+
+    #[test]
+    fn headers_cut_joined_or_old() {
+        // Cut by a narrow terminal.
+        let cols = header("# Overhead  Command          Shared Object     Symbol               >")
+            .unwrap();
+        let r = row(
+            "     5.48%  sched-messaging  [kernel.kallsyms]  [k] percpu_counter_ad>",
+            &cols,
+        )
+        .unwrap();
+        assert_eq!(r.command.as_deref(), Some("sched-messaging"));
+        // Joined onto the `# Samples:` line.
+        let text = "# Samples: 2K of event 'instructions:ppp', # Event count (approx.): 1473377250 # Overhead  Command   Shared Object      Symbol\n    57.74%  br_instr  br_instr           [.] lfsr_cond\n     0.21%  br_instr  [kernel.kallsyms]  [k] __lock_acquire\n";
+        let Some(Ok((n, BlockBody::Profile(p)))) = recognize(&split(text), 0) else {
+            panic!()
+        };
+        assert_eq!(
+            (n, p.samples, p.event_count),
+            (3, Some(2000), Some(1473377250))
+        );
+        assert_eq!(p.rows[0].symbol, "lfsr_cond");
+        // perf of 2009 named no event.
+        assert_eq!(
+            samples_line("# Samples: 1331231315119"),
+            Some((true, Some(1331231315119), None, None))
+        );
+        assert_eq!(samples_line("Samples: 12 apples"), None);
     }
 
     #[test]

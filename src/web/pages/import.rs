@@ -172,12 +172,23 @@ fn summary(body: &BlockBody) -> String {
             d.buckets.iter().map(|b| b.count).sum::<u64>()
         ),
         BlockBody::Profile(p) => format!(
-            "{}: {} symbols{}",
+            "{}: {} rows{}",
             p.tool,
             p.rows.len(),
             p.rows
                 .first()
-                .map(|r| format!(", top {} {}%", r.symbol, r.overhead_pct))
+                .map(|r| {
+                    let key = [
+                        Some(r.symbol.as_str()),
+                        r.object.as_deref(),
+                        r.command.as_deref(),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .find(|k| !k.is_empty())
+                    .unwrap_or("");
+                    format!(", top {key} {}%", r.overhead_pct)
+                })
                 .unwrap_or_default()
         ),
     }
