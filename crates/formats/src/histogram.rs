@@ -96,10 +96,52 @@ pub fn recognize(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
-    if !is_start(lines.get(start)?.text) {
-        return None;
+    let first = lines.get(start)?;
+    if !is_start(first.text) {
+        return flat_footer(first);
     }
     crate::cyclictest::recognize(lines, start)
+}
+
+/// A footer flattened onto one line, maybe after a run's name and inside
+/// Markdown's inline code: `` `vanilla:  Total: 001000000 # Min
+/// Latencies: 00007 # Avg Latencies: 00009 # Max Latencies: 02934` ``.
+/// Its Min, Avg and Max must all be there; each line is a run.
+fn flat_footer(line: &Line<'_>) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let t = line.text.trim().trim_matches('`').trim();
+    let at = ["Total:", "Min Latencies:"]
+        .iter()
+        .filter_map(|k| t.find(k))
+        .min()?;
+    let parts: Vec<&str> = t
+        .get(at..)?
+        .split('#')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let has = |name: &str| parts.iter().any(|p| p.starts_with(name));
+    if !(has("Min Latencies:") && has("Avg Latencies:") && has("Max Latencies:")) {
+        return None;
+    }
+    let mut b = HistogramBuilder::new();
+    for p in &parts {
+        match b.feed(line.no, &format!("# {p}")) {
+            Ok(true) => {}
+            Ok(false) => return None,
+            Err(e) => return Some(Err(e)),
+        }
+    }
+    let histogram = b.finish(1.0)?;
+    Some(Ok((
+        1,
+        BlockBody::Cyclictest(crate::document::Cyclictest {
+            threads: Vec::new(),
+            histogram: Some(histogram),
+            printed_unit: "us".into(),
+            cmdline: None,
+            rt_tests_version: None,
+        }),
+    )))
 }
 
 impl HistogramBuilder {
@@ -549,6 +591,27 @@ mod tests {
             }
         }
         assert!(digits6(ZERO_CELL) && digits6(cell_word(b"999999")));
+    }
+
+    #[test]
+    fn a_footer_flattened_onto_one_line() {
+        let lines = crate::lines::split(
+            "` vanilla:  Total: 001000000 # Min Latencies: 00007 # Avg Latencies: 00009 # Max Latencies: 02934`\nrt:Total: 000000010 # Min Latencies: 00001 # Avg Latencies: 00002 # Max Latencies: 00041\n",
+        );
+        for (i, (total, max)) in [(1_000_000, 2934.0), (10, 41.0)].into_iter().enumerate() {
+            let Some(Ok((1, BlockBody::Cyclictest(c)))) = recognize(&lines, i) else {
+                panic!("line {i}")
+            };
+            let h = &c.histogram.unwrap().per_thread[0];
+            assert_eq!((h.total, h.max_us), (Some(total), Some(max)));
+        }
+        // Without all of Min, Avg and Max, or with an unknown part.
+        for text in [
+            "Total: 001000000 # Min Latencies: 00007 # Max Latencies: 02934",
+            "Min Latencies: 7 # Avg Latencies: 9 # Max Latencies: 29 # Apples: 3",
+        ] {
+            assert!(recognize(&crate::lines::split(text), 0).is_none(), "{text}");
+        }
     }
 
     #[test]

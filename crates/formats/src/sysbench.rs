@@ -25,13 +25,13 @@
 //! One [`Metrics`] block (tool `sysbench`) per run. A run starts at the
 //! `sysbench X.Y` banner, at a statistics heading (`General statistics:`,
 //! `SQL statistics:`, `CPU speed:`, `File operations:`, `Test execution
-//! summary:`) or at a `total time:` line followed by `total number of
+//! summary:`, 0.5's `OLTP test statistics:`) or at a `total time:` line followed by `total number of
 //! events:` (sysbench 0.4/0.5, or a paste whose headings were mangled).
 //! Every `key: value` line under a heading is a metric named by the key in
 //! lower case, prefixed by its heading where the key alone says too little:
 //! `latency min` ... `latency 95th percentile` (`Latency (ms):`, and the
 //! old `response time:` / `per-request statistics:` whose `approx.  95
-//! percentile` is the same value), `queries performed read`. Values are
+//! percentile` is the same value, `approx.  99 percentile` the 99th), `queries performed read`. Values are
 //! read as printed with their unit (`10.0005s` is 10.0005 `s`, `37.56ms`
 //! 37.56 `ms`, a latency without a unit is in the heading's `ms`):
 //! `events (avg/stddev): 7558.5/38.50` is `events avg` and `events
@@ -63,6 +63,8 @@ const START_HEADINGS: &[&str] = &[
     "CPU speed:",
     "File operations:",
     "Test execution summary:",
+    // sysbench 0.5's oltp.lua.
+    "OLTP test statistics:",
 ];
 
 /// `sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)`.
@@ -125,10 +127,16 @@ fn values(prefix: &str, default_unit: Option<&str>, key: &str, value: &str) -> O
         _ => (key, None),
     };
     let key = key.to_lowercase();
-    let key = match key.as_str() {
-        "approx. 95 percentile" => "95th percentile",
-        k => k,
+    // sysbench 0.4/0.5's `approx.  99 percentile` is 1.0's `99th percentile`.
+    let key = match key
+        .strip_prefix("approx. ")
+        .and_then(|k| k.strip_suffix(" percentile"))
+        .filter(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    {
+        Some(n) => format!("{n}th percentile"),
+        None => key,
     };
+    let key = key.as_str();
     let named = |k: &str| {
         if prefix.is_empty() {
             k.to_string()
@@ -381,6 +389,24 @@ mod tests {
         assert_eq!(value(&ms, "read"), Some((1.5, Some("MiB/s".into()))));
         assert_eq!(value(&ms, "latency min"), Some((0.39, Some("ms".into()))));
         assert_eq!(value(&ms, "events stddev"), Some((38.5, None)));
+    }
+
+    #[test]
+    fn sysbench_0_5_oltp() {
+        let text = "OLTP test statistics:\n    queries performed:\n        read:    34367116\n    \
+                    transactions:   2454794 (8128.29 per sec.)\n\nGeneral statistics:\n    \
+                    response time:\n         min:   1.98ms\n         approx.  99 percentile:   15.66ms\n";
+        let (n, ms) = run(text).unwrap();
+        assert_eq!(n, 9);
+        assert_eq!(
+            value(&ms, "queries performed read"),
+            Some((34367116.0, None))
+        );
+        assert_eq!(value(&ms, "transactions per sec"), Some((8128.29, None)));
+        assert_eq!(
+            value(&ms, "latency 99th percentile"),
+            Some((15.66, Some("ms".into())))
+        );
     }
 
     #[test]

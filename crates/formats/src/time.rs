@@ -578,7 +578,8 @@ fn gnu_default(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
 }
 
 /// A GNU time `-f` format of a user's own that keeps `%E` with the word
-/// `elapsed` after it, as the default format does, in a line of
+/// `elapsed` after it, as the default format does, or with `real` (the
+/// manual's example `%E real, %U user, %S sys`), in a line of
 /// comma-separated values each before its words: `0:00.04 elapsed, 0.04
 /// s, 0 exit, 1804KB max`. The elapsed time is the run's `real`; `N user`
 /// and `N system` (or `sys`) parts are its CPU times. The other parts
@@ -601,13 +602,25 @@ fn gnu_user_format(text: &str) -> Option<Time> {
         let w: Vec<&str> = part.split_whitespace().collect();
         match w.as_slice() {
             [v, "elapsed"] if v.contains(':') && real.is_none() => real = Some(clock(v)?),
+            // The manual's own example: `-f "\t%E real,\t%U user,\t%S sys"`.
+            [v, "real"] if real.is_none() => {
+                real = Some(if v.contains(':') {
+                    clock(v)?
+                } else {
+                    v.parse().ok()?
+                });
+            }
             [v, "user"] => t.user_s = Some(v.parse().ok()?),
             [v, "system" | "sys"] => t.sys_s = Some(v.parse().ok()?),
             _ => {}
         }
     }
     t.real_s = real?;
-    Some(t)
+    // `N real` alone names no GNU time format: its CPU times go with it.
+    let clocked = parts
+        .iter()
+        .any(|p| p.contains(':') && p.ends_with(" elapsed"));
+    (clocked || t.user_s.is_some() || t.sys_s.is_some()).then_some(t)
 }
 
 /// `1234maxresident`, `0inputs`, `123minor`, `0swaps`, ...
@@ -921,6 +934,14 @@ mod tests {
         assert!(gnu_user_format("4 elapsed, 3 user").is_none());
         assert!(gnu_user_format("0:04 elapsed, and then some").is_none());
         assert!(gnu_user_format("0:04 elapsed").is_none());
+        let t = gnu_user_format("\t0:00.08 real,\t0.07 user,\t0.01 sys").unwrap();
+        assert_eq!(
+            (t.real_s, t.user_s, t.sys_s),
+            (0.08, Some(0.07), Some(0.01))
+        );
+        let t = gnu_user_format("2.50 real, 1.25 user").unwrap();
+        assert_eq!((t.real_s, t.user_s), (2.5, Some(1.25)));
+        assert!(gnu_user_format("2.50 real, 3 apples").is_none());
     }
 
     #[test]
