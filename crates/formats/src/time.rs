@@ -792,8 +792,18 @@ fn zsh(text: &str) -> Option<Time> {
             .and_then(|j| toks.get(j))
             .and_then(|s| duration(s))
     };
+    // `124.04s (2:04.04) total`: a TIMEFMT with `%*E` and `%E` both.
+    let clock_in_parens = total
+        .checked_sub(1)
+        .and_then(|j| toks.get(j))
+        .is_some_and(|t| t.starts_with('(') && t.ends_with(')'));
+    let real_s = if clock_in_parens {
+        val(total - 1)?
+    } else {
+        val(total)?
+    };
     Some(Time {
-        real_s: val(total)?,
+        real_s,
         user_s: Some(val(user)?),
         sys_s: Some(val(system)?),
         style: Some("zsh".into()),
@@ -991,5 +1001,8 @@ mod tests {
         );
         let t = zsh("./a.out  0.64s user 47.43s system 96% cpu 49.634 total").unwrap();
         assert_eq!(t.real_s, 49.634);
+        let t = zsh("39.35s user 445.45s system 390% cpu 124.04s (2:04.04) total").unwrap();
+        assert_eq!((t.real_s, t.user_s, t.command), (124.04, Some(39.35), None));
+        assert!(zsh("0.64s user 47.43s system 96% cpu (2:04.04) total").is_none());
     }
 }
