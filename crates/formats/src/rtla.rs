@@ -27,7 +27,7 @@ pub fn recognize(
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
     let first = lines.get(start)?;
-    let kind = start_kind(first.text.trim())?;
+    let kind = start_kind(colourless(first.text).trim())?;
     let quote = first.quote;
     let mut p = Parser::new(kind);
     let mut consumed = 0;
@@ -36,7 +36,8 @@ pub fn recognize(
         if line.quote != quote {
             break;
         }
-        let t = line.text.trim();
+        let text = colourless(line.text);
+        let t = text.trim();
         if t.is_empty() {
             // The analysis prints one blank line before its idle summary.
             let next = lines.get(start + k + 1).filter(|l| l.quote == quote);
@@ -69,6 +70,33 @@ pub fn recognize(
         p.finish(first.no)
             .map(|r| (consumed.max(1), BlockBody::Rtla(r))),
     )
+}
+
+/// timerlat top's colours taken off: `ESC[2;30;47m` ... `ESC[0;0;0m`,
+/// also when a paste lost the ESC byte and kept `[2;30;47m` as text.
+fn colourless(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('[') {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('[') {
+        let after = &rest[at + 1..];
+        let params = after
+            .find(|c: char| !(c.is_ascii_digit() || c == ';'))
+            .unwrap_or(after.len());
+        let sgr = params > 0 && after[params..].starts_with('m');
+        let head = rest[..at].strip_suffix('\u{1b}').unwrap_or(&rest[..at]);
+        if sgr {
+            out.push_str(head);
+            rest = &after[params + 1..];
+        } else {
+            out.push_str(&rest[..=at]);
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out.into()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -686,6 +714,23 @@ fn value_us(t: &str) -> Option<(String, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colours_come_off() {
+        assert_eq!(
+            colourless("  [2;30;47mCPU COUNT      |      cur[0;0;0m"),
+            "  CPU COUNT      |      cur"
+        );
+        assert_eq!(
+            colourless("\u{1b}[2;37;40mTimer Latency\u{1b}[0;0;0m"),
+            "Timer Latency"
+        );
+        assert_eq!(colourless("[k] a[1] [x;m] [m"), "[k] a[1] [x;m] [m");
+        let r = parse(
+            "  [2;37;40m                 Timer Latency                  [0;0;0m\n    0 00:00:01   |          IRQ Timer Latency (us)        |         Thread Timer Latency (us)\n  [2;30;47mCPU COUNT      |      cur       min       avg       max |      cur       min       avg       max[0;0;0m\n    0 #1013      |        1         0         1        54 |        5         2         4        57\n",
+        );
+        assert_eq!(r.per_cpu.len(), 1);
+    }
 
     #[test]
     fn glued_items() {
