@@ -423,11 +423,31 @@ fn job(
     let mut pct: Option<(String, i32)> = None;
     let mut consumed = from - start;
     let mut read_any = false;
+    let mut joined_next = false;
     for (k, l) in lines.iter().enumerate().skip(from).take(MAX_LINES) {
+        if std::mem::take(&mut joined_next) {
+            continue;
+        }
         if l.quote != quote {
             break;
         }
         let Some(text) = body(l, prefix) else { break };
+        // A stat line a mailer wrapped after a comma (`avg=296354.86,` /
+        // `stdev=6624.06, samples=56`) is read joined.
+        let joined;
+        let text = match lines
+            .get(k + 1)
+            .filter(|n| n.quote == quote && text.trim_end().ends_with(','))
+            .and_then(|n| body(n, prefix))
+            .filter(|n| is_stat_item(n.trim_start()))
+        {
+            Some(next) => {
+                joined = format!("{} {}", text.trim_end(), next.trim());
+                joined_next = true;
+                joined.as_str()
+            }
+            None => text,
+        };
         let t = text.trim();
         if t.is_empty() {
             break;
@@ -492,7 +512,7 @@ fn job(
             break;
         }
         read_any = true;
-        consumed = k + 1 - start;
+        consumed = k + 1 + usize::from(joined_next) - start;
     }
     if !read_any || (dir.is_none() && metrics.len() <= 2) {
         let l = &lines[(start + consumed).min(lines.len() - 1)];
@@ -593,6 +613,16 @@ fn group_line(text: &str) -> Option<Vec<Metric>> {
         pending_range = false;
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// Whether a wrapped rest of a job's stat line starts with one of its keys.
+fn is_stat_item(text: &str) -> bool {
+    text.split_once('=').is_some_and(|(k, _)| {
+        matches!(
+            k,
+            "min" | "max" | "avg" | "stdev" | "dev" | "per" | "samples"
+        )
+    })
 }
 
 /// Whether a wrapped rest of a group line starts with one of its keys.
@@ -714,6 +744,15 @@ mod tests {
 
     fn value(ms: &[Metric], name: &str) -> Option<f64> {
         ms.iter().find(|m| m.name == name).map(|m| m.value)
+    }
+
+    #[test]
+    fn a_bw_line_wrapped_after_a_comma() {
+        let out = parse(
+            "t: (groupid=0, jobs=1): err= 0: pid=2130: Sat Sep  2 08:21:39 2023\n  write: IOPS=18.5k, BW=290MiB/s (304MB/s)(8200MiB/28321msec)\n    bw (  KiB/s): min=276160, max=308672, per=99.96%, avg=296354.86,\nstdev=6624.06, samples=56\n    iops        : min=17260, max=19292, avg=18522.18, stdev=414.00, samples=56\n",
+        );
+        assert_eq!(value(&out[0], "write bw stdev"), Some(6624.06));
+        assert_eq!(value(&out[0], "write iops avg"), Some(18522.18));
     }
 
     #[test]
