@@ -525,11 +525,8 @@ pub fn heading_above(
     let (&last, above) = para.split_first()?;
     // A Markdown heading (`### Boot 3`) right above: the heading, whatever
     // prose comes before it, without its marks.
-    if let Some(marked) = last.strip_prefix('#') {
-        let level = marked.trim_start_matches('#');
-        if level.starts_with(' ') && marked.len() - level.len() < 6 {
-            return heading_line(last);
-        }
+    if is_markdown_heading(last) {
+        return heading_line(last);
     }
     // More than one line: each a short name, not the end of a sentence.
     let names = above.iter().chain([&last]).all(|t| {
@@ -544,6 +541,13 @@ pub fn heading_above(
         .map(|t| t.trim_end_matches(':').trim())
         .collect();
     Some(text.join(" "))
+}
+
+/// A Markdown ATX heading: one to six `#` and a space (`### Boot 3`).
+pub(crate) fn is_markdown_heading(text: &str) -> bool {
+    let t = text.trim_start();
+    let marks = t.len() - t.trim_start_matches('#').len();
+    (1..=6).contains(&marks) && t[marks..].starts_with(' ')
 }
 
 /// A line a block's own tool printed above it, or the command that ran
@@ -1172,6 +1176,16 @@ mod tests {
         assert!(is_fence("``` bash"));
         assert!(is_fence("```txt"));
         assert!(!is_fence("``` Performance counter stats"));
+    }
+
+    #[test]
+    fn markdown_headings() {
+        for t in ["# Results", "### Boot 3", "  ###### six", "## "] {
+            assert!(is_markdown_heading(t), "{t}");
+        }
+        for t in ["####### seven", "#hashtag", "#", "x # y"] {
+            assert!(!is_markdown_heading(t), "{t}");
+        }
     }
 
     #[test]

@@ -2138,7 +2138,7 @@ fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
         let t = prev.text.trim();
         // A Markdown heading between is the table's heading; the prose
         // above it is not the table's title.
-        if prev.quote != quote || t.is_empty() || t.starts_with("# ") || t.starts_with("##") {
+        if prev.quote != quote || t.is_empty() || crate::hints::is_markdown_heading(t) {
             return None;
         }
         if t.chars().count() <= 120
