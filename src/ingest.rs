@@ -425,8 +425,9 @@ fn plan_block(
             out.push(base);
         }
         BlockBody::Time(t) => {
-            base.metrics
-                .push(metric("real".into(), None, t.real_s, Some("s")));
+            if let Some(r) = t.real_s {
+                base.metrics.push(metric("real".into(), None, r, Some("s")));
+            }
             if let Some(u) = t.user_s {
                 base.metrics.push(metric("user".into(), None, u, Some("s")));
             }

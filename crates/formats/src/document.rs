@@ -584,7 +584,10 @@ pub struct TableRow {
 /// Output of `time` (bash builtin, GNU default, GNU `-v`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Time {
-    pub real_s: f64,
+    /// Elapsed (wall-clock) time; absent only for a `-v` report cut
+    /// without its `Elapsed (wall clock) time` line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -121,7 +121,7 @@ fn bsd(text: &str) -> Option<Time> {
             w => time.fields.push((w.to_string(), v)),
         }
     }
-    time.real_s = real?;
+    time.real_s = Some(real?);
     time.user_s = Some(user?);
     time.sys_s = Some(sys?);
     time.style = Some("bsd".into());
@@ -210,7 +210,7 @@ fn one_line_keyed(text: &str) -> Option<Time> {
         *slot = Some(duration(value)?);
     }
     Some(Time {
-        real_s: real?,
+        real_s: Some(real?),
         user_s: Some(user?),
         sys_s: Some(sys?),
         style: Some("bash".into()),
@@ -269,7 +269,7 @@ fn colon_keyed(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
     let user = at(1, &["user"])?;
     let sys = at(2, &["sys", "system"])?;
     let mut run = Time {
-        real_s: real,
+        real_s: Some(real),
         user_s: Some(user),
         sys_s: Some(sys),
         ..Time::default()
@@ -373,7 +373,7 @@ fn titled(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
     let find = |k: &str| got.iter().find(|g| g.0 == k);
     let real = find("real")?;
     let mut run = Time {
-        real_s: real.1,
+        real_s: Some(real.1),
         user_s: find("user").map(|g| g.1),
         sys_s: find("sys").map(|g| g.1),
         ..Time::default()
@@ -432,7 +432,7 @@ fn bash(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, Vec<Run>), Pa
         .map(|k| {
             (
                 Time {
-                    real_s: real.get(k).copied().unwrap_or(0.0),
+                    real_s: real.get(k).copied(),
                     user_s: user.as_ref().and_then(|u| u.get(k).copied()),
                     sys_s: sys.as_ref().and_then(|s| s.get(k).copied()),
                     style: Some("bash".into()),
@@ -534,7 +534,7 @@ fn gnu_default(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
         } else if let Some(v) = tok.strip_suffix("system") {
             t.sys_s = Some(v.parse().ok()?);
         } else if let Some(v) = tok.strip_suffix("elapsed") {
-            t.real_s = clock(v)?;
+            t.real_s = Some(clock(v)?);
             saw_elapsed = true;
         } else if let Some(v) = tok.strip_suffix("%CPU") {
             if let Ok(p) = v.parse() {
@@ -615,7 +615,7 @@ fn gnu_user_format(text: &str) -> Option<Time> {
             _ => {}
         }
     }
-    t.real_s = real?;
+    t.real_s = Some(real?);
     // `N real` alone names no GNU time format: its CPU times go with it.
     let clocked = parts
         .iter()
@@ -647,7 +647,13 @@ fn gnu_verbose(lines: &[Line<'_>], start: usize) -> Result<(usize, Time), ParseE
     };
     let mut saw_elapsed = false;
     let mut i = start;
+    let mut end = start;
     while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
+        // `...` where the poster left fields out.
+        if i > start && matches!(l.text.trim(), "..." | "[...]" | "…") {
+            i += 1;
+            continue;
+        }
         let Some((name, value)) = l.text.trim().rsplit_once(": ") else {
             break;
         };
@@ -675,7 +681,7 @@ fn gnu_verbose(lines: &[Line<'_>], start: usize) -> Result<(usize, Time), ParseE
         } else if name == "Command being timed" {
             t.command = Some(value.trim_matches('"').to_string());
         } else if name.starts_with("Elapsed (wall clock) time") {
-            t.real_s = clock(value).ok_or_else(|| {
+            t.real_s = Some(clock(value).ok_or_else(|| {
                 ParseError::invalid(
                     FORMAT,
                     l.no,
@@ -683,7 +689,7 @@ fn gnu_verbose(lines: &[Line<'_>], start: usize) -> Result<(usize, Time), ParseE
                     "an elapsed time `h:mm:ss` or `m:ss`",
                     value,
                 )
-            })?;
+            })?);
             saw_elapsed = true;
         } else if name == "User time (seconds)" {
             t.user_s = value.parse().ok();
@@ -695,8 +701,11 @@ fn gnu_verbose(lines: &[Line<'_>], start: usize) -> Result<(usize, Time), ParseE
             break;
         }
         i += 1;
+        end = i;
     }
-    if !saw_elapsed {
+    let i = end;
+    // A report cut without its elapsed line still holds both CPU times.
+    if !saw_elapsed && (t.user_s.is_none() || t.sys_s.is_none()) {
         let l = lines.get(i).or(lines.get(start));
         return Err(ParseError::invalid(
             FORMAT,
@@ -771,7 +780,7 @@ fn fish(lines: &[Line<'_>], start: usize) -> Option<(usize, Vec<Run>)> {
     let user = value(text(at + 1)?, "usr time")?;
     let sys = value(text(at + 2)?, "sys time")?;
     let run = Time {
-        real_s: real,
+        real_s: Some(real),
         user_s: Some(user),
         sys_s: Some(sys),
         style: Some("fish".into()),
@@ -803,7 +812,7 @@ fn zsh(text: &str) -> Option<Time> {
         val(total)?
     };
     Some(Time {
-        real_s,
+        real_s: Some(real_s),
         user_s: Some(val(user)?),
         sys_s: Some(val(system)?),
         style: Some("zsh".into()),
@@ -824,11 +833,11 @@ mod tests {
     fn bash_timeformat_on_one_line() {
         let t = one_line_keyed("real 0.048 user 0.044 sys 0.004").unwrap();
         assert_eq!(
-            (t.real_s, t.user_s, t.sys_s),
+            (t.real_s.unwrap(), t.user_s, t.sys_s),
             (0.048, Some(0.044), Some(0.004))
         );
         let t = one_line_keyed("real 0m1.500s user 0m0.044s sys 0m0.004s").unwrap();
-        assert_eq!(t.real_s, 1.5);
+        assert_eq!(t.real_s.unwrap(), 1.5);
         assert!(one_line_keyed("real 0.048 real 0.044 sys 0.004").is_none());
         assert!(one_line_keyed("real 0.048 user 0.044 cpu 0.004").is_none());
         assert!(one_line_keyed("real 0m0.048s real 0m0.050s").is_none());
@@ -854,7 +863,10 @@ mod tests {
         let lines = crate::lines::split("real: 1.022600\nuser: 0.135900\nsystem: 0.852600\n");
         let (n, runs) = recognize_runs(&lines, 0).unwrap().unwrap();
         assert_eq!(n, 3);
-        assert_eq!((runs[0].0.real_s, runs[0].0.sys_s), (1.0226, Some(0.8526)));
+        assert_eq!(
+            (runs[0].0.real_s.unwrap(), runs[0].0.sys_s),
+            (1.0226, Some(0.8526))
+        );
         // One `real:` line alone is prose, not a run.
         let lines = crate::lines::split("real: 5\nthat was quick\n");
         assert!(recognize_runs(&lines, 0).is_none_or(|r| r.is_err()));
@@ -873,7 +885,10 @@ mod tests {
         let (n, runs) = recognize_runs(&lines, 0).unwrap().unwrap();
         assert_eq!(n, 2);
         let t = &runs[0].0;
-        assert_eq!((t.real_s, t.sys_s, t.user_s), (159.78, Some(9612.24), None));
+        assert_eq!(
+            (t.real_s.unwrap(), t.sys_s, t.user_s),
+            (159.78, Some(9612.24), None)
+        );
         assert_eq!(t.fields[1], ("real stdev".to_string(), 0.577193));
         // A sentence with a colon is not a run, nor is a sys time alone.
         let lines = crate::lines::split("Real time: about a minute\nSys time: 2\n");
@@ -887,7 +902,7 @@ mod tests {
         let text = "\tCommand being timed: \"run\"\n\tUser time (seconds): 1.50\n\tSystem time (seconds): 0.25\n\tElapsed (wall clock) time (h:mm:ss or m:ss): 1:00.21  <---- (1)\n\tExit status: 0\n";
         let lines = crate::lines::split(text);
         let (_, runs) = recognize_runs(&lines, 0).unwrap().unwrap();
-        assert_eq!(runs[0].0.real_s, 60.21);
+        assert_eq!(runs[0].0.real_s.unwrap(), 60.21);
         assert_eq!(runs[0].0.exit_status, Some(0));
     }
 
@@ -898,7 +913,7 @@ mod tests {
         let (n, runs) = recognize_runs(&lines, 2).unwrap().unwrap();
         assert_eq!(n, 3);
         assert_eq!(runs.len(), 2);
-        assert_eq!(runs[0].0.real_s, 49.634);
+        assert_eq!(runs[0].0.real_s.unwrap(), 49.634);
         assert_eq!(runs[1].0.sys_s, Some(44.265));
         assert_eq!(runs[0].1.as_deref(), Some("w/o patch"));
         assert_eq!(runs[1].0.command.as_deref(), Some("./a.out"));
@@ -911,7 +926,10 @@ mod tests {
         let lines = split(text);
         let (n, runs) = recognize_runs(&lines, 1).unwrap().unwrap();
         assert_eq!((n, runs.len()), (3, 2));
-        assert_eq!((runs[0].0.real_s, runs[1].0.real_s), (8.939, 5.546));
+        assert_eq!(
+            (runs[0].0.real_s.unwrap(), runs[1].0.real_s.unwrap()),
+            (8.939, 5.546)
+        );
         assert_eq!(runs[1].0.sys_s, Some(30.183));
         assert_eq!(runs[0].1.as_deref(), Some("upstream"));
         assert_eq!(runs[1].1.as_deref(), Some("patched"));
@@ -922,7 +940,7 @@ mod tests {
     fn bsd_time_line() {
         let t = bsd("        0.14 real         0.02 user         0.02 sys").unwrap();
         assert_eq!(
-            (t.real_s, t.user_s, t.sys_s),
+            (t.real_s.unwrap(), t.user_s, t.sys_s),
             (0.14, Some(0.02), Some(0.02))
         );
         assert_eq!(t.style.as_deref(), Some("bsd"));
@@ -937,21 +955,42 @@ mod tests {
     fn gnu_user_format_with_elapsed() {
         let t = gnu_user_format("0:00.04 elapsed, 0.04 s, 0 exit, 1804KB max, 0 major 305 minor")
             .unwrap();
-        assert_eq!((t.real_s, t.user_s, t.sys_s), (0.04, None, None));
+        assert_eq!((t.real_s.unwrap(), t.user_s, t.sys_s), (0.04, None, None));
         let t = gnu_user_format("1:02.50 elapsed, 3.25 user, 0.50 sys").unwrap();
-        assert_eq!((t.real_s, t.user_s, t.sys_s), (62.5, Some(3.25), Some(0.5)));
+        assert_eq!(
+            (t.real_s.unwrap(), t.user_s, t.sys_s),
+            (62.5, Some(3.25), Some(0.5))
+        );
         // A clock is needed before `elapsed`, and every part is a value.
         assert!(gnu_user_format("4 elapsed, 3 user").is_none());
         assert!(gnu_user_format("0:04 elapsed, and then some").is_none());
         assert!(gnu_user_format("0:04 elapsed").is_none());
         let t = gnu_user_format("\t0:00.08 real,\t0.07 user,\t0.01 sys").unwrap();
         assert_eq!(
-            (t.real_s, t.user_s, t.sys_s),
+            (t.real_s.unwrap(), t.user_s, t.sys_s),
             (0.08, Some(0.07), Some(0.01))
         );
         let t = gnu_user_format("2.50 real, 1.25 user").unwrap();
-        assert_eq!((t.real_s, t.user_s), (2.5, Some(1.25)));
+        assert_eq!((t.real_s.unwrap(), t.user_s), (2.5, Some(1.25)));
         assert!(gnu_user_format("2.50 real, 3 apples").is_none());
+    }
+
+    #[test]
+    fn a_verbose_report_cut_with_elisions() {
+        let text = "$ /usr/bin/time -v pahole -J vmlinux\n    ...\n\tUser time (seconds): 22.29\n\tSystem time (seconds): 0.47\n    ...\n\tMaximum resident set size (kbytes): 714524\n    ...\n\n";
+        let lines = split(text);
+        let (n, t) = gnu_verbose(&lines, 2).unwrap();
+        assert_eq!(n, 4);
+        assert_eq!(
+            (t.real_s, t.user_s, t.sys_s),
+            (None, Some(22.29), Some(0.47))
+        );
+        assert_eq!(t.command.as_deref(), None);
+        // Without both CPU times and without elapsed, it is no run.
+        let lines = split(
+            "\tUser time (seconds): 22.29\n    ...\n\tMaximum resident set size (kbytes): 714524\n",
+        );
+        assert!(gnu_verbose(&lines, 0).is_err());
     }
 
     #[test]
@@ -963,7 +1002,7 @@ mod tests {
         };
         assert_eq!(n, 4);
         let t = &runs[0].0;
-        assert_eq!((t.real_s, t.style.as_deref()), (1.5, Some("fish")));
+        assert_eq!((t.real_s.unwrap(), t.style.as_deref()), (1.5, Some("fish")));
         assert!((t.user_s.unwrap() - 0.12).abs() < 1e-12);
         assert!((t.sys_s.unwrap() - 40e-6).abs() < 1e-12);
         // The rule alone, or a line in another unit, is no result.
@@ -984,7 +1023,7 @@ mod tests {
         );
         let (n, runs) = recognize_runs(&lines, 0).unwrap().unwrap();
         assert_eq!(n, 2);
-        assert_eq!(runs[0].0.real_s, 49.63);
+        assert_eq!(runs[0].0.real_s.unwrap(), 49.63);
         assert!(
             runs[0]
                 .0
@@ -1000,9 +1039,12 @@ mod tests {
                 .any(|(k, v)| k == "minor" && *v == 123.0)
         );
         let t = zsh("./a.out  0.64s user 47.43s system 96% cpu 49.634 total").unwrap();
-        assert_eq!(t.real_s, 49.634);
+        assert_eq!(t.real_s.unwrap(), 49.634);
         let t = zsh("39.35s user 445.45s system 390% cpu 124.04s (2:04.04) total").unwrap();
-        assert_eq!((t.real_s, t.user_s, t.command), (124.04, Some(39.35), None));
+        assert_eq!(
+            (t.real_s.unwrap(), t.user_s, t.command),
+            (124.04, Some(39.35), None)
+        );
         assert!(zsh("0.64s user 47.43s system 96% cpu (2:04.04) total").is_none());
     }
 }

@@ -195,7 +195,7 @@ fn every_real_paste_document_matches_the_schema() {
 fn the_validator_catches_a_missing_field() {
     let root = schema();
     let v = serde_json::json!({"source": {"format": "x", "bytes": 1, "lines": 1, "parser_version": "v"},
-        "blocks": [{"kind": "time", "lines": [1, 1]}], "warnings": []});
+        "blocks": [{"kind": "rtla", "lines": [1, 1]}], "warnings": []});
     let mut errs = Vec::new();
     validate(&root, &root, &v, "", &mut errs);
     assert!(errs.iter().any(|e| e.contains("oneOf")), "{errs:?}");

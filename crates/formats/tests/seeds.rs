@@ -228,7 +228,10 @@ fn check_seed_002(doc: &Document) {
             panic!("expected time, found {}", b.kind())
         };
         assert_eq!(b.label.as_deref(), Some(label));
-        assert_eq!((t.real_s, t.user_s, t.sys_s), (real, Some(user), Some(sys)));
+        assert_eq!(
+            (t.real_s.unwrap(), t.user_s, t.sys_s),
+            (real, Some(user), Some(sys))
+        );
         assert_eq!(t.style.as_deref(), Some("bash"));
         assert_eq!(t.command.as_deref(), Some("./a.out"));
         assert_eq!(b.quote_level, Some(2));

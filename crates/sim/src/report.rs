@@ -493,7 +493,7 @@ fn render(sc: &Scenario, v: &crate::config::Variant, a: &Agg, label: &str) -> Re
     if let (Some(r), Some(u), Some(y)) = (stat("Elapsed"), stat("User"), stat("System")) {
         let ms = |x: f64| (x * 1000.0).round() / 1000.0;
         blocks.push(label(BlockBody::Time(Time {
-            real_s: ms(r.mean),
+            real_s: Some(ms(r.mean)),
             user_s: Some(ms(u.mean)),
             sys_s: Some(ms(y.mean)),
             style: Some("bash".into()),
@@ -976,7 +976,9 @@ impl SimReport {
                     BlockBody::Time(t) => {
                         let mmss = |x: f64| format!("{}m{:.3}s", (x / 60.0).floor(), x % 60.0);
                         let _ = writeln!(s, "# time (bash; mean over replications)");
-                        let _ = writeln!(s, "real\t{}", mmss(t.real_s));
+                        if let Some(real) = t.real_s {
+                            let _ = writeln!(s, "real\t{}", mmss(real));
+                        }
                         let _ = writeln!(s, "user\t{}", mmss(t.user_s.unwrap_or(0.0)));
                         let _ = writeln!(s, "sys\t{}", mmss(t.sys_s.unwrap_or(0.0)));
                         let _ = writeln!(s);

@@ -38,7 +38,7 @@ fn v3_one_time_block_per_replication_with_its_seed() {
             .blocks
             .iter()
             .filter_map(|b| match &b.body {
-                BlockBody::Time(t) => Some((t.real_s, b.label.clone().unwrap())),
+                BlockBody::Time(t) => Some((t.real_s.unwrap(), b.label.clone().unwrap())),
                 _ => None,
             })
             .collect();

@@ -120,8 +120,10 @@ fn summary(body: &BlockBody) -> String {
             t.rows.len()
         ),
         BlockBody::Time(t) => format!(
-            "time: real {} s{}{}",
-            t.real_s,
+            "time: real {}{}{}",
+            t.real_s
+                .map(|r| format!("{r} s"))
+                .unwrap_or_else(|| "not printed".into()),
             t.user_s
                 .map(|u| format!(", user {u} s"))
                 .unwrap_or_default(),
