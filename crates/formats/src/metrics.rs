@@ -914,7 +914,8 @@ fn counts_over_elapsed(lines: &[Line<'_>], start: usize) -> Option<crate::detect
         }
         match perf_line(l.text).filter(|m| !m.is_empty()) {
             Some(m) => metrics.extend(m),
-            None if n > 0 && (is_shadow_metric(l.text) || is_perf_continuation(l.text)) => {}
+            None if n > 0 && is_shadow_metric(l.text) => attach_spread(&mut metrics, l.text),
+            None if n > 0 && is_perf_continuation(l.text) => {}
             None if n > 0 && is_comment_tail(l.text, lines.get(start + n - 1).map(|p| p.text)) => {
                 attach_spread(&mut metrics, l.text);
             }
@@ -1081,7 +1082,14 @@ fn is_perf_continuation(t: &str) -> bool {
 /// A second derived metric perf prints under a counter, in the comment
 /// column alone (`                 #    0.18  stalled cycles per insn`).
 fn is_shadow_metric(text: &str) -> bool {
-    let indent = text.len() - text.trim_start().len();
+    // The indent in columns: a tab reaches the next multiple of 8.
+    let indent = text
+        .chars()
+        .take_while(|c| c.is_whitespace())
+        .fold(
+            0,
+            |col, c| if c == '\t' { col / 8 * 8 + 8 } else { col + 1 },
+        );
     indent >= 16 && text.trim_start().starts_with('#')
 }
 
@@ -1213,7 +1221,8 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
                 attach_spread(&mut metrics, l.text);
             }
             None if is_perf_continuation(l.text) => {}
-            None if is_shadow_metric(l.text) => {}
+            // Its `( +- x% )` is the counter's above.
+            None if is_shadow_metric(l.text) => attach_spread(&mut metrics, l.text),
             // A side's name or a fence between the header and its counts
             // (`PR`, then a fence opening): at most two such lines.
             None if metrics.is_empty() && skipped < 2 && is_label_between(l.text) => {
@@ -1493,6 +1502,35 @@ mod tests {
         // A per-socket id without its CPU count is not one.
         assert!(perf_aggregation("S0 cycles").is_none());
         assert!(perf_aggregation("Samples 12").is_none());
+    }
+
+    #[test]
+    fn a_tab_indented_second_comment_line_keeps_the_report_and_its_spread() {
+        let text = " Performance counter stats for 'perf bench sched pipe' (10 runs):\n\n\
+            \t\t84,456,137      instructions:u            #    0.25  insn per cycle\n\
+            \t\t\t\t\t\t\t  #    0.83  stalled cycles per insn  ( +-  0.02% )  (83.01%)\n\
+            \t\t34,097,544      branches:u                #    2.058 M/sec                    ( +-  0.02% )  (83.52%)\n\n\
+            \t\t   14.5464 +- 0.0758 seconds time elapsed  ( +-  0.52% )\n";
+        let (n, BlockBody::Metrics(m)) = perf_stat(&split(text), 0).unwrap() else {
+            panic!()
+        };
+        assert_eq!(n, 7);
+        let got: Vec<(&str, Option<f64>)> = m
+            .metrics
+            .iter()
+            .map(|m| (m.name.as_str(), m.spread_pct))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("instructions:u", Some(0.02)),
+                ("branches:u", Some(0.02)),
+                ("time elapsed", Some(0.52))
+            ]
+        );
+        // Eight spaces and a `#` are a comment column too short for perf's.
+        assert!(!is_shadow_metric("        # 0.83 stalled"));
+        assert!(is_shadow_metric("\t\t# 0.83 stalled"));
     }
 
     #[test]
