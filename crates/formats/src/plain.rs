@@ -137,7 +137,11 @@ fn number_prefix_len(s: &str) -> usize {
 /// (`5008377 us` is one cell).
 pub fn cells(text: &str) -> Vec<Cell> {
     // `12.5±0.3` and `12.5 +- 0.3` are one cell: a value and its spread.
-    let mut spaced = text.replace('±', " ± ").replace(" +- ", " ± ");
+    let mut spaced = text
+        .replace("(+/- ", "(+/-")
+        .replace('±', " ± ")
+        .replace(" +- ", " ± ")
+        .replace(" +/- ", " ± ");
     // `1.00 (  1.12)`, `( 0.38 )`: a spread printed inside parentheses with
     // the padding of its field is one token, `(1.12)`.
     while spaced.contains("( ") || spaced.contains(" )") {
@@ -176,6 +180,21 @@ pub fn cells(text: &str) -> Vec<Cell> {
             prev.printed.push(' ');
             prev.printed.push_str(tok);
             prev.delta_pct = Some(d);
+            continue;
+        }
+        // `0.194   (+/- 5.96%)`: hackbench-style spreads in parentheses.
+        if let Some(prev) = out.last_mut()
+            && prev.value.is_some()
+            && prev.spread_pct.is_none()
+            && let Some(sd) = tok
+                .strip_prefix("(+/-")
+                .and_then(|r| r.strip_suffix(')'))
+                .and_then(|r| parse_number_unit(r.trim()))
+                .filter(|(_, u)| *u == Some("%"))
+        {
+            prev.printed.push(' ');
+            prev.printed.push_str(tok);
+            prev.spread_pct = Some(sd.0);
             continue;
         }
         if let Some(prev) = out.last_mut()
@@ -371,7 +390,10 @@ fn is_value(c: &Cell) -> bool {
 /// A data row under a header of `k` columns: `k` cells, or `k + 1` with a
 /// leading label. Every cell after the first must be a number (or a
 /// placeholder such as `-------`), and at least one a number.
-fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
+/// `numbered`: the header was indented past an unnamed first column, so
+/// a whole number there (`1  56.383  54.225` under `  Baseline
+/// Patched`) labels the row.
+fn data_row(text: &str, k: usize, numbered: bool) -> Option<(Option<String>, Vec<Cell>)> {
     let mut cs = cells(text);
     // `+11.9% improvement`: a word saying which way the change goes,
     // after the change itself, is a note on it.
@@ -387,9 +409,11 @@ fn data_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
         let mut it = cs.into_iter();
         let label = it.next()?;
         let rest: Vec<Cell> = it.collect();
+        let counted =
+            numbered && label.unit.is_none() && label.printed.bytes().all(|b| b.is_ascii_digit());
         if rest.iter().all(is_value)
             && rest.iter().any(|c| c.value.is_some())
-            && label.value.is_none()
+            && (label.value.is_none() || counted)
         {
             return Some((Some(label.printed), rest));
         }
@@ -782,8 +806,11 @@ fn spaced_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> 
     // The first name may head the row labels: a dimension (`Total memory`
     // over `8GB`, `32GB`), or any name when the rows have one value fewer
     // (`Breakup for 8GB    base    patched`).
-    let dimension =
-        names.len() >= 3 && names[0].split_whitespace().last().is_some_and(is_dimension);
+    // A caption in parentheses (`(One thread)`, `(192 full threads)`)
+    // heads the labels too.
+    let dimension = names.len() >= 3
+        && (names[0].split_whitespace().last().is_some_and(is_dimension)
+            || (names[0].starts_with('(') && names[0].ends_with(')')));
     spaced_rows(lines, start, names.clone(), usize::from(dimension))
         .or_else(|| {
             (names.len() >= 3 && !dimension)
@@ -822,24 +849,90 @@ fn spaced_rows(
     {
         i += 1;
     }
+    // A header indented past the rows' first cell: a whole number there
+    // labels the row (`1   0.194 (+/- 5.96%)   0.400 ...` under
+    // `      w/o patch   w/ patch`).
+    let indent = if label_col {
+        0
+    } else {
+        head.text.len() - head.text.trim_start().len()
+    };
+    let row_at = |text: &str| {
+        let (number, text) = match numbered_label(text, indent) {
+            Some((n, rest)) => (Some(n), rest),
+            None => (None, text),
+        };
+        let text = without_trailing_note(text);
+        // A change column the header has no name for (`2666.8  2689.7
+        // +0.9%` under `w/o patch  w/ patch`): the last column's change.
+        let (text, change) = without_unheaded_change(text, k).unwrap_or((text, None));
+        let row = match number {
+            Some(n) => spaced_row(text, k)
+                .filter(|(label, _)| label.is_none())
+                .map(|(_, cs)| (Some(n), cs)),
+            None if label_col => labelled_row(text, k),
+            None => spaced_row(text, k),
+        };
+        row.map(|(label, cs)| (label, cs, change))
+    };
+    // The label column's name alone on the line under the header (`grp`).
+    let mut label_columns = label_columns;
+    if label_columns.is_empty()
+        && let Some(l) = lines.get(i).filter(|l| l.quote == head.quote)
+        && let t = l.text.trim()
+        && !t.is_empty()
+        && t.len() <= 12
+        && t.chars().all(|c| c.is_ascii_alphabetic() || c == '_')
+        && lines.get(i + 1).is_some_and(|n| {
+            n.quote == head.quote
+                && numbered_label(n.text, indent).is_some()
+                && row_at(n.text).is_some()
+        })
+    {
+        label_columns.push(t.to_string());
+        i += 1;
+    }
+    // perf's and people's headers may stand one blank line above the rows.
+    if rows.is_empty()
+        && lines
+            .get(i)
+            .is_some_and(|l| l.quote == head.quote && l.text.trim().is_empty())
+        && lines
+            .get(i + 1)
+            .is_some_and(|l| l.quote == head.quote && row_at(l.text).is_some())
+    {
+        i += 1;
+    }
     let mut end = i;
     while let Some(line) = lines.get(i).filter(|l| l.quote == head.quote) {
-        let text = without_trailing_note(line.text);
-        let row = if label_col {
-            labelled_row(text, k)
-        } else {
-            spaced_row(text, k)
-        };
-        if let Some((label, cs)) = row {
+        if let Some((label, cs, change)) = row_at(line.text) {
             let label = match (pending.take(), label) {
                 (Some(p), Some(l)) => Some(format!("{p} {l}")),
                 (p, l) => l.or(p),
             };
             let metric =
                 label.unwrap_or_else(|| cs.first().map(|c| c.printed.clone()).unwrap_or_default());
-            rows.push(row_from_cells(metric, &cs));
+            let mut row = row_from_cells(metric, &cs);
+            if let Some(c) = change {
+                row.printed_deltas_pct.resize(row.values.len(), None);
+                if let Some(last) = row.printed_deltas_pct.last_mut() {
+                    *last = Some(c);
+                }
+            }
+            rows.push(row);
             i += 1;
             end = i;
+            continue;
+        }
+        // A rule over a totals row (`========   ========` above `System
+        // Benchmarks Index Score`) stays in the table.
+        if !rows.is_empty()
+            && is_rule_line(line.text)
+            && lines
+                .get(i + 1)
+                .is_some_and(|l| l.quote == head.quote && row_at(l.text).is_some())
+        {
+            i += 1;
             continue;
         }
         let next_is_row = lines
@@ -861,17 +954,7 @@ fn spaced_rows(
         let totals_next = lines
             .get(i + 1)
             .filter(|l| l.quote == head.quote)
-            .is_some_and(|l| {
-                totals_row(l.text) && {
-                    let t = without_trailing_note(l.text);
-                    if label_col {
-                        labelled_row(t, k)
-                    } else {
-                        spaced_row(t, k)
-                    }
-                    .is_some()
-                }
-            });
+            .is_some_and(|l| totals_row(l.text) && row_at(l.text).is_some());
         if !rows.is_empty() && line.text.trim().is_empty() && totals_next {
             i += 1;
             continue;
@@ -1813,6 +1896,13 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
         return None;
     }
     let k = columns.len();
+    // Indented past the rows' first cell: that column has no name.
+    let indent = head.text.len() - head.text.trim_start().len();
+    let numbered_rows = |text: &str| {
+        let t = text.trim_start();
+        indent >= 2
+            && text.len() - t.len() + t.find(char::is_whitespace).unwrap_or(t.len()) < indent
+    };
     let mut raw: Vec<(Option<String>, Vec<Cell>)> = Vec::new();
     let mut i = start + 1;
     if lines
@@ -1825,7 +1915,7 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
         if line.quote != head.quote {
             break;
         }
-        let Some(row) = data_row(line.text, k) else {
+        let Some(row) = data_row(line.text, k, numbered_rows(line.text)) else {
             break;
         };
         raw.push(row);
@@ -2106,6 +2196,41 @@ fn is_word_note(text: &str) -> bool {
         && t.chars().any(char::is_alphabetic)
 }
 
+/// A row's first cell, a whole number, when it ends before the header's
+/// `indent` (the column the header left unnamed), and the rest of the row.
+fn numbered_label(text: &str, indent: usize) -> Option<(String, &str)> {
+    let t = text.trim_start();
+    let end = t.find(char::is_whitespace)?;
+    let (first, rest) = t.split_at(end);
+    (indent >= 2
+        && text.len() - t.len() + end < indent
+        && first.bytes().all(|b| b.is_ascii_digit()))
+    .then(|| (first.to_string(), rest))
+}
+
+/// A row with one number more than the `k` columns, the last a
+/// percentage after `k` plain values (`2666.8  2689.7  +0.9%`): the row
+/// without it, and the change it printed.
+fn without_unheaded_change(text: &str, k: usize) -> Option<(&str, Option<f64>)> {
+    let cs = cells(text);
+    let last = cs.last()?;
+    let numbers = cs
+        .iter()
+        .rev()
+        .take_while(|c| c.value.is_some() && is_value(c))
+        .count();
+    let plain = |c: &Cell| c.unit.as_deref() != Some("%") && c.delta_pct.is_none();
+    if numbers != k + 1
+        || last.unit.as_deref() != Some("%")
+        || !cs[cs.len() - 1 - k..cs.len() - 1].iter().all(plain)
+    {
+        return None;
+    }
+    let t = text.trim_end();
+    let cut = t.rfind(last.printed.as_str())?;
+    Some((t[..cut].trim_end(), last.value))
+}
+
 /// A row with a note in brackets after its last cell (`0  -100%
 /// (eliminated)`): the row without it.
 fn without_trailing_note(text: &str) -> &str {
@@ -2153,6 +2278,88 @@ fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn table_of(text: &str) -> Table {
+        let lines = crate::lines::split(text);
+        match recognize(&lines, 0) {
+            Some(Ok((_, BlockBody::Table(t)))) => t,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_unheaded_change_column_is_the_last_column_s_change() {
+        let t = table_of(
+            "(One run)\t\t\t   w/o patch   w/ patch\n\n\
+             Dhrystone 2 using register variables     2666.8     2689.7    +0.9%\n\
+             File Copy 1024 bufsize 2000 maxblocks    2892.8     2904.2    -0.4%\n\
+             \x20                                       ========   ========\n\
+             System Benchmarks Index Score            1679.7     1723.3    +2.6%\n",
+        );
+        assert_eq!(t.columns, ["w/o patch", "w/ patch"]);
+        assert_eq!(t.label_columns, ["(One run)"]);
+        let got: Vec<(&str, Vec<Option<f64>>, Vec<Option<f64>>)> = t
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r.metric.as_str(),
+                    r.values.clone(),
+                    r.printed_deltas_pct.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    "Dhrystone 2 using register variables",
+                    vec![Some(2666.8), Some(2689.7)],
+                    vec![None, Some(0.9)]
+                ),
+                (
+                    "File Copy 1024 bufsize 2000 maxblocks",
+                    vec![Some(2892.8), Some(2904.2)],
+                    vec![None, Some(-0.4)]
+                ),
+                (
+                    "System Benchmarks Index Score",
+                    vec![Some(1679.7), Some(1723.3)],
+                    vec![None, Some(2.6)]
+                ),
+            ]
+        );
+        // A percentage that is one of the columns is no change.
+        assert!(without_unheaded_change("x  1.5  2.5%", 2).is_none());
+        assert!(without_unheaded_change("x  1.5%  2.5  3.0%", 2).is_none());
+    }
+
+    #[test]
+    fn numbered_rows_under_an_indented_header() {
+        let t = table_of(
+            "\t\t  w/o patch\t\t\t w/ patch\ngrp\n1\t0.194   (+/- 5.96%)  \t\t0.400 (+/- 4.50%)\t+106.2%\n16     10.825  (+/- 10.61%)             9.556 (+/- 7.06%)\t -11.7%\n",
+        );
+        assert_eq!(t.label_columns, ["grp"]);
+        let r = &t.rows[1];
+        assert_eq!(r.metric, "16");
+        assert_eq!(r.values, [Some(10.825), Some(9.556)]);
+        assert_eq!(r.spread_pct, [Some(10.61), Some(7.06)]);
+        assert_eq!(r.printed_deltas_pct, [None, Some(-11.7)]);
+        // Word columns: the same under a header set at the left margin.
+        let t = table_of(
+            "        Baseline        Patched\n1       56.383          54.225 (+3.83%)\n128     30.596          27.090 (+11.46%)\n",
+        );
+        assert_eq!(
+            (t.rows[1].metric.as_str(), t.rows[1].values[1]),
+            ("128", Some(27.09))
+        );
+        let lines = crate::lines::split(
+            "Baseline        Patched\n1       56.383          54.225\n2       40.047          35.492\n",
+        );
+        assert!(
+            !matches!(recognize(&lines, 0), Some(Ok((_, BlockBody::Table(t)))) if t.rows[0].metric == "1")
+        );
+    }
 
     #[test]
     fn a_value_with_its_change_in_parentheses_is_one_cell() {
