@@ -771,6 +771,26 @@ fn spaced_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
     if cs.len() < k {
         return None;
     }
+    // More columns of numbers, set apart by wide gaps, than the header has
+    // names (`p4    49    24    37` under `no cache   cache`): a number
+    // would be read into the label and every value be one column off.
+    let segments: Vec<&str> = text
+        .split('\t')
+        .flat_map(|part| part.split("  "))
+        .map(str::trim)
+        .filter(|seg| !seg.is_empty())
+        .collect();
+    let numeric_tail = segments
+        .iter()
+        .rev()
+        .take_while(|seg| {
+            let cs = cells(seg);
+            !cs.is_empty() && cs.iter().all(is_value) && cs.iter().any(|c| c.value.is_some())
+        })
+        .count();
+    if numeric_tail > k && numeric_tail < segments.len() {
+        return None;
+    }
     let values = cs.split_off(cs.len() - k);
     if !values.iter().all(is_value) || !values.iter().any(|c| c.value.is_some()) {
         return None;
@@ -2050,6 +2070,12 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
         .filter(|(_, d)| !**d)
         .map(|(h, _)| h.to_string())
         .collect();
+    if !label_col
+        && delta_columns.is_empty()
+        && let Some(named) = two_line_header(lines, start, columns.len())
+    {
+        columns = named;
+    }
     if delta_columns.is_empty()
         && let Some(groups) = group_header(lines, start, &columns)
     {
@@ -2196,6 +2222,34 @@ fn is_word_note(text: &str) -> bool {
         && t.chars().any(char::is_alphabetic)
 }
 
+/// A header of two lines, the second naming the sides of the first's last
+/// name (`baseline   patched` over `no cache   cache`, three columns): the
+/// columns `baseline`, `patched no cache`, `patched cache`. `k` columns
+/// were read by single words.
+fn two_line_header(lines: &[Line<'_>], start: usize, k: usize) -> Option<Vec<String>> {
+    let head = lines.get(start)?;
+    let above = lines.get(start.checked_sub(1)?)?;
+    // Both lines leave the label column blank.
+    let indented = |t: &str| t.len() - t.trim_start().len() >= 2;
+    if above.quote != head.quote || !indented(above.text) || !indented(head.text) {
+        return None;
+    }
+    let word = |n: &String| n.chars().any(char::is_alphabetic) && parse_number_unit(n).is_none();
+    let top = spaced_header(above.text).filter(|t| t.iter().all(word))?;
+    let sub = spaced_header(head.text).filter(|t| t.iter().all(word))?;
+    if sub.len() >= k || top.len() - 1 + sub.len() != k {
+        return None;
+    }
+    let (last, first) = top.split_last()?;
+    Some(
+        first
+            .iter()
+            .cloned()
+            .chain(sub.iter().map(|s| format!("{last} {s}")))
+            .collect(),
+    )
+}
+
 /// A row's first cell, a whole number, when it ends before the header's
 /// `indent` (the column the header left unnamed), and the rest of the row.
 fn numbered_label(text: &str, indent: usize) -> Option<(String, &str)> {
@@ -2332,6 +2386,25 @@ mod tests {
         // A percentage that is one of the columns is no change.
         assert!(without_unheaded_change("x  1.5  2.5%", 2).is_none());
         assert!(without_unheaded_change("x  1.5%  2.5  3.0%", 2).is_none());
+    }
+
+    #[test]
+    fn a_header_of_two_lines() {
+        let lines = crate::lines::split(
+            "            base        patched\n        no cache        cache\nk8 revF     31          14      17\np4          49          24      37\n",
+        );
+        let Some(Ok((_, BlockBody::Table(t)))) = recognize(&lines, 1) else {
+            panic!()
+        };
+        assert_eq!(t.columns, ["base", "patched no cache", "patched cache"]);
+        assert_eq!(
+            (t.rows[1].metric.as_str(), t.rows[1].values[0]),
+            ("p4", Some(49.0))
+        );
+        // A sentence above is no first header line.
+        let lines =
+            crate::lines::split("We ran this  twice\n   no cache   cache\np4     49     24\n");
+        assert_eq!(two_line_header(&lines, 1, 3), None);
     }
 
     #[test]
