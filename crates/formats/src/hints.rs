@@ -492,6 +492,12 @@ pub fn heading_above(
     first: usize,
     floor: usize,
 ) -> Option<String> {
+    // `time ./test` and the test's own output over the report: the heading
+    // is what stands above the command.
+    let first = match body {
+        BlockBody::Time(_) => time_command_above(lines, first, floor).unwrap_or(first),
+        _ => first,
+    };
     let quote = lines.get(first)?.quote;
     let own_log = |text: &str| is_own_log(body, text);
     let mut k = first;
@@ -535,6 +541,11 @@ pub fn heading_above(
     if !above.is_empty() && !names {
         return None;
     }
+    // An introduction ending in a colon over a side's name (`Add test
+    // results:` over `Before:`): the name alone.
+    if last.ends_with(':') && above.iter().any(|t| t.ends_with(':')) {
+        return Some(last.trim_end_matches(':').trim().to_string());
+    }
     let text: Vec<&str> = para
         .iter()
         .rev()
@@ -577,6 +588,41 @@ fn is_own_log(body: &BlockBody, text: &str) -> bool {
             rest.starts_with(' ') && rest.trim_start().starts_with(['-', '.', '/'])
         });
     logged || command
+}
+
+/// Lines a program may print between the `time CMD` line and the report.
+const TIMED_OUTPUT_LINES: usize = 8;
+
+/// The line of a `time CMD` command (after a prompt if any) in the
+/// paragraph over a `time` report at `first`, at most one blank line and
+/// [`TIMED_OUTPUT_LINES`] lines of the command's output above it.
+fn time_command_above(lines: &[Line<'_>], first: usize, floor: usize) -> Option<usize> {
+    let quote = lines.get(first)?.quote;
+    let mut blanks = 0;
+    let mut k = first;
+    for _ in 0..TIMED_OUTPUT_LINES + 2 {
+        if k <= floor {
+            return None;
+        }
+        k -= 1;
+        let l = lines.get(k).filter(|l| l.quote == quote)?;
+        let t = l.text.trim();
+        if t.is_empty() {
+            blanks += 1;
+            if blanks > 1 {
+                return None;
+            }
+            continue;
+        }
+        let cmd = crate::lines::after_prompt(t).unwrap_or(t);
+        if cmd
+            .strip_prefix("time ")
+            .is_some_and(|rest| !rest.trim().is_empty())
+        {
+            return Some(k);
+        }
+    }
+    None
 }
 
 /// A shell command after its prompt ([`crate::lines::after_prompt`]).
@@ -1210,6 +1256,28 @@ mod tests {
         );
         let doc = crate::parse(text.as_bytes(), None).unwrap();
         assert_eq!(doc.blocks.first().and_then(|b| b.label.as_deref()), None);
+    }
+
+    #[test]
+    fn a_time_report_is_headed_above_its_command_and_the_command_s_output() {
+        let run = |out: u32, real: &str| {
+            format!(
+                "time ./ring_test --parallel\nGuest: notified {out}\nHost: pinged 68278\n\nreal\t{real}\nuser\t0m6.437s\nsys\t0m8.010s\n"
+            )
+        };
+        let text = format!(
+            "Results of the test, no change:\nBefore:\n{}\nAfter:\n{}",
+            run(10036893, "0m14.463s"),
+            run(10036709, "0m14.196s")
+        );
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        let labels: Vec<Option<&str>> = doc
+            .blocks
+            .iter()
+            .filter(|b| matches!(b.body, BlockBody::Time(_)))
+            .map(|b| b.label.as_deref())
+            .collect();
+        assert_eq!(labels, [Some("before"), Some("after")]);
     }
 
     #[test]
