@@ -383,8 +383,75 @@ fn body<'a>(line: &Line<'a>, prefix: &str) -> Option<&'a str> {
     }
 }
 
+/// A report a mail client double-spaced (an empty line after every line):
+/// its lines from `start` without the single empty lines, up to two empty
+/// lines in a row, when an empty line follows the heading (fio prints
+/// none there). `None` for a report printed as fio prints it.
+fn double_spaced<'a>(lines: &[Line<'a>], start: usize) -> Option<Vec<Line<'a>>> {
+    let quote = lines.get(start)?.quote;
+    let blank = |i: usize| {
+        lines
+            .get(i)
+            .is_some_and(|l| l.quote == quote && l.text.trim().is_empty())
+    };
+    let text = |i: usize| {
+        lines
+            .get(i)
+            .is_some_and(|l| l.quote == quote && !l.text.trim().is_empty())
+    };
+    if !(blank(start + 1) && text(start + 2)) {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut i = start;
+    while let Some(l) = lines.get(i).filter(|_| out.len() < MAX_LINES) {
+        if blank(i) && text(i + 1) {
+            i += 1;
+            continue;
+        }
+        out.push(*l);
+        if blank(i) {
+            break;
+        }
+        i += 1;
+    }
+    Some(out)
+}
+
 /// Recognise one job report or one group summary starting at `start`.
 pub fn recognize(
+    lines: &[Line<'_>],
+    start: usize,
+) -> Option<Result<(usize, BlockBody), ParseError>> {
+    let first = lines.get(start)?;
+    let direction_after_blank = lines.get(start + 2).is_some_and(|l| {
+        find_direction(l.text).is_some()
+            || l.text
+                .trim_start()
+                .split_once(':')
+                .is_some_and(|(w, _)| matches!(w, "READ" | "WRITE" | "TRIM" | "MIXED"))
+    });
+    let starts = group_heading(first.text).is_some() || job_header(first.text).is_some();
+    if starts
+        && direction_after_blank
+        && let Some(compact) = double_spaced(lines, start)
+    {
+        // Read without the empty lines; the block ends at the same line.
+        return recognize_at(&compact, 0).map(|found| {
+            found.map(|(n, body)| {
+                let last_no = compact.get(n.saturating_sub(1)).map_or(first.no, |l| l.no);
+                let end = lines[start..]
+                    .iter()
+                    .position(|l| l.no == last_no)
+                    .map_or(n, |p| p + 1);
+                (end, body)
+            })
+        });
+    }
+    recognize_at(lines, start)
+}
+
+fn recognize_at(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
@@ -435,14 +502,23 @@ fn job(
         // A stat line a mailer wrapped after a comma (`avg=296354.86,` /
         // `stdev=6624.06, samples=56`) is read joined.
         let joined;
+        // A percentile row cut inside a value (`20.00th=[` / `437],`).
+        let cut_percentile = text.trim_end().ends_with('[');
         let text = match lines
             .get(k + 1)
-            .filter(|n| n.quote == quote && text.trim_end().ends_with(','))
+            .filter(|n| n.quote == quote && (text.trim_end().ends_with(',') || cut_percentile))
             .and_then(|n| body(n, prefix))
-            .filter(|n| is_stat_item(n.trim_start()))
-        {
+            .filter(|n| {
+                let n = n.trim_start();
+                if cut_percentile {
+                    n.starts_with(|c: char| c.is_ascii_digit()) && n.contains(']')
+                } else {
+                    is_stat_item(n)
+                }
+            }) {
             Some(next) => {
-                joined = format!("{} {}", text.trim_end(), next.trim());
+                let glue = if cut_percentile { "" } else { " " };
+                joined = format!("{}{glue}{}", text.trim_end(), next.trim());
                 joined_next = true;
                 joined.as_str()
             }
@@ -744,6 +820,23 @@ mod tests {
 
     fn value(ms: &[Metric], name: &str) -> Option<f64> {
         ms.iter().find(|m| m.name == name).map(|m| m.value)
+    }
+
+    #[test]
+    fn a_double_spaced_report_with_cut_percentile_rows() {
+        let text = "r: (groupid=0, jobs=4): err= 0: pid=34282: Mon Jan 27 01:04:55 2020\n\n  read: IOPS=36.7k, BW=144MiB/s (150MB/s)(2048MiB/14271msec)\n\n    clat percentiles (usec):\n\n     |  1.00th=[    48],  5.00th=[    69], 10.00th=[   251], 20.00th=[\n437],\n\n     | 99.99th=[135267]\n\n   iops        : min= 4126, max=73857, avg=28254.82, stdev=5957.62,\nsamples=112\n\n\n\nRun status group 0 (all jobs):\n\n   READ: bw=144MiB/s (150MB/s), 144MiB/s-144MiB/s (150MB/s-150MB/s),\nio=2048MiB (2147MB), run=14271-14271msec\n";
+        let lines = crate::lines::split(text);
+        let Some(Ok((n, BlockBody::Metrics(m)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 13);
+        assert_eq!(value(&m.metrics, "read clat p20"), Some(437.0));
+        assert_eq!(value(&m.metrics, "read clat p99.99"), Some(135267.0));
+        assert_eq!(value(&m.metrics, "read iops stdev"), Some(5957.62));
+        let Some(Ok((2 | 3 | 4 | 5, BlockBody::Metrics(g)))) = recognize(&lines, 16) else {
+            panic!()
+        };
+        assert_eq!(value(&g.metrics, "read io"), Some(2097152.0));
     }
 
     #[test]

@@ -418,8 +418,11 @@ fn flat_headers(line: &str) -> Vec<(String, String)> {
 fn evidently_qp(body: &[Phys]) -> bool {
     let mut escapes = 0;
     for (_, t) in body {
-        escapes +=
-            t.matches("=3D").count() + t.matches("=20").count() + t.matches("=E2=80=").count();
+        // `=20` only where quoted-printable writes it, for a space at the
+        // end of a line: `=20579` is a value (fio's `99.95th=[20579]`).
+        escapes += t.matches("=3D").count()
+            + usize::from(t.trim_end_matches('=').ends_with("=20"))
+            + t.matches("=E2=80=").count();
         if t.contains("Content-Transfer-Encoding: quoted-printable") {
             return true;
         }
@@ -644,6 +647,25 @@ mod tests {
                 (39, "> \u{ff1a} end".to_string()),
             ]
         );
+    }
+
+    #[test]
+    fn values_after_an_equals_sign_are_no_quoted_printable() {
+        let body: Vec<Phys> = [
+            "  read: IOPS=36.7k, BW=144MiB/s (150MB/s)(2048MiB/14271msec)",
+            "     | 99.00th=[ 11600], 99.50th=[ 13304], 99.90th=[ 17171], 99.95th=[20579],",
+            "   bw (  KiB/s): min=16510, max=295435, per=76.91%, avg=113025.79, stdev=20.5",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (i as u64 + 1, t.to_string()))
+        .collect();
+        assert!(!evidently_qp(&body));
+        let body: Vec<Phys> = vec![
+            (1, "the numbers are below=20".into()),
+            (2, "a =3D b".into()),
+        ];
+        assert!(evidently_qp(&body));
     }
 
     #[test]
