@@ -235,3 +235,40 @@ nice -n 10 vmstat -w 1 3 > sys-vmstat-w.txt 2>&1
 # hyperfine
 nice -n 10 hyperfine --style basic -N --runs 8 --export-json hf-N.json --export-markdown hf-N.md 'sleep 0.1' 'sleep 0.15' > hf-N.txt 2>&1
 nice -n 10 hyperfine --style basic --runs 4 --prepare 'sync' -i --export-json hf-fail.json 'sh -c "seq 1 100000 | sort >/dev/null; exit 1"' > hf-fail.txt 2>&1
+
+# The seventeenth set's runs (2026-12-03), same machine; s17- file names.
+ct() { name=$1; shift; echo "== $name: cyclictest $*"; nice -n 10 cyclictest "$@" --json=ct-$name.json > ct-$name.txt 2>&1; }
+ct resolution    -q -D 2 -i 1000 -t 2 -R
+ct idle-h        -q -D 2 -i 2000 -t 2 --policy=idle -h 100
+ct dbg           -q -D 2 -i 1000 -t 1 --dbg_cyclictest
+ct spikenodes    -D 2 -i 1000 -t 2 --spike=60 --spike-nodes=16
+ct other-t3      -q -D 2 -i 700 -t 3 --policy=other
+sn() { name=$1; shift; echo "== $name"; nice -n 10 stress-ng "$@" --yaml sn-$name.yaml > sn-$name.txt 2>&1; }
+sn vdso-taskset     --vdso 1 -t 2 --metrics --taskset 0
+sn futex-aggr       --futex 2 -t 2 --metrics-brief --aggressive
+sn sock-stdout      --sock 1 -t 2 --metrics-brief --sock-domain ipv4 --stdout
+sn getrandom-tsc    --getrandom 1 --tsc 1 -t 2 --metrics --ionice-class idle
+sn str-maximize     --str 1 -t 2 --metrics-brief --maximize
+hf() { name=$1; shift; echo "== $name"; nice -n 10 hyperfine "$@" > hf-$name.txt 2>&1; }
+hf setup-sec   --style basic --runs 5 --setup 'sync' --cleanup 'true' --time-unit second --export-json hf-setup-sec.json 'sleep 0.12' 'seq 1 100000 | sort > /dev/null'
+hf minmax-bash --style basic --min-runs 3 --max-runs 4 -S bash --export-json hf-minmax-bash.json --export-csv hf-minmax-bash.csv 'sleep 0.07'
+hf nocolor     --style nocolor --runs 6 --warmup 1 --export-json hf-nocolor.json 'gzip -1 -c /usr/bin/fio > /dev/null' 'gzip -6 -c /usr/bin/fio > /dev/null' 'gzip -9 -c /usr/bin/fio > /dev/null'
+mkdir -p fiodata
+fo() { name=$1; shift; echo "== $name"; nice -n 10 fio --name=$name --directory=fiodata --output-format=normal,json --output=fio-$name.out "$@"; }
+fo randwrite-fsync --rw=randwrite --bs=4k --size=16M --ioengine=sync --fsync=16 --runtime=2 --time_based
+fo libaio-read     --rw=read --bs=64k --size=64M --ioengine=libaio --iodepth=8 --direct=1 --runtime=2 --time_based
+fo rwmix-mmap      --rw=randrw --rwmixread=70 --bs=8k --size=32M --ioengine=mmap --lat_percentiles=1 --percentile_list=50:90:99.5 --runtime=2 --time_based
+fo posixaio-write  --rw=write --bs=1M --size=128M --ioengine=posixaio --iodepth=4 --end_fsync=1
+rm -rf fiodata
+echo "== sysbench"
+nice -n 10 sysbench cpu --cpu-max-prime=5000 --events=2000 --time=0 --percentile=99 run > sb-cpu-events.txt 2>&1
+nice -n 10 sysbench memory --memory-oper=read --memory-access-mode=rnd --memory-block-size=4K --memory-total-size=512M run > sb-memory-rnd-read.txt 2>&1
+mkdir -p sbf && (cd sbf && sysbench fileio --file-total-size=64M --file-num=4 prepare > /dev/null 2>&1 && nice -n 10 sysbench fileio --file-total-size=64M --file-num=4 --file-test-mode=rndrw --time=3 run > ../sb-fileio-rndrw.txt 2>&1; sysbench fileio --file-total-size=64M --file-num=4 cleanup > /dev/null 2>&1); rm -rf sbf
+nice -n 10 sysbench threads --thread-locks=4 --threads=2 --time=2 --histogram run > sb-threads-hist.txt 2>&1
+echo "== sar"
+nice -n 10 sar -b -S -o sar-bS.data 1 2 > sys-sar-b-S.txt 2>&1; sadf -j sar-bS.data -- -b -S > sys-sar-b-S.json
+echo "== perf"
+nice -n 10 perf stat -r 3 --pre sync -e task-clock,context-switches,page-faults -- sh -c 'seq 1 200000 | sort > /dev/null' > /dev/null 2> ps-pre-r3.txt
+nice -n 10 /usr/bin/time -f '\t%E real,\t%U user,\t%S sys' -o tm-format-tabs.txt sh -c 'seq 1 300000 | sort -n > /dev/null'
+echo done
+nice -n 10 sar -v -o sar-v.data 1 2 > sys-sar-v.txt 2>&1; sadf -j sar-v.data -- -v > sys-sar-v.json
