@@ -33,6 +33,11 @@ pub struct Cell {
     pub spread_pct: Option<f64>,
     /// `(+88.2%)` after the value: the change the poster printed for it.
     pub delta_pct: Option<f64>,
+    /// `1.00 (1.12)`: a bare number in parentheses after the value. A
+    /// spread in percent only where the header says so (`baseline(std%)`);
+    /// else it may be an absolute deviation (`16327.844 (581.744)`) and
+    /// stays in `printed` only.
+    pub paren: Option<f64>,
 }
 
 /// `(+88.2%)`, `(-3.5%)`: a signed change in parentheses right after a
@@ -50,14 +55,36 @@ fn paren_change(tok: &str) -> Option<f64> {
 
 /// `(1.12)`, `(0.38)`, `(1.1%)`: an unsigned number in parentheses right
 /// after a value, its spread in percent.
-fn paren_spread(tok: &str) -> Option<f64> {
+fn paren_spread(tok: &str) -> Option<(f64, bool)> {
     let inner = tok.strip_prefix('(')?.strip_suffix(')')?;
     if inner.starts_with(['+', '-']) {
         return None;
     }
     match parse_number_unit(inner)? {
-        (v, None | Some("%")) if v >= 0.0 => Some(v),
+        (v, None) if v >= 0.0 => Some((v, false)),
+        (v, Some("%")) if v >= 0.0 => Some((v, true)),
         _ => None,
+    }
+}
+
+/// A header that says its columns' bare parenthesised numbers are spreads
+/// in percent (`baseline(std%)`, `compare%( std%)`).
+fn says_std_pct(names: &[String]) -> bool {
+    names.iter().any(|n| {
+        let n = n.to_ascii_lowercase().replace(' ', "");
+        ["std%", "stdev%", "stddev%", "%std"]
+            .iter()
+            .any(|k| n.contains(k))
+    })
+}
+
+/// Bare parenthesised numbers as spreads in percent, where the header
+/// says they are.
+fn paren_as_spread(cs: &mut [Cell]) {
+    for c in cs {
+        if c.spread_pct.is_none() {
+            c.spread_pct = c.paren;
+        }
     }
 }
 
@@ -201,13 +228,19 @@ pub fn cells(text: &str) -> Vec<Cell> {
             && prev.value.is_some()
             && prev.spread_pct.is_none()
             && prev.delta_pct.is_none()
-            && let Some(sd) = paren_spread(tok)
+            && prev.paren.is_none()
+            && let Some((sd, pct)) = paren_spread(tok)
         {
-            // `1.00 (1.12)` under `baseline(std%)`: the run-to-run spread
-            // in percent (a change always has its sign, `(+88.2%)`).
+            // `1.00 (1.12%)`: the run-to-run spread in percent (a change
+            // always has its sign, `(+88.2%)`); a bare `(1.12)` is kept
+            // for the header to say what it is.
             prev.printed.push(' ');
             prev.printed.push_str(tok);
-            prev.spread_pct = Some(sd);
+            if pct {
+                prev.spread_pct = Some(sd);
+            } else {
+                prev.paren = Some(sd);
+            }
             continue;
         }
         if UNITS.contains(&tok)
@@ -243,6 +276,7 @@ pub fn cells(text: &str) -> Vec<Cell> {
             unit,
             spread_pct: None,
             delta_pct: None,
+            paren: None,
         });
     }
     out
@@ -857,6 +891,7 @@ fn spaced_rows(
 ) -> Option<(usize, BlockBody)> {
     let head = lines.get(start)?;
     let label_col = labels > 0;
+    let std_pct = says_std_pct(&names);
     let (label_columns, columns) = (names[..labels].to_vec(), names[labels..].to_vec());
     let k = columns.len();
     let mut rows = Vec::new();
@@ -893,7 +928,12 @@ fn spaced_rows(
             None if label_col => labelled_row(text, k),
             None => spaced_row(text, k),
         };
-        row.map(|(label, cs)| (label, cs, change))
+        row.map(|(label, mut cs)| {
+            if std_pct {
+                paren_as_spread(&mut cs);
+            }
+            (label, cs, change)
+        })
     };
     // The label column's name alone on the line under the header (`grp`).
     let mut label_columns = label_columns;
@@ -1501,6 +1541,7 @@ fn pipe_value(cell: &str) -> Cell {
             unit: unit.map(str::to_string),
             spread_pct: None,
             delta_pct: Some(d),
+            paren: None,
         };
     }
     let mut c = cells(bare).into_iter().next().unwrap_or(Cell {
@@ -1509,6 +1550,7 @@ fn pipe_value(cell: &str) -> Cell {
         unit: None,
         spread_pct: None,
         delta_pct: None,
+        paren: None,
     });
     c.printed = cell.to_string();
     c
@@ -1916,6 +1958,9 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
         return None;
     }
     let k = columns.len();
+    // `time in sec  (%stdev)`: bare numbers in parentheses are spreads.
+    let std_pct = says_std_pct(&columns.iter().map(|c| c.to_string()).collect::<Vec<_>>())
+        || says_std_pct(&[head.text.to_string()]);
     // Indented past the rows' first cell: that column has no name.
     let indent = head.text.len() - head.text.trim_start().len();
     let numbered_rows = |text: &str| {
@@ -1935,9 +1980,12 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
         if line.quote != head.quote {
             break;
         }
-        let Some(row) = data_row(line.text, k, numbered_rows(line.text)) else {
+        let Some(mut row) = data_row(line.text, k, numbered_rows(line.text)) else {
             break;
         };
+        if std_pct {
+            paren_as_spread(&mut row.1);
+        }
         raw.push(row);
         i += 1;
     }
@@ -2352,7 +2400,8 @@ mod tests {
         );
         assert_eq!(t.columns, ["w/o patch", "w/ patch"]);
         assert_eq!(t.label_columns, ["(One run)"]);
-        let got: Vec<(&str, Vec<Option<f64>>, Vec<Option<f64>>)> = t
+        type Row<'a> = (&'a str, Vec<Option<f64>>, Vec<Option<f64>>);
+        let got: Vec<Row> = t
             .rows
             .iter()
             .map(|r| {
@@ -2677,10 +2726,26 @@ mod tests {
         let cs = cells("TCP_RR  224-threads  1.00 (  2.52)  +665.38 (  3.38)");
         assert_eq!(cs.len(), 4);
         assert_eq!(cs[2].value, Some(1.0));
-        assert_eq!(cs[2].spread_pct, Some(2.52));
+        // Bare: a spread in percent only under a header that says so.
+        assert_eq!((cs[2].spread_pct, cs[2].paren), (None, Some(2.52)));
         assert_eq!(cs[3].value, Some(665.38));
-        assert_eq!(cs[3].spread_pct, Some(3.38));
+        assert_eq!(cs[3].paren, Some(3.38));
         assert_eq!(cs[3].printed, "+665.38 (3.38)");
+        assert_eq!(cells("1.00 (2.52%)")[0].spread_pct, Some(2.52));
+        let t = table_of(
+            "case       load          baseline(std%)  compare%( std%)\nTCP_RR     224-threads   1.00 (  2.52)   +665.38 (  3.38)\nUDP_RR     224-threads   1.00 (  1.12)   +1.07 (  0.38)\n",
+        );
+        assert_eq!(t.rows[0].spread_pct, [Some(2.52), Some(3.38)]);
+        // An absolute deviation in parentheses is no percentage.
+        let t = table_of(
+            "workers    stock       patched\n18         16327.844 (581.744)   15480.061 (582.654)\n36         8573.557 (285.058)    8003.888 (196.125)\n",
+        );
+        assert!(
+            t.rows
+                .iter()
+                .all(|r| r.spread_pct.iter().all(Option::is_none)),
+            "{t:?}"
+        );
         // A signed change stays a change.
         assert_eq!(cells("6755 (+88.2%)")[0].delta_pct, Some(88.2));
         assert_eq!(cells("6755 (+88.2%)")[0].spread_pct, None);
