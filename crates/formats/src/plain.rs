@@ -53,29 +53,44 @@ fn paren_change(tok: &str) -> Option<f64> {
     }
 }
 
-/// `(1.12)`, `(0.38)`, `(1.1%)`: an unsigned number in parentheses right
-/// after a value, its spread in percent.
-fn paren_spread(tok: &str) -> Option<(f64, bool)> {
+/// A spread printed in parentheses right after a value.
+enum ParenSpread {
+    /// `(+/- 5.96%)`, hackbench's: marked as a spread, in percent.
+    Marked(f64),
+    /// `(1.1%)`: unsigned, in percent (a change always has its sign,
+    /// `(+88.2%)`).
+    Percent(f64),
+    /// `(1.12)`, `(0.38)`: unsigned and bare, kept for the header to say
+    /// what it is.
+    Bare(f64),
+}
+
+fn paren_spread(tok: &str) -> Option<ParenSpread> {
     let inner = tok.strip_prefix('(')?.strip_suffix(')')?;
+    if let Some(marked) = inner.strip_prefix("+/-") {
+        return match parse_number_unit(marked.trim())? {
+            (v, Some("%")) => Some(ParenSpread::Marked(v)),
+            _ => None,
+        };
+    }
     if inner.starts_with(['+', '-']) {
         return None;
     }
     match parse_number_unit(inner)? {
-        (v, None) if v >= 0.0 => Some((v, false)),
-        (v, Some("%")) if v >= 0.0 => Some((v, true)),
+        (v, None) if v >= 0.0 => Some(ParenSpread::Bare(v)),
+        (v, Some("%")) if v >= 0.0 => Some(ParenSpread::Percent(v)),
         _ => None,
     }
 }
 
 /// A header that says its columns' bare parenthesised numbers are spreads
-/// in percent (`baseline(std%)`, `compare%( std%)`).
-fn says_std_pct(names: &[String]) -> bool {
-    names.iter().any(|n| {
-        let n = n.to_ascii_lowercase().replace(' ', "");
-        ["std%", "stdev%", "stddev%", "%std"]
-            .iter()
-            .any(|k| n.contains(k))
-    })
+/// in percent (`baseline(std%)`, `compare%( std%)`, `time in sec
+/// (%stdev)`).
+fn says_std_pct(header: &str) -> bool {
+    let h = header.to_ascii_lowercase().replace(' ', "");
+    ["std%", "stdev%", "stddev%", "%std"]
+        .iter()
+        .any(|k| h.contains(k))
 }
 
 /// Bare parenthesised numbers as spreads in percent, where the header
@@ -209,37 +224,20 @@ pub fn cells(text: &str) -> Vec<Cell> {
             prev.delta_pct = Some(d);
             continue;
         }
-        // `0.194   (+/- 5.96%)`: hackbench-style spreads in parentheses.
+        // `0.194   (+/- 5.96%)`, `1.00 (1.12%)`, `1.00 (1.12)`: a spread in
+        // parentheses. Only a marked one may follow a printed change.
         if let Some(prev) = out.last_mut()
             && prev.value.is_some()
             && prev.spread_pct.is_none()
-            && let Some(sd) = tok
-                .strip_prefix("(+/-")
-                .and_then(|r| r.strip_suffix(')'))
-                .and_then(|r| parse_number_unit(r.trim()))
-                .filter(|(_, u)| *u == Some("%"))
+            && let Some(spread) = paren_spread(tok)
+            && (matches!(spread, ParenSpread::Marked(_))
+                || (prev.delta_pct.is_none() && prev.paren.is_none()))
         {
             prev.printed.push(' ');
             prev.printed.push_str(tok);
-            prev.spread_pct = Some(sd.0);
-            continue;
-        }
-        if let Some(prev) = out.last_mut()
-            && prev.value.is_some()
-            && prev.spread_pct.is_none()
-            && prev.delta_pct.is_none()
-            && prev.paren.is_none()
-            && let Some((sd, pct)) = paren_spread(tok)
-        {
-            // `1.00 (1.12%)`: the run-to-run spread in percent (a change
-            // always has its sign, `(+88.2%)`); a bare `(1.12)` is kept
-            // for the header to say what it is.
-            prev.printed.push(' ');
-            prev.printed.push_str(tok);
-            if pct {
-                prev.spread_pct = Some(sd);
-            } else {
-                prev.paren = Some(sd);
+            match spread {
+                ParenSpread::Marked(v) | ParenSpread::Percent(v) => prev.spread_pct = Some(v),
+                ParenSpread::Bare(v) => prev.paren = Some(v),
             }
             continue;
         }
@@ -767,13 +765,7 @@ pub fn footer_table(
 /// (`w/o patch       w/ patch`), for rows whose labels have several words.
 fn spaced_header(text: &str) -> Option<Vec<String>> {
     let t = text.trim();
-    let names: Vec<String> = t
-        .split('\t')
-        .flat_map(|part| part.split("  "))
-        .map(str::trim)
-        .filter(|n| !n.is_empty())
-        .map(str::to_string)
-        .collect();
+    let names: Vec<String> = wide_segments(t).map(str::to_string).collect();
     let ok = names.len() >= 2
         && names.len() <= MAX_COLUMNS
         && names.iter().all(|n| {
@@ -788,6 +780,14 @@ fn spaced_header(text: &str) -> Option<Vec<String>> {
             .iter()
             .all(|n| n.split_whitespace().count() <= if t.contains('\t') { 6 } else { 4 });
     ok.then_some(names)
+}
+
+/// The parts of a line set apart by tabs or by runs of two or more spaces.
+fn wide_segments(text: &str) -> impl Iterator<Item = &str> {
+    text.split('\t')
+        .flat_map(|part| part.split("  "))
+        .map(str::trim)
+        .filter(|seg| !seg.is_empty())
 }
 
 /// `( 26.11%)`: a share printed after a value (stress-ng's `376.06s total
@@ -808,22 +808,20 @@ fn spaced_row(text: &str, k: usize) -> Option<(Option<String>, Vec<Cell>)> {
     // More columns of numbers, set apart by wide gaps, than the header has
     // names (`p4    49    24    37` under `no cache   cache`): a number
     // would be read into the label and every value be one column off.
-    let segments: Vec<&str> = text
-        .split('\t')
-        .flat_map(|part| part.split("  "))
-        .map(str::trim)
-        .filter(|seg| !seg.is_empty())
-        .collect();
-    let numeric_tail = segments
-        .iter()
-        .rev()
-        .take_while(|seg| {
-            let cs = cells(seg);
-            !cs.is_empty() && cs.iter().all(is_value) && cs.iter().any(|c| c.value.is_some())
-        })
-        .count();
-    if numeric_tail > k && numeric_tail < segments.len() {
-        return None;
+    // Only a row with cells left for a label can have one.
+    if cs.len() > k {
+        let segments: Vec<&str> = wide_segments(text).collect();
+        let numeric_tail = segments
+            .iter()
+            .rev()
+            .take_while(|seg| {
+                let cs = cells(seg);
+                !cs.is_empty() && cs.iter().all(is_value) && cs.iter().any(|c| c.value.is_some())
+            })
+            .count();
+        if numeric_tail > k && numeric_tail < segments.len() {
+            return None;
+        }
     }
     let values = cs.split_off(cs.len() - k);
     if !values.iter().all(is_value) || !values.iter().any(|c| c.value.is_some()) {
@@ -891,7 +889,9 @@ fn spaced_rows(
 ) -> Option<(usize, BlockBody)> {
     let head = lines.get(start)?;
     let label_col = labels > 0;
-    let std_pct = says_std_pct(&names);
+    // The names joined by a character no key holds: two names never make
+    // one key between them.
+    let std_pct = says_std_pct(&names.join("|"));
     let (label_columns, columns) = (names[..labels].to_vec(), names[labels..].to_vec());
     let k = columns.len();
     let mut rows = Vec::new();
@@ -1959,15 +1959,10 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
     }
     let k = columns.len();
     // `time in sec  (%stdev)`: bare numbers in parentheses are spreads.
-    let std_pct = says_std_pct(&columns.iter().map(|c| c.to_string()).collect::<Vec<_>>())
-        || says_std_pct(&[head.text.to_string()]);
+    let std_pct = says_std_pct(head.text);
     // Indented past the rows' first cell: that column has no name.
     let indent = head.text.len() - head.text.trim_start().len();
-    let numbered_rows = |text: &str| {
-        let t = text.trim_start();
-        indent >= 2
-            && text.len() - t.len() + t.find(char::is_whitespace).unwrap_or(t.len()) < indent
-    };
+    let numbered_rows = |text: &str| first_cell_before(text, indent).is_some();
     let mut raw: Vec<(Option<String>, Vec<Cell>)> = Vec::new();
     let mut i = start + 1;
     if lines
@@ -2301,13 +2296,18 @@ fn two_line_header(lines: &[Line<'_>], start: usize, k: usize) -> Option<Vec<Str
 /// A row's first cell, a whole number, when it ends before the header's
 /// `indent` (the column the header left unnamed), and the rest of the row.
 fn numbered_label(text: &str, indent: usize) -> Option<(String, &str)> {
+    let (first, rest) = first_cell_before(text, indent)?;
+    (!rest.is_empty() && first.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| (first.to_string(), rest))
+}
+
+/// A row's first cell and the rest of the row, when that cell ends before
+/// the header's `indent` (at least two columns in): the header left the
+/// column under it unnamed.
+fn first_cell_before(text: &str, indent: usize) -> Option<(&str, &str)> {
     let t = text.trim_start();
-    let end = t.find(char::is_whitespace)?;
-    let (first, rest) = t.split_at(end);
-    (indent >= 2
-        && text.len() - t.len() + end < indent
-        && first.bytes().all(|b| b.is_ascii_digit()))
-    .then(|| (first.to_string(), rest))
+    let end = t.find(char::is_whitespace).unwrap_or(t.len());
+    (indent >= 2 && text.len() - t.len() + end < indent).then(|| t.split_at(end))
 }
 
 /// A row with one number more than the `k` columns, the last a
