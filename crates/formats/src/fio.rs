@@ -504,21 +504,22 @@ fn job(
         let joined;
         // A percentile row cut inside a value (`20.00th=[` / `437],`).
         let cut_percentile = text.trim_end().ends_with('[');
-        let text = match lines
+        let next = lines
             .get(k + 1)
-            .filter(|n| n.quote == quote && (text.trim_end().ends_with(',') || cut_percentile))
-            .and_then(|n| body(n, prefix))
-            .filter(|n| {
-                let n = n.trim_start();
-                if cut_percentile {
-                    n.starts_with(|c: char| c.is_ascii_digit()) && n.contains(']')
-                } else {
-                    is_stat_item(n)
-                }
-            }) {
-            Some(next) => {
-                let glue = if cut_percentile { "" } else { " " };
-                joined = format!("{}{glue}{}", text.trim_end(), next.trim());
+            .filter(|n| n.quote == quote)
+            .and_then(|n| body(n, prefix));
+        let wrapped = if cut_percentile {
+            joined_with(text, next, "", |n| {
+                n.starts_with(|c: char| c.is_ascii_digit()) && n.contains(']')
+            })
+        } else if text.trim_end().ends_with(',') {
+            joined_with(text, next, " ", is_stat_item)
+        } else {
+            None
+        };
+        let text = match wrapped {
+            Some(w) => {
+                joined = w;
                 joined_next = true;
                 joined.as_str()
             }
@@ -692,6 +693,18 @@ fn group_line(text: &str) -> Option<Vec<Metric>> {
 }
 
 /// Whether a wrapped rest of a job's stat line starts with one of its keys.
+/// A line a mailer wrapped: `text` and the `next` line joined by `glue`,
+/// when the next line (trimmed) `continues` it.
+fn joined_with(
+    text: &str,
+    next: Option<&str>,
+    glue: &str,
+    continues: impl Fn(&str) -> bool,
+) -> Option<String> {
+    let next = next?.trim();
+    continues(next).then(|| format!("{}{glue}{next}", text.trim_end()))
+}
+
 fn is_stat_item(text: &str) -> bool {
     text.split_once('=').is_some_and(|(k, _)| {
         matches!(
@@ -735,21 +748,22 @@ fn group(lines: &[Line<'_>], start: usize, n: f64) -> Result<(usize, BlockBody),
         let Some(text) = body(l, prefix) else { break };
         // A line wrapped after one of its commas: the rest, `io=84.8GiB
         // (91.1GB), run=...`, starts with a key of its own.
-        let rest = lines
+        let next = lines
             .get(k + 1)
-            .filter(|n| same(n) && text.trim_end().ends_with(','))
-            .and_then(|n| body(n, prefix))
-            .map(str::trim)
-            .filter(|r| group_line(r).is_none() && is_group_item(r));
-        let joined = match rest {
-            Some(r) => format!("{} {r}", text.trim_end()),
-            None => text.to_string(),
+            .filter(|n| same(n))
+            .and_then(|n| body(n, prefix));
+        let wrapped = if text.trim_end().ends_with(',') {
+            joined_with(text, next, " ", |r| {
+                group_line(r).is_none() && is_group_item(r)
+            })
+        } else {
+            None
         };
-        let Some(values) = group_line(&joined) else {
+        let Some(values) = group_line(wrapped.as_deref().unwrap_or(text)) else {
             break;
         };
         metrics.extend(values);
-        k += 1 + usize::from(rest.is_some());
+        k += 1 + usize::from(wrapped.is_some());
         consumed = k - start;
     }
     if consumed == 1 {
