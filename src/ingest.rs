@@ -549,27 +549,12 @@ fn plan_block(
         }
         BlockBody::Profile(p) => {
             for r in p.rows.iter().take(MAX_PROFILE_ROWS) {
-                let name = profile_row_name(r);
+                let name = r.name();
                 base.metrics
                     .push(metric(name, None, r.overhead_pct, Some("%")));
             }
             out.push(base);
         }
-    }
-}
-
-/// A profile row's metric name: its symbol with the command in brackets
-/// (`clear_page [usemem]`); a report sorted without symbols (`--sort
-/// comm,dso`) names its rows by shared object (`libc.so.6 [sort]`).
-fn profile_row_name(r: &reclaimlab_formats::ProfileRow) -> String {
-    let key = match (r.symbol.as_str(), r.object.as_deref()) {
-        ("", Some(object)) => object,
-        ("", None) => return r.command.clone().unwrap_or_default(),
-        (symbol, _) => symbol,
-    };
-    match &r.command {
-        Some(c) => format!("{key} [{c}]"),
-        None => key.to_string(),
     }
 }
 
@@ -1817,12 +1802,13 @@ mod tests {
     #[test]
     fn profile_rows_are_named_by_symbol_or_by_their_sort_keys() {
         let row = |symbol: &str, command: Option<&str>, object: Option<&str>| {
-            profile_row_name(&reclaimlab_formats::ProfileRow {
+            reclaimlab_formats::ProfileRow {
                 symbol: symbol.into(),
                 command: command.map(Into::into),
                 object: object.map(Into::into),
                 ..Default::default()
-            })
+            }
+            .name()
         };
         assert_eq!(
             row("clear_page", Some("usemem"), Some("[kernel.kallsyms]")),

@@ -847,3 +847,30 @@ pub struct ProfileRow {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<u32>,
 }
+
+impl ProfileRow {
+    /// What the row is the share of: its symbol, else its shared object
+    /// (`--sort dso`), else its command (`--sort comm`).
+    pub fn key(&self) -> &str {
+        [
+            Some(self.symbol.as_str()),
+            self.object.as_deref(),
+            self.command.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|k| !k.is_empty())
+        .unwrap_or("")
+    }
+
+    /// The row as a metric's name: its [key](Self::key), with its command
+    /// in brackets when the key is not the command (`clear_page [usemem]`,
+    /// `libc.so.6 [sort]`, `gzip`).
+    pub fn name(&self) -> String {
+        let key = self.key();
+        match self.command.as_deref() {
+            Some(c) if !self.symbol.is_empty() || self.object.is_some() => format!("{key} [{c}]"),
+            _ => key.to_string(),
+        }
+    }
+}

@@ -179,18 +179,7 @@ fn summary(body: &BlockBody) -> String {
             p.rows.len(),
             p.rows
                 .first()
-                .map(|r| {
-                    let key = [
-                        Some(r.symbol.as_str()),
-                        r.object.as_deref(),
-                        r.command.as_deref(),
-                    ]
-                    .into_iter()
-                    .flatten()
-                    .find(|k| !k.is_empty())
-                    .unwrap_or("");
-                    format!(", top {key} {}%", r.overhead_pct)
-                })
+                .map(|r| { format!(", top {} {}%", r.key(), r.overhead_pct) })
                 .unwrap_or_default()
         ),
     }
