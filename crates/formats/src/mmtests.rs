@@ -61,7 +61,7 @@ fn duration_row(label: &str) -> Option<&str> {
 /// duration block and the vmstat `Ops ...` block (`Ops Minor Faults`,
 /// `Ops Kswapd pages scanned`, `Ops NUMA hint local faults %`).
 fn section_row(label: &str) -> bool {
-    duration_row(label).is_some() || label.starts_with("Ops ")
+    duration_row(label).is_some() || label.starts_with("Ops ") || OLD_DURATION_ROWS.contains(&label)
 }
 
 fn is_stat(tok: &str) -> bool {
@@ -102,7 +102,37 @@ fn stat_row(text: &str) -> Option<StatRow> {
     if !is_stat(stat) {
         return None;
     }
-    let (metric, mut rest) = split_word(rest.trim_start())?;
+    // The metric may have words of its own (bonnie's `SeqCreate del`):
+    // up to three, none a number.
+    let rest = rest.trim_start();
+    let mut end = split_word(rest)?.0.len();
+    for _ in 1..3 {
+        let Some((word, _)) = split_word(rest[end..].trim_start()) else {
+            break;
+        };
+        if number_or_nan(word).is_some() || word.starts_with(['(', '*', '<', '#', '!', '^']) {
+            break;
+        }
+        end = rest.len() - rest[end..].trim_start().len() + word.len();
+    }
+    let (metric, rest) = rest.split_at(end);
+    let cols = stat_cells(rest)?;
+    let words: Vec<&str> = metric.split_whitespace().collect();
+    // Prose may start with a statistic's name (`Max latency was 30 (5%)`):
+    // a metric of several words is taken only with compare-kernels' cells,
+    // each with its change, the first the baseline's.
+    if words.len() > 1
+        && (cols[0].1 != Some(0.0) || cols.iter().any(|c| c.1.is_none() && c.0.is_some()))
+    {
+        return None;
+    }
+    Some((stat.to_string(), words.join(" "), cols))
+}
+
+/// The cells of a statistic row after its names: values, each with the
+/// change compare-kernels printed after it (`260.53 (  0.00%)`, `192.98 *
+/// 25.93%*`) or without one.
+fn stat_cells(mut rest: &str) -> Option<Vec<StatCell>> {
     let mut cols = Vec::new();
     loop {
         rest = rest.trim_start();
@@ -139,10 +169,41 @@ fn stat_row(text: &str) -> Option<StatRow> {
             .trim_end();
         cols.push((value, delta, printed.to_string()));
     }
-    if cols.is_empty() {
+    (!cols.is_empty()).then_some(cols)
+}
+
+/// `unpack tar            521 ( 0.00%)  551 (-5.44%)`, `Pass 1   55.00 (
+/// 0.00%)   62.00 ( 7.00%)`: a row of older compare-kernels without a
+/// statistic column. Its label has words; every cell has its change, the
+/// first the baseline's `( 0.00%)`.
+fn labelled_row(text: &str) -> Option<(String, Vec<StatCell>)> {
+    let t = text.trim();
+    // The label ends before the first number followed by its change.
+    let mut at = 0;
+    let cells_at = loop {
+        let rest = &t[at..];
+        let (tok, after) = split_word(rest)?;
+        if number_or_nan(tok).is_some_and(|v| v.is_some())
+            && after.trim_start().starts_with(['(', '*'])
+        {
+            break at;
+        }
+        at += tok.len();
+        at += t[at..].len() - t[at..].trim_start().len();
+    };
+    let label = t[..cells_at].trim();
+    if label.is_empty()
+        || !label.chars().any(char::is_alphabetic)
+        || label.contains(['(', ')', '=', ':'])
+        || label.split_whitespace().count() > 6
+        || is_stat(split_word(label)?.0)
+    {
         return None;
     }
-    Some((stat.to_string(), metric.to_string(), cols))
+    let cols = stat_cells(&t[cells_at..])?;
+    let baseline = cols.first()?.1 == Some(0.0);
+    (baseline && cols.iter().all(|c| c.1.is_some() || c.0.is_none()))
+        .then(|| (label.to_string(), cols))
 }
 
 /// What a poster appends to a row to point at it: `<--`, `<==`, `<-
@@ -180,39 +241,63 @@ fn split_word(t: &str) -> Option<(&str, &str)> {
     Some(t.split_at(end))
 }
 
-/// `User          473.24       462.40`: a label of words, then only numbers.
-fn named_row(text: &str) -> Option<(String, Vec<f64>)> {
+/// A named row: its label, its values, and whether they were printed in
+/// percent.
+type NamedRow = (String, Vec<f64>, bool);
+
+/// `User          473.24       462.40`: a label of words, then only numbers
+/// (all plain, or all in percent: `Kswapd efficiency   93%   97%`).
+fn named_row(text: &str) -> Option<NamedRow> {
     let words: Vec<&str> = text.split_whitespace().collect();
-    let first_num = words
-        .iter()
-        .position(|w| matches!(parse_number_unit(w), Some((_, None))))?;
+    let value = |w: &str| match parse_number_unit(w) {
+        Some((v, None)) => Some((v, false)),
+        Some((v, Some("%"))) => Some((v, true)),
+        _ => None,
+    };
+    let first_num = words.iter().position(|w| value(w).is_some())?;
     if first_num == 0 {
         return None;
     }
     let label = words.get(..first_num)?;
     // A label names something: it has a letter, and is not the left side
-    // of a sum (`+1934226+1914385)/20.0 = 1927633.75`).
-    if label
-        .iter()
-        .any(|w| parse_number_unit(w).is_some() || w.contains(['(', ')']) || *w == "=")
-        || !label.iter().any(|w| w.chars().any(char::is_alphabetic))
+    // of a sum (`+1934226+1914385)/20.0 = 1927633.75`). Older
+    // compare-kernels end some with their unit (`Total Elapsed Time
+    // (seconds)`).
+    let unit_word = |i: usize, w: &str| i + 1 == label.len() && matches!(w, "(seconds)" | "(ms)");
+    if label.iter().enumerate().any(|(i, w)| {
+        parse_number_unit(w).is_some() || (w.contains(['(', ')']) && !unit_word(i, w)) || *w == "="
+    }) || !label.iter().any(|w| w.chars().any(char::is_alphabetic))
     {
         return None;
     }
-    let mut values = Vec::new();
-    for w in words.get(first_num..)? {
-        match parse_number_unit(w) {
-            Some((v, None)) => values.push(v),
-            _ => return None,
-        }
+    let cells: Vec<(f64, bool)> = words
+        .get(first_num..)?
+        .iter()
+        .map(|w| value(w))
+        .collect::<Option<_>>()?;
+    let percent = cells.iter().all(|c| c.1);
+    if !percent && cells.iter().any(|c| c.1) {
+        return None;
     }
     // Newer compare-kernels prints `Duration User`, `Duration System`.
     let label = match label {
         ["Duration", row] if DURATION_ROWS.contains(row) => (*row).to_string(),
         _ => label.join(" "),
     };
-    Some((label, values))
+    Some((label, cells.into_iter().map(|c| c.0).collect(), percent))
 }
+
+/// The duration block's rows as older compare-kernels printed them under
+/// `MMTests Statistics: duration`.
+const OLD_DURATION_ROWS: &[&str] = &[
+    "User/Sys Time Running Test (seconds)",
+    "User+Sys Time Running Test (seconds)",
+    "Sys Time Running Test (seconds)",
+    "User Time Running Test (seconds)",
+    "Total Elapsed Time (seconds)",
+    "Percentage Time Spent Direct Reclaim",
+    "Percentage Time kswapd Awake",
+];
 
 /// vmstat rows as compare-kernels printed them before the `Ops ` prefix
 /// (`Compaction migrate scanned    20338945.00    18133661.00`), by the
@@ -246,6 +331,7 @@ fn section_of(text: &str) -> Option<&'static str> {
     let t = text.trim_start();
     match t.split_whitespace().next()? {
         "Duration" => Some("Duration"),
+        _ if OLD_DURATION_ROWS.iter().any(|r| t.starts_with(r)) => Some("Duration"),
         "Ops" => Some("Ops"),
         _ if LEGACY_VMSTAT.iter().any(|p| t.starts_with(p)) => Some("vmstat"),
         _ => None,
@@ -305,6 +391,49 @@ fn header(text: &str) -> Option<Vec<&str>> {
     ok.then_some(words)
 }
 
+/// `     -       nowake`: the upper line of a two-line header that names
+/// only some columns, a `-` over the others.
+fn partial_header(text: &str) -> bool {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words.contains(&"-")
+        && words.iter().any(|w| *w != "-")
+        && header(
+            &words
+                .iter()
+                .filter(|w| **w != "-")
+                .copied()
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+        .is_some()
+}
+
+/// `MMTests Statistics: duration` right above a section older
+/// compare-kernels printed without a header of its own.
+fn statistics_title(lines: &[Line<'_>], start: usize) -> Option<String> {
+    let prev = lines.get(start.checked_sub(1)?)?;
+    let t = prev.text.trim();
+    (prev.quote == lines.get(start)?.quote && t.starts_with("MMTests Statistics: "))
+        .then(|| t.to_string())
+}
+
+/// `3.7   3.7`, `4.14.0  4.14.0`: kernel versions that read as numbers.
+fn version_line(text: &str) -> Option<Vec<&str>> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let version = |w: &str| {
+        let mut parts = w.split('.');
+        let major = parts.next().unwrap_or("");
+        let rest: Vec<&str> = parts.collect();
+        !major.is_empty()
+            && major.bytes().all(|b| b.is_ascii_digit())
+            && !rest.is_empty()
+            && rest
+                .iter()
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    };
+    (!words.is_empty() && words.len() <= 32 && words.iter().all(|w| version(w))).then_some(words)
+}
+
 fn looks_like_kernel(w: &str) -> bool {
     w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.')
 }
@@ -312,6 +441,8 @@ fn looks_like_kernel(w: &str) -> bool {
 #[derive(Clone, Copy, PartialEq)]
 enum RowKind {
     Stat,
+    /// A row of older compare-kernels without a statistic column.
+    Labelled,
     Named,
 }
 
@@ -320,7 +451,10 @@ fn row_kind(text: &str) -> Option<(RowKind, usize)> {
     if let Some((_, _, cols)) = stat_row(text) {
         return Some((RowKind::Stat, cols.len()));
     }
-    named_row(text).map(|(_, v)| (RowKind::Named, v.len()))
+    if let Some((_, cols)) = labelled_row(text) {
+        return Some((RowKind::Labelled, cols.len()));
+    }
+    named_row(text).map(|(_, v, _)| (RowKind::Named, v.len()))
 }
 
 /// Recognise a compare-kernels table starting at its first header line (or
@@ -335,9 +469,12 @@ pub fn recognize(
 
     // Work out the header lines and where rows begin.
     let section = section_of(first.text);
-    let (kernels, variants, rows_at, kind, ncols) = if let Some(h1) =
-        header(without_rule(first.text))
-    {
+    // A kernel line of bare versions (`3.7   3.7`) is a header only over a
+    // variant line.
+    let h1 = header(without_rule(first.text)).or_else(|| {
+        version_line(first.text).filter(|_| same(start + 1).and_then(|l| header(l.text)).is_some())
+    });
+    let (kernels, variants, rows_at, kind, ncols) = if let Some(h1) = h1 {
         let h2 = same(start + 1)
             .and_then(|l| header(l.text))
             .map(|h2| match h2.len() < h1.len() {
@@ -369,7 +506,7 @@ pub fn recognize(
             // A single header line followed by plain named rows is an ad-hoc
             // table unless the rows are the duration block.
             if kind == RowKind::Named {
-                let (label, _) = named_row(same(start + 1)?.text)?;
+                let (label, _, _) = named_row(same(start + 1)?.text)?;
                 if !section_row(&label) {
                     return None;
                 }
@@ -386,7 +523,7 @@ pub fn recognize(
     } else {
         // So are `Duration ...` and `Ops ...` sections, headerless.
         section?;
-        let (_, values) = named_row(first.text)?;
+        let (_, values, _) = named_row(first.text)?;
         (Vec::new(), Vec::new(), start, RowKind::Named, values.len())
     };
 
@@ -418,11 +555,27 @@ pub fn recognize(
                     spread: Vec::new(),
                 });
             }
+            RowKind::Labelled => {
+                let Some((metric, cols)) = labelled_row(line.text) else {
+                    break;
+                };
+                if cols.len() != ncols {
+                    break;
+                }
+                rows.push(TableRow {
+                    stat: None,
+                    metric,
+                    values: cols.iter().map(|c| c.0).collect(),
+                    printed_deltas_pct: cols.iter().map(|c| c.1).collect(),
+                    printed: cols.iter().map(|c| c.2.clone()).collect(),
+                    ..TableRow::default()
+                });
+            }
             RowKind::Named => {
                 if section.is_some() && section_of(line.text) != section {
                     break;
                 }
-                let Some((label, values)) = named_row(line.text) else {
+                let Some((label, values, percent)) = named_row(line.text) else {
                     break;
                 };
                 if values.len() != ncols {
@@ -434,6 +587,7 @@ pub fn recognize(
                     stat: None,
                     metric,
                     values: values.into_iter().map(Some).collect(),
+                    unit: percent.then(|| "%".to_string()),
                     ..TableRow::default()
                 });
             }
@@ -444,10 +598,14 @@ pub fn recognize(
         return None;
     }
     let duration = kind == RowKind::Named
-        && rows
-            .iter()
-            .all(|r| DURATION_ROWS.contains(&r.metric.as_str()));
-    let ops = section == Some("Ops") && rows_at == start;
+        && rows.iter().all(|r| {
+            DURATION_ROWS.contains(&r.metric.as_str())
+                || OLD_DURATION_ROWS.contains(&r.metric.as_str())
+        });
+    // `Ops ...` rows are compare-kernels' own, under a header of variant
+    // names (`k6.7  k6.7_patched`) as well as headerless.
+    let ops = (section == Some("Ops") && rows_at == start)
+        || (kind == RowKind::Named && rows.iter().all(|r| r.metric.starts_with("Ops ")));
     let legacy = section == Some("vmstat") && rows_at == start;
     if kind == RowKind::Named && !duration && !ops && !legacy && kernels.is_empty() {
         return None;
@@ -482,7 +640,7 @@ pub fn recognize(
     let title = if rows_at > start {
         title_above(lines, start)
     } else {
-        underlined_title(lines, start)
+        statistics_title(lines, start).or_else(|| underlined_title(lines, start))
     };
     Some(Ok((
         i - start,
@@ -551,6 +709,8 @@ fn header_above<'a>(
             .filter(|k| k.quote == quote && !k.text.trim().is_empty())
             .is_some_and(|k| {
                 header(without_rule(k.text)).is_none()
+                    && version_line(k.text).is_none()
+                    && !partial_header(k.text)
                     && !k
                         .text
                         .trim()
@@ -567,7 +727,7 @@ fn header_above<'a>(
                 .checked_sub(1)
                 .and_then(|k| lines.get(k))
                 .filter(|k| k.quote == quote)
-                .and_then(|k| header(without_rule(k.text)))
+                .and_then(|k| header(without_rule(k.text)).or_else(|| version_line(k.text)))
                 .filter(|k| k.len() == ncols && k.iter().all(|w| looks_like_kernel(w)));
             if let Some(k) = kernels {
                 return Some((k, h));
@@ -650,6 +810,7 @@ fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
         || (words > 6 && !standalone)
         || t.ends_with(['.', ',', ';', ':'])
         || row_kind(t).is_some()
+        || partial_header(t)
     {
         return None;
     }
@@ -713,6 +874,7 @@ mod tests {
         let kinds: Vec<&str> = doc.blocks.iter().map(|b| b.kind()).collect();
         assert_eq!(kinds, ["time"]);
         assert_eq!(named_row("+1934226+1914385)/20.0 = 1927633.75"), None);
+        assert_eq!(named_row("Swap Ins   80   47%"), None);
         assert!(header("1930136+1940725+1907981+1947601").is_none());
         assert!(header("mm-unstable mm-unstable++").is_some());
     }
@@ -780,5 +942,85 @@ mod tests {
         assert_eq!((n, t.style.as_str()), (3, "mmtests"));
         assert_eq!(t.rows[1].metric, "Ops Compact scan efficiency");
         assert_eq!(t.rows[1].values[1], Some(62.78));
+    }
+
+    #[test]
+    fn ops_rows_under_a_header_of_variant_names() {
+        let text = "                              base        patched\nOps Compaction pages isolated   120.00   118.00\nOps Compact scan efficiency      12.03    14.26\n";
+        let lines = crate::lines::split(text);
+        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!((n, t.style.as_str()), (3, "mmtests"));
+        assert_eq!(t.columns, ["base", "patched"]);
+        assert_eq!(t.rows[1].values, [Some(12.03), Some(14.26)]);
+        // Named rows other than `Ops ...` under one header line are an
+        // ad-hoc table, not compare-kernels'.
+        let lines = crate::lines::split("        base   patched\nfoo bar   1.0   2.0\n");
+        assert!(recognize(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn rows_of_older_compare_kernels_without_a_statistic_column() {
+        // The layout of 2011-2012: labelled rows whose cells all print their
+        // change, a header line naming only some columns, and the duration
+        // rows under their `MMTests Statistics:` title.
+        let text = "                     -       nowake\n      largecopy-vanilla   kswapd-v1r1\nunpack tar       521 ( 0.00%)  551 (-5.44%)\nPass 1         55.00 ( 0.00%)  62.00 ( 7.00%)\nMMTests Statistics: duration\nTotal Elapsed Time (seconds)    1046.66   1273.91\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let tables: Vec<&Table> = doc
+            .blocks
+            .iter()
+            .filter_map(|b| match &b.body {
+                BlockBody::Table(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(tables.len(), 2, "{tables:?}");
+        assert_eq!(tables[0].style, "mmtests");
+        assert_eq!(tables[0].title, None);
+        assert_eq!(tables[0].columns, ["largecopy-vanilla", "kswapd-v1r1"]);
+        assert_eq!(tables[0].rows[1].metric, "Pass 1");
+        assert_eq!(
+            tables[0].rows[0].printed_deltas_pct,
+            [Some(0.0), Some(-5.44)]
+        );
+        assert_eq!(tables[1].style, "duration");
+        assert_eq!(
+            tables[1].title.as_deref(),
+            Some("MMTests Statistics: duration")
+        );
+        assert_eq!(tables[1].columns, tables[0].columns);
+        assert_eq!(tables[1].rows[0].values, [Some(1046.66), Some(1273.91)]);
+        // Without the baseline's `( 0.00%)` such a row is anyone's table.
+        assert!(labelled_row("unpack tar   521 ( 1.00%)  551 (-5.44%)").is_none());
+        assert!(labelled_row("unpack tar   521  551").is_none());
+    }
+
+    #[test]
+    fn a_kernel_line_of_bare_versions_over_variants() {
+        let text = "                 3.7         3.7\n           rc4-clean   rc4-patch\nPage Ins     3581516     2374368\nKswapd efficiency      93%         97%\n";
+        let lines = crate::lines::split(text);
+        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 4);
+        assert_eq!(t.columns, ["3.7 rc4-clean", "3.7 rc4-patch"]);
+        assert_eq!(t.rows[1].values, [Some(93.0), Some(97.0)]);
+        assert_eq!(t.rows[1].unit.as_deref(), Some("%"));
+        assert_eq!(t.rows[0].unit, None);
+        // A line of numbers over rows is no header.
+        let lines = crate::lines::split("  3.7   3.7\nPage Ins   35   23\n");
+        assert!(recognize(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn a_metric_of_several_words_only_with_compare_kernels_cells() {
+        let (stat, metric, cols) =
+            stat_row("Hmean     SeqCreate del      26519.88 (   0.00%)    27191.87 (   2.53%)")
+                .unwrap();
+        assert_eq!((stat.as_str(), metric.as_str()), ("Hmean", "SeqCreate del"));
+        assert_eq!(cols[1].1, Some(2.53));
+        assert!(stat_row("Max latency was 30 (5%)").is_none());
+        assert!(stat_row("Mean time went 30 ( 0.00%) to 40").is_none());
     }
 }
