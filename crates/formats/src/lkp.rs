@@ -148,7 +148,16 @@ fn parse_row(text: &str) -> Option<LkpRow> {
         .replace("A+-", " ± ")
         .replace('±', " ± ")
         .replace("+-", " ± ");
-    let toks: Vec<&str> = norm.split_whitespace().collect();
+    let mut toks: Vec<&str> = norm.split_whitespace().collect();
+    // An arrow the poster added after the metric (`fio.read_bw_MBps
+    // <-----`, `<== this one`) points at the row; it is not part of it.
+    if let Some(arrow) = toks
+        .iter()
+        .position(|t| t.starts_with("<-") || t.starts_with("<=") || t.starts_with('\u{2190}'))
+        .filter(|&at| at > 0)
+    {
+        toks.truncate(arrow);
+    }
     let (metric, cells) = toks.split_last()?;
     if !metric.chars().any(|c| c.is_ascii_alphabetic()) || parse_number_unit(metric).is_some() {
         return None;
@@ -524,6 +533,14 @@ mod tests {
                 .unwrap();
         assert_eq!(r.spreads, vec![None, Some(2.0)]);
         assert!(parse_row("this is prose 12").is_none());
+        let r =
+            parse_row("     13422 ±  6%      -1.4%      13233        fio.read_bw_MBps   <-----")
+                .unwrap();
+        assert_eq!(
+            (r.metric.as_str(), r.deltas[1]),
+            ("fio.read_bw_MBps", Some(-1.4))
+        );
+        assert!(parse_row("<-- 13422  13233 fio.read_bw_MBps").is_none());
     }
 
     #[test]
