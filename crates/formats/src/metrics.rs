@@ -1215,7 +1215,18 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             i += 1;
             continue;
         }
-        match perf_line_in(l.text, european) {
+        // A spread a mailer wrapped after its parenthesis (`cycles  test
+        // (` / `+-  1.84% )`): the counter's line and its spread, joined.
+        let wrapped = lines
+            .get(i + 1)
+            .filter(|n| n.quote == quote)
+            .and_then(|n| spread_wrapped_after_paren(l.text, n.text));
+        let text = wrapped.as_deref().unwrap_or(l.text);
+        match perf_line_in(text, european) {
+            Some(m) if wrapped.is_some() => {
+                metrics.extend(m);
+                i += 1;
+            }
             Some(m) => metrics.extend(m),
             None if is_comment_tail(l.text, lines.get(i - 1).map(|p| p.text)) => {
                 attach_spread(&mut metrics, l.text);
@@ -1246,6 +1257,15 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             runs,
         }),
     ))
+}
+
+/// A counter line ending in `(` and the next line holding the rest of its
+/// `( +- x% )`: the two joined.
+fn spread_wrapped_after_paren(text: &str, next: &str) -> Option<String> {
+    let head = text.trim_end().strip_suffix('(')?.trim_end();
+    let rest = next.trim();
+    (rest.starts_with("+-") && rest.contains("%") && rest.contains(')'))
+        .then(|| format!("{head}  ( {rest}"))
 }
 
 /// A short line without digits (`PR:`, `after`) or a fence: what may stand
@@ -1502,6 +1522,25 @@ mod tests {
         // A per-socket id without its CPU count is not one.
         assert!(perf_aggregation("S0 cycles").is_none());
         assert!(perf_aggregation("Samples 12").is_none());
+    }
+
+    #[test]
+    fn a_spread_wrapped_after_its_parenthesis_is_the_counters() {
+        let text = "  Performance counter stats for 'system wide' (5 runs):\n\n\
+            \x20      841954709443      cycles                    test                    (\n\
+            +- 15.80% )  (98.69%)\n\
+            \x20      527258677936      instructions              test\n\n\
+            \x20          10.01064 +- 0.00831 seconds time elapsed  ( +-  0.08% )\n";
+        let (n, BlockBody::Metrics(m)) = perf_stat(&split(text), 0).unwrap() else {
+            panic!()
+        };
+        assert_eq!((n, m.runs), (7, Some(5)));
+        assert_eq!(m.metrics[0].name, "cycles test");
+        assert_eq!(m.metrics[0].spread_pct, Some(15.8));
+        assert_eq!(m.metrics[1].spread_pct, None);
+        // A line ending in `(` over anything else is no wrapped spread.
+        assert!(spread_wrapped_after_paren("1 cycles (", "foo 2").is_none());
+        assert!(spread_wrapped_after_paren("1 cycles", "+- 2% )").is_none());
     }
 
     #[test]
