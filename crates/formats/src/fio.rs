@@ -225,7 +225,8 @@ fn percentile_heading(text: &str) -> Option<(&str, i32)> {
 
 /// ` |  1.00th=[   51],  5.00th=[   58],` as (percentile, value) pairs.
 fn percentile_row(text: &str) -> Option<Vec<(String, f64)>> {
-    let t = text.trim().strip_prefix('|')?;
+    let t = text.trim();
+    let t = t.strip_prefix('|').unwrap_or(t);
     let mut out = Vec::new();
     for item in t.split("],") {
         let item = item.trim().trim_end_matches(']');
@@ -562,7 +563,9 @@ fn job(
                 (_, None) => break,
             };
             pct = Some((full, pow));
-        } else if t.starts_with('|') {
+        } else if t.starts_with('|') || (pct.is_some() && t.contains("th=[")) {
+            // A report flattened to the left margin lost the rows' bar with
+            // its indent (`| 1.00th=[ 9], ...` is taken off like a quote).
             let (Some((name, pow)), Some(row)) = (&pct, percentile_row(text)) else {
                 break;
             };
@@ -791,14 +794,29 @@ fn group(lines: &[Line<'_>], start: usize, n: f64) -> Result<(usize, BlockBody),
         .is_some_and(|t| t.trim() == "Disk stats (read/write):")
     {
         j += 1;
-        while let Some(m) = lines
-            .get(j)
-            .filter(|l| same(l))
-            .and_then(|l| body(l, prefix))
-            .and_then(disk_line)
-        {
+        let text_at = |j: usize| {
+            lines
+                .get(j)
+                .filter(|l| same(l))
+                .and_then(|l| body(l, prefix))
+        };
+        while let Some(text) = text_at(j) {
+            // A disk line wrapped after a comma (`in_queue=410990,` /
+            // `util=99.94%`).
+            let wrapped = if text.trim_end().ends_with(',') {
+                joined_with(text, text_at(j + 1), " ", |r| {
+                    r.split_once('=').is_some_and(|(k, _)| {
+                        matches!(k, "ios" | "merge" | "ticks" | "in_queue" | "util")
+                    })
+                })
+            } else {
+                None
+            };
+            let Some(m) = disk_line(wrapped.as_deref().unwrap_or(text)) else {
+                break;
+            };
             metrics.push(m);
-            j += 1;
+            j += 1 + usize::from(wrapped.is_some());
             consumed = j - start;
         }
     }
@@ -834,6 +852,30 @@ mod tests {
 
     fn value(ms: &[Metric], name: &str) -> Option<f64> {
         ms.iter().find(|m| m.name == name).map(|m| m.value)
+    }
+
+    #[test]
+    fn a_fio_2_report_flattened_to_the_left_margin() {
+        let text = "write: io=431280KB, bw=7186.3KB/s, iops=449, runt= 60015msec\n\
+            clat (usec): min=6, max=25942, avg=267.76,stdev=1604.25\n\
+            clat percentiles (usec):\n\
+            | 1.00th=[ 9], 5.00th=[ 10], 10.00th=[ 16], 20.00th=[ 24]\n\
+            | 99.00th=[10048], 99.50th=[14016]\n\
+            cpu : usr=0.02%, sys=0.42%, ctx=299540, majf=0, minf=0\n\
+            Run status group 0 (all jobs):\n\
+            WRITE: io=431280KB, aggrb=7186KB/s, minb=7186KB/s, maxb=7186KB/s,\n\
+            mint=60015msec, maxt=60015msec\n\
+            Disk stats (read/write):\n\
+            nvme1n1: ios=0/30627, merge=0/2125, ticks=0/410990, in_queue=410990,\n\
+            util=99.94%\n";
+        let blocks = parse(text);
+        assert_eq!(blocks.len(), 2, "{blocks:?}");
+        let get = |b: &[Metric], n: &str| b.iter().find(|m| m.name == n).map(|m| m.value);
+        assert_eq!(get(&blocks[0], "write clat p99"), Some(10048.0));
+        assert_eq!(get(&blocks[0], "write clat p1"), Some(9.0));
+        assert_eq!(get(&blocks[0], "cpu sys"), Some(0.42));
+        assert_eq!(get(&blocks[1], "write maxt"), Some(60015.0));
+        assert_eq!(get(&blocks[1], "disk nvme1n1 util"), Some(99.94));
     }
 
     #[test]
