@@ -1093,6 +1093,19 @@ fn is_shadow_metric(text: &str) -> bool {
     indent >= 16 && text.trim_start().starts_with('#')
 }
 
+/// A second derived metric at the left margin under a counter line at the
+/// left margin too (`# 1.48 stalled cycles per insn`): a page that dropped
+/// the report's indent.
+fn flattened_shadow_metric(text: &str, prev: Option<&str>) -> bool {
+    let flat = |t: &str| !t.starts_with(char::is_whitespace);
+    prev.is_some_and(|p| flat(p) && p.contains(" # "))
+        && flat(text)
+        && text
+            .strip_prefix("# ")
+            .and_then(|r| r.split_whitespace().next())
+            .is_some_and(|w| w.trim_end_matches('%').parse::<f64>().is_ok())
+}
+
 /// A perf counter value in any locale: `1,234,567` and `2.058.892`
 /// (thousands), `1.001989022` and `1,001989022` (decimals). A single
 /// separator followed by exactly three digits is read as thousands only
@@ -1233,7 +1246,11 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             }
             None if is_perf_continuation(l.text) => {}
             // Its `( +- x% )` is the counter's above.
-            None if is_shadow_metric(l.text) => attach_spread(&mut metrics, l.text),
+            None if is_shadow_metric(l.text)
+                || flattened_shadow_metric(l.text, lines.get(i - 1).map(|p| p.text)) =>
+            {
+                attach_spread(&mut metrics, l.text)
+            }
             // A side's name or a fence between the header and its counts
             // (`PR`, then a fence opening): at most two such lines.
             None if metrics.is_empty() && skipped < 2 && is_label_between(l.text) => {
@@ -1570,6 +1587,16 @@ mod tests {
         // Eight spaces and a `#` are a comment column too short for perf's.
         assert!(!is_shadow_metric("        # 0.83 stalled"));
         assert!(is_shadow_metric("\t\t# 0.83 stalled"));
+        let counter = Some("2,603,501,247 instructions # 0.50 insns per cycle");
+        assert!(flattened_shadow_metric(
+            "# 1.48 stalled cycles per insn",
+            counter
+        ));
+        assert!(!flattened_shadow_metric("# perf stat -a", counter));
+        assert!(!flattened_shadow_metric(
+            "# 1.48 stalled cycles per insn",
+            Some("   2,603,501,247 instructions # 0.50 insns per cycle")
+        ));
     }
 
     #[test]
