@@ -621,8 +621,9 @@ pub fn recognize(
     if legacy && above.is_none() {
         return None;
     }
+    let header_at = above.as_ref().map(|a| a.2);
     let (kernels, variants) = match above {
-        Some(kv) => kv,
+        Some((k, v, _)) => (k, v),
         None => (kernels, variants),
     };
     // Without any header the columns are still distinct: named by their
@@ -637,10 +638,18 @@ pub fn recognize(
             }
         })
         .collect();
+    // A header found above, one blank line over its rows, has the title
+    // above it (`netperf-udp` over the kernel line).
     let title = if rows_at > start {
         title_above(lines, start)
     } else {
-        statistics_title(lines, start).or_else(|| underlined_title(lines, start))
+        statistics_title(lines, start)
+            .or_else(|| {
+                header_at
+                    .filter(|&h| h + 3 >= start)
+                    .and_then(|h| title_above(lines, h))
+            })
+            .or_else(|| underlined_title(lines, start))
     };
     Some(Ok((
         i - start,
@@ -657,17 +666,17 @@ pub fn recognize(
     )))
 }
 
+/// The kernel and variant names of a header found above a section, and the
+/// index of its first line.
+type HeaderAbove<'a> = (Vec<&'a str>, Vec<&'a str>, usize);
+
 /// Lines above a headerless section searched for the header it continues.
 const HEADER_LOOKBACK: usize = 80;
 
 /// The kernel and variant lines of the nearest compare-kernels header
 /// above `start` with `ncols` columns: a header line directly followed by
 /// statistic rows, or by a second header line that is.
-fn header_above<'a>(
-    lines: &[Line<'a>],
-    start: usize,
-    ncols: usize,
-) -> Option<(Vec<&'a str>, Vec<&'a str>)> {
+fn header_above<'a>(lines: &[Line<'a>], start: usize, ncols: usize) -> Option<HeaderAbove<'a>> {
     let quote = lines.get(start)?.quote;
     let from = start.saturating_sub(HEADER_LOOKBACK);
     let rows_follow = |i: usize| {
@@ -727,14 +736,21 @@ fn header_above<'a>(
                 .checked_sub(1)
                 .and_then(|k| lines.get(k))
                 .filter(|k| k.quote == quote)
-                .and_then(|k| header(without_rule(k.text)).or_else(|| version_line(k.text)))
-                .filter(|k| k.len() == ncols && k.iter().all(|w| looks_like_kernel(w)));
+                .and_then(|k| {
+                    let names = header(without_rule(k.text)).or_else(|| version_line(k.text))?;
+                    // Kernels by their look, or any names set over the
+                    // columns as the variants are (`./5.7.0-rc7`).
+                    (names.len() == ncols
+                        && (names.iter().all(|w| looks_like_kernel(w))
+                            || (over_columns(k.text) && over_columns(l.text))))
+                    .then_some(names)
+                });
             if let Some(k) = kernels {
-                return Some((k, h));
+                return Some((k, h, i - 1));
             }
             return Some(match h.iter().all(|w| looks_like_kernel(w)) {
-                true => (h, Vec::new()),
-                false => (Vec::new(), h),
+                true => (h, Vec::new(), i),
+                false => (Vec::new(), h, i),
             });
         }
         let second = lines
@@ -745,7 +761,7 @@ fn header_above<'a>(
         if let Some(h2) = second
             && rows_follow(i + 2)
         {
-            return Some((h, h2));
+            return Some((h, h2, i));
         }
     }
     None
@@ -1022,5 +1038,16 @@ mod tests {
         assert_eq!(cols[1].1, Some(2.53));
         assert!(stat_row("Max latency was 30 (5%)").is_none());
         assert!(stat_row("Mean time went 30 ( 0.00%) to 40").is_none());
+    }
+
+    #[test]
+    fn a_header_a_blank_line_over_its_rows_keeps_the_title_above_it() {
+        let text = "netperf-udp\n                       ./5.7.0-rc7     ./5.7.0-rc7\n                     without-clamp      with-clamp\n\nHmean     send-64    153.62 (   0.00%)    151.80 *  -1.19%*\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!()
+        };
+        assert_eq!(t.title.as_deref(), Some("netperf-udp"));
+        assert_eq!(t.columns[1], "./5.7.0-rc7 with-clamp");
     }
 }
