@@ -329,7 +329,10 @@ pub fn clock_seconds(tok: &str) -> Option<f64> {
         }
         total = total * 60.0 + v;
     }
-    Some(total)
+    // `3:47.42` is 227.42 as printed, not 227.42000000000002.
+    let decimals = tok.rsplit_once('.').map_or(0, |(_, f)| f.len()).min(9) as i32;
+    let scale = 10f64.powi(decimals);
+    Some((total * scale).round() / scale)
 }
 
 fn is_header(text: &str) -> Option<Vec<&str>> {
@@ -583,6 +586,7 @@ mod clock_tests {
         assert_eq!(clock_seconds("22:14"), Some(1334.0));
         assert_eq!(clock_seconds("1:23:23.00"), Some(5003.0));
         assert_eq!(clock_seconds("0:16.19"), Some(16.19));
+        assert_eq!(clock_seconds("3:47.42"), Some(227.42));
         assert_eq!(clock_seconds("08:42:56"), None);
         assert_eq!(clock_seconds("1:75"), None);
         assert_eq!(clock_seconds("1:5"), None);
@@ -964,14 +968,19 @@ fn spaced_rows(
         i += 1;
     }
     let mut end = i;
+    let mut group = GroupRows::default();
     while let Some(line) = lines.get(i).filter(|l| l.quote == head.quote) {
         if let Some((label, cs, change)) = row_at(line.text) {
             let label = match (pending.take(), label) {
                 (Some(p), Some(l)) => Some(format!("{p} {l}")),
                 (p, l) => l.or(p),
             };
-            let metric =
-                label.unwrap_or_else(|| cs.first().map(|c| c.printed.clone()).unwrap_or_default());
+            // A row without a label is one more of the labelled row's
+            // group above it, or named by its place: never by its own
+            // first value.
+            let metric = group
+                .name(label)
+                .unwrap_or_else(|| format!("row {}", rows.len() + 1));
             let mut row = row_from_cells(metric, &cs);
             if let Some(c) = change {
                 row.printed_deltas_pct.resize(row.values.len(), None);
@@ -1971,11 +1980,37 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
     {
         i += 1;
     }
-    while let Some(line) = lines.get(i) {
-        if line.quote != head.quote {
-            break;
+    let row_at = |i: usize| {
+        lines
+            .get(i)
+            .filter(|l| l.quote == head.quote)
+            .and_then(|l| data_row(l.text, k, numbered_rows(l.text)))
+    };
+    let blank_at = |i: usize| {
+        lines
+            .get(i)
+            .is_some_and(|l| l.quote == head.quote && l.text.trim().is_empty())
+    };
+    // A header one blank line above its rows, when its names are single
+    // words (`Base   netdev_info() removed` has two names, for
+    // `spaced_table`).
+    if blank_at(i)
+        && row_at(i + 1).is_some()
+        && spaced_header(head.text).is_none_or(|names| names.len() == k)
+    {
+        i += 1;
+    }
+    loop {
+        // Groups of rows, each a labelled row and the group's further rows
+        // without a label, set apart by one blank line (`add  0:05.01
+        // 0:05.28`, four unlabelled runs, a blank line, `rename ...`).
+        if blank_at(i)
+            && is_grouped(&raw)
+            && row_at(i + 1).is_some_and(|(label, _)| label.is_some())
+        {
+            i += 1;
         }
-        let Some(mut row) = data_row(line.text, k, numbered_rows(line.text)) else {
+        let Some(mut row) = row_at(i) else {
             break;
         };
         if std_pct {
@@ -2025,9 +2060,15 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
     let title = title_above(lines, start);
     let title_unit = title.as_deref().and_then(unit_in_parens);
     let single = raw.len() == 1;
+    let grouped = !label_col && is_grouped(&raw);
+    let mut group = GroupRows::default();
     let mut rows: Vec<TableRow> = Vec::new();
     let mut units: Vec<String> = Vec::new();
     for (n, (label, cs)) in raw.into_iter().enumerate() {
+        let label = match grouped {
+            true => group.name(label),
+            false => label,
+        };
         let (label, values): (Option<String>, Vec<Cell>) = match label {
             Some(l) => (Some(l), cs),
             None if label_col => {
@@ -2293,6 +2334,37 @@ fn two_line_header(lines: &[Line<'_>], start: usize, k: usize) -> Option<Vec<Str
     )
 }
 
+/// Rows in groups: a labelled row first, and some labelled row followed by
+/// rows without a label (the group's further runs).
+fn is_grouped(raw: &[(Option<String>, Vec<Cell>)]) -> bool {
+    raw.first().is_some_and(|(l, _)| l.is_some())
+        && raw.windows(2).any(|w| w[0].0.is_some() && w[1].0.is_none())
+}
+
+/// Names for the rows of groups: a labelled row names its group, and the
+/// group's further rows without a label are `<label> #2`, `#3`, ... in
+/// order, never named by their own first value.
+#[derive(Default)]
+struct GroupRows {
+    current: Option<(String, usize)>,
+}
+
+impl GroupRows {
+    fn name(&mut self, label: Option<String>) -> Option<String> {
+        match (label, self.current.as_mut()) {
+            (Some(l), _) => {
+                self.current = Some((l.clone(), 1));
+                Some(l)
+            }
+            (None, Some((g, n))) => {
+                *n += 1;
+                Some(format!("{g} #{n}"))
+            }
+            (None, None) => None,
+        }
+    }
+}
+
 /// A row's first cell, a whole number, when it ends before the header's
 /// `indent` (the column the header left unnamed), and the rest of the row.
 fn numbered_label(text: &str, indent: usize) -> Option<(String, &str)> {
@@ -2454,6 +2526,29 @@ mod tests {
         let lines =
             crate::lines::split("We ran this  twice\n   no cache   cache\np4     49     24\n");
         assert_eq!(two_line_header(&lines, 1, 3), None);
+    }
+
+    #[test]
+    fn groups_of_runs_set_apart_by_blank_lines() {
+        // A labelled row, its further runs without a label, a blank line,
+        // the next group; the header one blank line above the rows.
+        let text = "         Base      rwsem\n\n add     0:05.01   0:05.28\n\t 0:05.93   0:06.11\n\n rename  0:32.57   0:33.04\n\t 0:32.91   0:32.45\n\n -------------------------\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        assert_eq!(doc.blocks.len(), 1, "{:?}", doc.blocks);
+        let BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!()
+        };
+        let names: Vec<&str> = t.rows.iter().map(|r| r.metric.as_str()).collect();
+        assert_eq!(names, ["add", "add #2", "rename", "rename #2"]);
+        assert_eq!(t.rows[3].values, [Some(32.91), Some(32.45)]);
+        // Two tables with a blank line between them stay two when the
+        // first has no group of unlabelled rows.
+        let text = "    base   patched\n one   1.0   2.0\n two   3.0   4.0\n\n three   5.0   6.0\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!()
+        };
+        assert_eq!(t.rows.len(), 2);
     }
 
     #[test]
