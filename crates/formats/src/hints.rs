@@ -377,7 +377,20 @@ pub fn prose_kernel(text: &str) -> Option<String> {
 /// after the previous block.
 fn heading_kernel(lines: &[Line<'_>], first: usize, floor: usize, quote: u32) -> Option<Guess> {
     let above = lines.get(floor..first)?;
-    let l = above.iter().rev().find(|l| !l.text.trim().is_empty())?;
+    // The tool's own log lines above its table (`stress-ng: info: [1430]
+    // dispatching hogs: 9 msg`) are the block's preamble, not a heading.
+    let mut nonblank = above
+        .iter()
+        .rev()
+        .filter(|l| !l.text.trim().is_empty())
+        .skip_while(|l| l.quote == quote && l.text.trim_start().starts_with("stress-ng: "));
+    let mut l = nonblank.next()?;
+    // An underlined heading (`5.12.0-rc6+` over `-----------`).
+    let rule =
+        |t: &str| t.len() >= 3 && (t.bytes().all(|b| b == b'-') || t.bytes().all(|b| b == b'='));
+    if rule(l.text.trim()) {
+        l = nonblank.next().filter(|h| h.quote == l.quote)?;
+    }
     if l.quote != quote {
         return None;
     }
@@ -1638,5 +1651,16 @@ mod tests {
             find_kernel("Subject: [PATCH 6.6 000/744] 6.6.33-rc1 review").as_deref(),
             Some("6.6.33-rc1")
         );
+    }
+
+    #[test]
+    fn an_underlined_kernel_heading_over_a_tools_log_lines() {
+        let text = "5.12.0-rc6+\n-----------\nstress-ng: info:  [1430] dispatching hogs: 9 msg\nstress-ng: info:  [1430] successful run completed in 60.01s (1 min, 0.01 secs)\nstress-ng: info:  [1430] stressor       bogo ops real time  usr time  sys time   bogo ops/s   bogo ops/s\nstress-ng: info:  [1430]                           (secs)    (secs)    (secs)   (real time) (usr+sys time)\nstress-ng: info:  [1430] msg           237390147     60.01    104.03    255.85   3955872.56    659636.95\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        assert_eq!(doc.blocks[0].kernel.as_deref(), Some("5.12.0-rc6+"));
+        // A rule without a release above it names no kernel.
+        let text = text.replacen("5.12.0-rc6+\n", "", 1);
+        let doc = crate::parse_str(&text, None).unwrap();
+        assert_eq!(doc.blocks[0].kernel, None);
     }
 }
