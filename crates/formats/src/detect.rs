@@ -21,7 +21,7 @@ use crate::lines::Line;
 use crate::{MAX_BLOCKS, time};
 use crate::{counters, dd, distribution, hwlat, microbench, perf_lock, profile, willitscale};
 use crate::{cyclictest, cyclictest_json, ftrace, histogram, lkp, metrics, mmtests, plain, rtla};
-use crate::{fio, sysbench};
+use crate::{fio, kernbench, sysbench};
 
 /// How much a claim of a recognizer is worth against another's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -153,6 +153,7 @@ pub static RECOGNIZERS: &[Recognizer] = &[
     Recognizer::many("counter_diff", "vmstat deltas written as a diff (`-name value` / `+name value`)", Strength::Specific, counters::recognize_diff),
     Recognizer::single("counters", "vmstat / meminfo / memory.stat / PSI counters", Strength::Specific, counters::recognize),
     Recognizer::single("mmtests", "an mmtests compare table", Strength::Specific, mmtests::recognize),
+    Recognizer::single("kernbench", "a kernbench summary", Strength::Specific, kernbench::recognize),
     Recognizer::many("metrics", "stress-ng / perf stat / usemem metrics", Strength::Specific, metrics::recognize_blocks),
     Recognizer::many("time", "`time` output", Strength::Specific, time_runs),
     Recognizer::single("plain", "a table with a header line", Strength::Generic, plain::recognize),

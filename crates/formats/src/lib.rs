@@ -33,6 +33,7 @@ pub mod hints;
 pub mod histogram;
 pub mod hwlat;
 pub mod hyperfine;
+pub mod kernbench;
 pub mod lkp;
 pub mod mail;
 pub mod metrics;
