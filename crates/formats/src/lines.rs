@@ -25,7 +25,27 @@ pub fn split(text: &str) -> Vec<Line<'_>> {
         })
         .collect();
     undiff(&mut lines);
+    requote_blanks(&mut lines);
     lines
+}
+
+/// A quote's blank line that a mail client wrote as a lone space, its `>`
+/// lost (` ` between `>      Total time: 0.082 [sec]` and `>   8.246400
+/// usecs/op`): a blank line of that quote. A line that is truly empty may
+/// be the replier's own and stays unquoted.
+pub fn requote_blanks(lines: &mut [Line<'_>]) {
+    for i in 1..lines.len().saturating_sub(1) {
+        let (prev, next) = (lines[i - 1].quote, lines[i + 1].quote);
+        let l = &mut lines[i];
+        if l.quote == 0
+            && !l.text.is_empty()
+            && l.text.trim().is_empty()
+            && prev > 0
+            && next == prev
+        {
+            l.quote = prev;
+        }
+    }
 }
 
 /// Inside a ```` ```diff ```` fence (output pasted as a diff to colour it:

@@ -555,6 +555,7 @@ pub fn parse(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
         })
         .collect();
     crate::lines::undiff(&mut lines);
+    crate::lines::requote_blanks(&mut lines);
 
     let mut blocks: Vec<Scanned> = Vec::new();
     let mut warnings = Vec::new();
