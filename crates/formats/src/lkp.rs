@@ -342,6 +342,17 @@ pub fn recognize(
             i += 1;
         }
         let ncols = rows.first().map(|r: &TableRow| r.values.len()).unwrap_or(0);
+        // Rows set off in groups by one blank line (a table made by hand):
+        // the table goes on at a robot-style row of as many columns.
+        if ncols > 0
+            && same(i).is_some_and(|l| l.text.trim().is_empty())
+            && same(i + 1).is_some_and(|l| {
+                is_headerless_row(l.text)
+                    && parse_row(l.text).is_some_and(|r| r.values.len() == ncols)
+            })
+        {
+            i += 1;
+        }
         let row = same(i).and_then(|l| parse_row(l.text));
         let row = match row {
             Some(r) => r,
