@@ -752,6 +752,16 @@ fn perf_line_in(text: &str, european: bool) -> Option<Vec<Metric>> {
     }
     // The line's own decimal commas (`88,427 +- 0,618 seconds time
     // elapsed  ( +-  0,70% )`) say its locale when the block's do not.
+    // A note the poster set after the event in place of perf's comment
+    // (`cycles   ← total cycles`, `<-- this one`) is not part of the line.
+    let t = match t
+        .find(['←', '⟵'])
+        .or_else(|| t.find(" <-"))
+        .or_else(|| t.find(" <="))
+    {
+        Some(at) if at > 0 => t[..at].trim_end(),
+        _ => t,
+    };
     let european = european || has_decimal_comma(t);
     let spread_pct = perf_spread_pct(t);
     let body = t.split(" # ").next().unwrap_or(t).trim();
@@ -1536,6 +1546,11 @@ mod tests {
             ("cpa_cycles [hisi_sicl0_cpa0] CPU0", 1001121239.0)
         );
         assert!(perf_line("12 cycles [not a pmu]").is_none());
+        let m = perf_line("     4,197,830,552      cycles                    ← ①总周期").unwrap();
+        assert_eq!((m[0].name.as_str(), m[0].value), ("cycles", 4197830552.0));
+        let m = perf_line("  914  page-faults   # 0.1 K/sec  <-- up").unwrap();
+        assert_eq!(m[0].name, "page-faults");
+        assert!(perf_line("← 12 cycles").is_none());
         // A per-socket id without its CPU count is not one.
         assert!(perf_aggregation("S0 cycles").is_none());
         assert!(perf_aggregation("Samples 12").is_none());
