@@ -373,6 +373,17 @@ pub fn recognize(
         prof.event = event;
         prof.event_count = event_count;
         i += 1;
+        // The count a mailer wrapped onto the next line, which lost a
+        // quote marker on the way (`> > # Samples: 2K of event 'x', # Event
+        // count (approx.):` / `> 1473377250`).
+        if prof.event_count.is_none()
+            && first.text.trim_end().ends_with("Event count (approx.):")
+            && let Some(l) = lines.get(i).filter(|l| l.quote <= quote)
+            && let Some(ec) = units::int(l.text.trim())
+        {
+            prof.event_count = Some(ec);
+            i += 1;
+        }
         let mut found = glued_header(first.text);
         let glued = found.is_some();
         while let Some(l) = same(i).filter(|_| found.is_none()) {
@@ -568,6 +579,14 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r.command.as_deref(), Some("sched-messaging"));
+        // The event count wrapped onto a line that lost a quote marker.
+        let text = "> > # Samples: 2K of event 'instructions:ppp', # Event count (approx.):\n> 1473377250\n> > # Overhead  Command   Shared Object      Symbol\n> >     57.74%  br_instr  br_instr           [.] lfsr_cond\n> >      0.21%  br_instr  [kernel.kallsyms]  [k] __lock_acquire\n";
+        let lines = crate::lines::split(text);
+        let Some(Ok((n, BlockBody::Profile(p)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!((n, p.event_count, p.rows.len()), (5, Some(1473377250), 2));
+        assert_eq!(p.event.as_deref(), Some("instructions:ppp"));
         // Joined onto the `# Samples:` line.
         let text = "# Samples: 2K of event 'instructions:ppp', # Event count (approx.): 1473377250 # Overhead  Command   Shared Object      Symbol\n    57.74%  br_instr  br_instr           [.] lfsr_cond\n     0.21%  br_instr  [kernel.kallsyms]  [k] __lock_acquire\n";
         let Some(Ok((n, BlockBody::Profile(p)))) = recognize(&split(text), 0) else {
