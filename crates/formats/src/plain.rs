@@ -430,6 +430,17 @@ fn is_value(c: &Cell) -> bool {
 /// Patched`) labels the row.
 fn data_row(text: &str, k: usize, numbered: bool) -> Option<(Option<String>, Vec<Cell>)> {
     let mut cs = cells(text);
+    // A mark the poster set in front of a row to point at it (`** WriteX
+    // 429696 ...`, `-> Flush ...`): not a cell.
+    if cs.len() > 2
+        && matches!(
+            cs[0].printed.as_str(),
+            "*" | "**" | "***" | "->" | "=>" | "-->" | "==>" | "!!"
+        )
+        && cs[1].value.is_none()
+    {
+        cs.remove(0);
+    }
     // `+11.9% improvement`: a word saying which way the change goes,
     // after the change itself, is a note on it.
     if cs.len() >= 2
@@ -787,7 +798,7 @@ fn spaced_header(text: &str) -> Option<Vec<String>> {
 }
 
 /// The parts of a line set apart by tabs or by runs of two or more spaces.
-fn wide_segments(text: &str) -> impl Iterator<Item = &str> {
+pub(crate) fn wide_segments(text: &str) -> impl Iterator<Item = &str> {
     text.split('\t')
         .flat_map(|part| part.split("  "))
         .map(str::trim)
@@ -1553,6 +1564,18 @@ fn pipe_value(cell: &str) -> Cell {
             paren: None,
         };
     }
+    // `events per second:  874.78`: a cell that names its value.
+    let bare = match bare.split_once(": ") {
+        Some((name, value))
+            if !name.is_empty()
+                && !name.contains(|c: char| c.is_ascii_digit())
+                && cells(value).len() == 1
+                && cells(value)[0].value.is_some() =>
+        {
+            value.trim()
+        }
+        _ => bare,
+    };
     let mut c = cells(bare).into_iter().next().unwrap_or(Cell {
         printed: String::new(),
         value: None,
@@ -2057,6 +2080,17 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
         columns.clone()
     };
     let delta_at: Vec<bool> = value_headers.iter().map(|h| is_delta(h)).collect();
+    // A `std` column right after a result column is that column's spread.
+    let spread_at: Vec<bool> = value_headers
+        .iter()
+        .enumerate()
+        .map(|(j, h)| {
+            j > 0
+                && is_spread_header(h)
+                && !is_spread_header(value_headers[j - 1])
+                && !delta_at[j - 1]
+        })
+        .collect();
     let title = title_above(lines, start);
     let title_unit = title.as_deref().and_then(unit_in_parens);
     let single = raw.len() == 1;
@@ -2101,8 +2135,15 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
         });
         let mut kept: Vec<Cell> = Vec::new();
         let mut deltas: Vec<Option<f64>> = Vec::new();
+        let mut spreads: Vec<Option<f64>> = Vec::new();
         for (j, c) in values.into_iter().enumerate() {
-            if delta_at.get(j).copied().unwrap_or(false) {
+            if spread_at.get(j).copied().unwrap_or(false) {
+                if let Some(slot) = spreads.last_mut()
+                    && c.unit.as_deref().is_none_or(|u| u != "%")
+                {
+                    *slot = c.value;
+                }
+            } else if delta_at.get(j).copied().unwrap_or(false) {
                 // The change of the last result column so far, when it is a
                 // change in percent: a `1.09x` speedup or an absolute `+100`
                 // is not (only a `%` cell, or a bare number under a header
@@ -2117,9 +2158,13 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
             } else {
                 kept.push(c);
                 deltas.push(None);
+                spreads.push(None);
             }
         }
         let mut row = row_from_cells(metric, &kept);
+        if spreads.iter().any(Option::is_some) {
+            row.spread = spreads;
+        }
         if row.unit.is_none() {
             row.unit = title_unit.clone();
         }
@@ -2142,25 +2187,46 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
     } else {
         Vec::new()
     };
+    // A spread larger than its value is no absolute deviation of it (`avg
+    // 0.653  std 17.958`): in percent, or in another unit; the header does
+    // not say, so no spread is read.
+    if rows.iter().any(|r| {
+        r.spread
+            .iter()
+            .zip(&r.values)
+            .any(|(s, v)| matches!((s, v), (Some(s), Some(v)) if *s > v.abs()))
+    }) {
+        for r in &mut rows {
+            r.spread.clear();
+        }
+    }
     let delta_columns: Vec<String> = value_headers
         .iter()
         .zip(&delta_at)
         .filter(|(_, d)| **d)
         .map(|(h, _)| h.to_string())
         .collect();
+    let spread_columns: Vec<String> = value_headers
+        .iter()
+        .zip(&spread_at)
+        .filter(|(_, s)| **s)
+        .map(|(h, _)| h.to_string())
+        .collect();
     let mut columns: Vec<String> = value_headers
         .iter()
-        .zip(&delta_at)
-        .filter(|(_, d)| !**d)
+        .zip(delta_at.iter().zip(&spread_at))
+        .filter(|(_, (d, s))| !**d && !**s)
         .map(|(h, _)| h.to_string())
         .collect();
     if !label_col
         && delta_columns.is_empty()
+        && spread_columns.is_empty()
         && let Some(named) = two_line_header(lines, start, columns.len())
     {
         columns = named;
     }
     if delta_columns.is_empty()
+        && spread_columns.is_empty()
         && let Some(groups) = group_header(lines, start, &columns)
     {
         // `latency 0` over `min avg max`, `latency -20` over the next
@@ -2211,7 +2277,7 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
             unit: table_unit,
             label_columns,
             delta_columns,
-            spread_columns: Vec::new(),
+            spread_columns,
         }),
     )))
 }
@@ -2526,6 +2592,45 @@ mod tests {
         let lines =
             crate::lines::split("We ran this  twice\n   no cache   cache\np4     49     24\n");
         assert_eq!(two_line_header(&lines, 1, 3), None);
+    }
+
+    #[test]
+    fn a_pipe_cell_that_names_its_value() {
+        let c = pipe_value(" events per second:  874.78 ");
+        assert_eq!(
+            (c.value, c.printed.trim()),
+            (Some(874.78), "events per second:  874.78")
+        );
+        assert_eq!(pipe_value("6035.30 MiB/sec").value, Some(6035.3));
+        // Two numbers after the name, or a name with digits: not one value.
+        assert_eq!(pipe_value("p99: 10 20").value, None);
+        assert_eq!(pipe_value("run 2: 874.78").value, None);
+    }
+
+    #[test]
+    fn a_std_column_after_a_result_column_is_its_spread() {
+        let table = |text: &str| {
+            let doc = crate::parse_str(text, None).unwrap();
+            let BlockBody::Table(t) = &doc.blocks[0].body else {
+                panic!()
+            };
+            t.clone()
+        };
+        let t = table(
+            "  cases    base   std   patched   std\n  pipe     12.0   0.5   10.0      0.4\n  fork     20.0   1.5   18.0      1.2\n",
+        );
+        assert_eq!(t.columns, ["base", "patched"]);
+        assert_eq!(t.spread_columns, ["std", "std"]);
+        assert_eq!(t.rows[0].values, [Some(12.0), Some(10.0)]);
+        assert_eq!(t.rows[1].spread, [Some(1.5), Some(1.2)]);
+        // A spread larger than its value is in a unit the header does not
+        // say: not read.
+        let t = table(
+            "  cases         avg             std\n  5.8.10        0.653           17.958\n  idle_cpumask  0.532           16.916\n",
+        );
+        assert_eq!(t.columns, ["avg"]);
+        assert_eq!(t.rows[1].values, [Some(0.532)]);
+        assert!(t.rows.iter().all(|r| r.spread.is_empty()));
     }
 
     #[test]
