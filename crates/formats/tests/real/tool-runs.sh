@@ -272,3 +272,34 @@ nice -n 10 perf stat -r 3 --pre sync -e task-clock,context-switches,page-faults 
 nice -n 10 /usr/bin/time -f '\t%E real,\t%U user,\t%S sys' -o tm-format-tabs.txt sh -c 'seq 1 300000 | sort -n > /dev/null'
 echo done
 nice -n 10 sar -v -o sar-v.data 1 2 > sys-sar-v.txt 2>&1; sadf -j sar-v.data -- -v > sys-sar-v.json
+
+# The nineteenth set (files s19-tool-*, renamed from the names below).
+# The `time` runs print time's own default and `-v` layouts with -f, and a
+# JSON line of the same fields below them, for the expected values.
+ct() { name=$1; shift; nice -n 10 cyclictest "$@" --json=ct-$name.json > ct-$name.txt 2>&1; }
+ct h200-t2      -q -D 3 -i 800 -t 2 -h 200
+ct t3-d250      -q -D 2 -i 1500 -d 250 -t 3
+ct ns-loops-m   -q -l 2500 -i 600 -t 1 -N -m
+sn() { name=$1; shift; nice -n 10 stress-ng "$@" --yaml sn-$name.yaml > sn-$name.txt 2>&1; }
+sn cpu-fft-2      --cpu 2 --cpu-method fft -t 3 --metrics-brief
+sn hdd-times      --hdd 1 --hdd-bytes 8M --temp-path . -t 2 --metrics --times
+sn sem-futex-ts   --sem 1 --futex 1 -t 2 --metrics-brief --timestamp
+J='{"e":%e,"U":%U,"S":%S,"M":%M,"F":%F,"R":%R,"w":%w,"c":%c,"x":%x,"P":"%P","I":%I,"O":%O,"X":%X,"D":%D,"W":%W}'
+DEF='%Uuser %Ssystem %Eelapsed %PCPU (%Xavgtext+%Davgdata %Mmaxresident)k\n%Iinputs+%Ooutputs (%Fmajor+%Rminor)pagefaults %Wswaps'
+VERB='\tCommand being timed: "%C"\n\tUser time (seconds): %U\n\tSystem time (seconds): %S\n\tPercent of CPU this job got: %P\n\tElapsed (wall clock) time (h:mm:ss or m:ss): %E\n\tAverage shared text size (kbytes): %X\n\tAverage unshared data size (kbytes): %D\n\tAverage stack size (kbytes): %p\n\tAverage total size (kbytes): %K\n\tMaximum resident set size (kbytes): %M\n\tAverage resident set size (kbytes): %t\n\tMajor (requiring I/O) page faults: %F\n\tMinor (reclaiming a frame) page faults: %R\n\tVoluntary context switches: %w\n\tInvoluntary context switches: %c\n\tSwaps: %W\n\tFile system inputs: %I\n\tFile system outputs: %O\n\tSocket messages sent: %s\n\tSocket messages received: %r\n\tSignals delivered: %k\n\tPage size (bytes): %Z\n\tExit status: %x'
+nice -n 10 /usr/bin/time -f "$DEF"$'\n'"$J" -o tm-default-xz.raw sh -c 'head -c 8000000 /dev/urandom | xz -1 > /dev/null'
+nice -n 10 /usr/bin/time -f "$VERB"$'\n'"$J" -o tm-verbose-md5.raw sh -c 'head -c 60000000 /dev/zero | md5sum > /dev/null; exit 4'
+nice -n 10 /usr/bin/time -f '%e real %U user %S sys'$'\n'"$J" -o tm-bsd-tar.raw sh -c 'tar cf - /usr/share/doc 2>/dev/null | wc -c > /dev/null'
+nice -n 10 perf stat -e task-clock,context-switches,cpu-migrations,page-faults record -o ps-rec.data -- sh -c 'seq 1 300000 | sort -n > /dev/null' > ps-record.txt 2>&1
+perf stat report -i ps-rec.data > ps-report.txt 2>&1
+perf script -i ps-rec.data > ps-script.txt 2>&1
+nice -n 10 perf stat -r 5 -x, -e task-clock,context-switches,cpu-migrations,page-faults -o ps-csv-r5.txt -- sh -c 'seq 1 100000 | sort -R > /dev/null'
+dd if=/dev/urandom of=fio.dat bs=1M count=48 status=none
+nice -n 10 fio --name=randread4k --filename=fio.dat --rw=randread --bs=4k --size=48M --ioengine=psync --direct=1 --runtime=3 --time_based --output-format=normal,json+ --output=fio-randread.out
+nice -n 10 fio --name=seqw --filename=fio.dat --rw=write --bs=64k --size=48M --ioengine=libaio --iodepth=4 --direct=1 --runtime=2 --time_based --new_group --name=randrw --filename=fio.dat --rw=randrw --rwmixread=70 --bs=8k --size=48M --ioengine=libaio --iodepth=8 --direct=1 --runtime=2 --time_based --output-format=normal,json --output=fio-two-groups.out
+nice -n 10 hyperfine --warmup 2 --runs 8 --export-json hf-sort-vs-shuf.json 'seq 1 100000 | sort -n > /dev/null' 'seq 1 100000 | shuf > /dev/null' > hf-sort-vs-shuf.txt 2>&1
+nice -n 10 hyperfine -N --runs 20 --export-json hf-gzip-N.json 'gzip -c /usr/bin/perf' > hf-gzip-N.txt 2>&1
+nice -n 10 sar -u -r -o sar-ur.dat 1 3 > sar-ur.txt 2>&1
+sadf -j sar-ur.dat -- -u -r > sar-ur.json
+nice -n 10 sar -P ALL -d -o sar-pd.dat 1 2 > sar-pd.txt 2>&1
+sadf -j sar-pd.dat -- -P ALL -d > sar-pd.json
