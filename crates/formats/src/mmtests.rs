@@ -837,6 +837,14 @@ fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The compare table recognised at `lines[i]`, with the lines it took.
+    fn table_at(lines: &[Line<'_>], i: usize) -> (usize, Table) {
+        match recognize(lines, i) {
+            Some(Ok((n, BlockBody::Table(t)))) => (n, t),
+            other => panic!("no table at {i}: {other:?}"),
+        }
+    }
+
     #[test]
     fn headerless_sections_continue_the_header_above() {
         let text = "kernbench\n==========\t\tbase                  patched\nAmean     elsp-128      165.09 (   0.00%)      164.78 *   0.19%*\n\nDuration User       41404.28    41375.08\nDuration Elapsed      519.87      518.72\n\nOps NUMA PTE updates     1041416.00      831536.00\n";
@@ -946,15 +954,11 @@ mod tests {
     fn duration_and_ops_sections_under_one_header_line() {
         let text = "                      6.4.0-rc2  6.4.0-rc2-compactfix    6.4.0-rc2-revert\nDuration User        2106.24             2065.61        2047.87\nDuration Elapsed     2693.98             2551.89        2529.83\n\n                  6.4.0-rc2  6.4.0-rc2-compactfix  6.4.0-rc2-revert\nOps Minor Faults  2440289187.00  2356626072.00  2354663705.00\nOps Compact scan efficiency  82.52  62.78  67.35\n";
         let lines = crate::lines::split(text);
-        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 0) else {
-            panic!()
-        };
+        let (n, t) = table_at(&lines, 0);
         assert_eq!((n, t.style.as_str()), (3, "duration"));
         assert_eq!(t.rows[1].metric, "Elapsed");
         assert_eq!(t.column_kernels[2], "6.4.0-rc2-revert");
-        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 4) else {
-            panic!()
-        };
+        let (n, t) = table_at(&lines, 4);
         assert_eq!((n, t.style.as_str()), (3, "mmtests"));
         assert_eq!(t.rows[1].metric, "Ops Compact scan efficiency");
         assert_eq!(t.rows[1].values[1], Some(62.78));
@@ -964,9 +968,7 @@ mod tests {
     fn ops_rows_under_a_header_of_variant_names() {
         let text = "                              base        patched\nOps Compaction pages isolated   120.00   118.00\nOps Compact scan efficiency      12.03    14.26\n";
         let lines = crate::lines::split(text);
-        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 0) else {
-            panic!()
-        };
+        let (n, t) = table_at(&lines, 0);
         assert_eq!((n, t.style.as_str()), (3, "mmtests"));
         assert_eq!(t.columns, ["base", "patched"]);
         assert_eq!(t.rows[1].values, [Some(12.03), Some(14.26)]);
@@ -1016,9 +1018,7 @@ mod tests {
     fn a_kernel_line_of_bare_versions_over_variants() {
         let text = "                 3.7         3.7\n           rc4-clean   rc4-patch\nPage Ins     3581516     2374368\nKswapd efficiency      93%         97%\n";
         let lines = crate::lines::split(text);
-        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 0) else {
-            panic!()
-        };
+        let (n, t) = table_at(&lines, 0);
         assert_eq!(n, 4);
         assert_eq!(t.columns, ["3.7 rc4-clean", "3.7 rc4-patch"]);
         assert_eq!(t.rows[1].values, [Some(93.0), Some(97.0)]);
