@@ -51,11 +51,20 @@ pub fn requote_blanks(lines: &mut [Line<'_>]) {
 /// Inside a ```` ```diff ```` fence (output pasted as a diff to colour it:
 /// removed lines red, added lines green), each line's first character is
 /// the diff's marker (`-`, `+` or a space): it is taken off, so that the
-/// output reads as printed. Fed line by line, in order.
+/// output reads as printed. A patch's added lines outside a fence (a
+/// documentation patch adding an example screen) are read without their
+/// `+` from the fourth of a run of them on: what a patch adds is text to
+/// read, and a run of three tells it from a line that starts with a sign.
+/// Fed line by line, in order.
 #[derive(Debug, Default, Clone)]
 pub struct DiffFence {
     inside: Option<u32>,
+    /// Quote level and length of the run of `+` lines so far.
+    added: (u32, usize),
 }
+
+/// Added lines of a patch read before their `+` is taken off.
+const ADDED_RUN: usize = 3;
 
 impl DiffFence {
     /// Whether the last line fed was inside the fence.
@@ -72,6 +81,17 @@ impl DiffFence {
             Some(q) if quote == q => {
                 if let Some(rest) = text.strip_prefix(['-', '+', ' ']) {
                     return rest;
+                }
+            }
+            None => {
+                let added = text.starts_with('+') && !text.starts_with("+++ ");
+                self.added = match (added, self.added) {
+                    (false, _) => (quote, 0),
+                    (true, (q, n)) if q == quote => (quote, n + 1),
+                    (true, _) => (quote, 1),
+                };
+                if self.added.1 > ADDED_RUN {
+                    return &text[1..];
                 }
             }
             _ => {}
@@ -169,6 +189,30 @@ pub fn strip_quote(raw: &str) -> (u32, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_patchs_added_lines_read_without_their_plus_from_a_run_of_three_on() {
+        let lines = split(
+            "+EXAMPLE\n+\n+# rtla timerlat top\n+  CPU COUNT\n+    0 #1015\n+1 tail\n-2 kept\n+3\n",
+        );
+        let texts: Vec<&str> = lines.iter().map(|l| l.text).collect();
+        assert_eq!(
+            texts,
+            [
+                "+EXAMPLE",
+                "+",
+                "+# rtla timerlat top",
+                "  CPU COUNT",
+                "    0 #1015",
+                "1 tail",
+                "-2 kept",
+                "+3"
+            ]
+        );
+        // A file header is no added line.
+        let lines = split("+++ b/a\n+++ b/b\n+++ b/c\n+++ b/d\n");
+        assert_eq!(lines[3].text, "+++ b/d");
+    }
 
     #[test]
     fn diff_fence_markers_come_off() {
