@@ -353,7 +353,21 @@ pub fn recognize(
         {
             i += 1;
         }
-        let row = same(i).and_then(|l| parse_row(l.text));
+        let mut row = same(i).and_then(|l| parse_row(l.text));
+        // format=flowed re-wrapped the row at a space before its metric
+        // (`0.69  -10.3%  0.62 ` / `reaim.child_systime`) or inside its
+        // last spread (`2.01 ± ` / `2%  reaim.std_dev_percent`): read
+        // joined.
+        if row.is_none()
+            && let Some(l) = same(i).filter(|l| l.text.ends_with(' '))
+            && let Some(n) = same(i + 1).map(|n| n.text.trim())
+            && n.split_whitespace().count() <= 2
+            && n.split_whitespace().last().is_some_and(|m| m.contains('.'))
+            && let Some(r) = parse_row(&format!("{}{n}", l.text))
+        {
+            row = Some(r);
+            i += 1;
+        }
         let row = match row {
             Some(r) => r,
             None if ncols > 0 => match resume_after_comments(lines, i, quote, ncols) {
@@ -552,6 +566,19 @@ mod tests {
             ("fio.read_bw_MBps", Some(-1.4))
         );
         assert!(parse_row("<-- 13422  13233 fio.read_bw_MBps").is_none());
+    }
+
+    #[test]
+    fn rows_re_wrapped_by_format_flowed() {
+        let text = "          %stddev     %change         %stddev\n              \\          |                \\\n       0.69           -10.3%       0.62 \n   reaim.child_systime\n       1.58 ±  2%     +71.0%       2.70 ± \n2%  reaim.std_dev_percent\n";
+        let lines = crate::lines::split(text);
+        let Some(Ok((n, BlockBody::Table(t)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 6);
+        assert_eq!(t.rows[0].metric, "reaim.child_systime");
+        assert_eq!(t.rows[1].values, [Some(1.58), Some(2.70)]);
+        assert_eq!(t.rows[1].spread_pct, [Some(2.0), Some(2.0)]);
     }
 
     #[test]
