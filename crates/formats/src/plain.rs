@@ -1417,15 +1417,24 @@ fn value_list(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
 }
 
 /// `g=    2      4     6` / `threads:  1  2  4`: a header naming a
-/// dimension, then its values, one column each.
-fn dimension_header(text: &str) -> Option<(String, Vec<String>)> {
+/// dimension, then its values, one column each. A bare short name (`g
+/// 1  2  3 ...`) counts over three or more whole numbers that grow; the
+/// flag says the header was such a bare one.
+fn dimension_header(text: &str) -> Option<(String, Vec<String>, bool)> {
     let mut toks = text.split_whitespace();
     let first = toks.next()?;
     let values: Vec<&str> = toks.collect();
     let name = first.trim_end_matches(['=', ':']);
     let named = first.len() > name.len() || is_dimension(name);
+    let whole: Vec<u64> = values.iter().filter_map(|v| v.parse().ok()).collect();
+    let bare = !named
+        && name.len() <= 8
+        && name.chars().any(char::is_alphabetic)
+        && values.len() >= 3
+        && whole.len() == values.len()
+        && whole.windows(2).all(|w| w[0] < w[1]);
     if name.is_empty()
-        || !named
+        || !(named || bare)
         || !name.chars().all(|c| c.is_alphanumeric() || c == '_')
         || values.len() < 2
         || values.len() > MAX_COLUMNS
@@ -1434,7 +1443,7 @@ fn dimension_header(text: &str) -> Option<(String, Vec<String>)> {
         return None;
     }
     let columns = values.iter().map(|v| format!("{name}={v}")).collect();
-    Some((name.to_string(), columns))
+    Some((name.to_string(), columns, bare))
 }
 
 /// A table printed the other way round: the header holds the values of a
@@ -1443,7 +1452,7 @@ fn dimension_header(text: &str) -> Option<(String, Vec<String>)> {
 /// loses its colon.
 fn dimension_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     let head = lines.get(start)?;
-    let (_, columns) = dimension_header(head.text)?;
+    let (_, columns, bare) = dimension_header(head.text)?;
     let k = columns.len();
     let mut rows = Vec::new();
     let mut i = start + 1;
@@ -1465,7 +1474,8 @@ fn dimension_table(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody
         rows.push(row_from_cells(label, &values));
         i += 1;
     }
-    if rows.is_empty() {
+    // Under a bare name, two rows at least: one could be any line.
+    if rows.is_empty() || (bare && rows.len() < 2) {
         return None;
     }
     Some((
@@ -2592,6 +2602,24 @@ mod tests {
         let lines =
             crate::lines::split("We ran this  twice\n   no cache   cache\np4     49     24\n");
         assert_eq!(two_line_header(&lines, 1, 3), None);
+    }
+
+    #[test]
+    fn a_sideways_table_under_a_bare_dimension_name() {
+        let text = "g     1      2      3      4\nw/o 1.4777 2.0112 3.1919 4.2654\nw/  1.4793 1.9344 2.9080 3.9267\n";
+        let lines = crate::lines::split(text);
+        let Some((n, BlockBody::Table(t))) = dimension_table(&lines, 0) else {
+            panic!()
+        };
+        assert_eq!(n, 3);
+        assert_eq!(t.columns, ["g=1", "g=2", "g=3", "g=4"]);
+        assert_eq!(t.rows[1].metric, "w/");
+        assert_eq!(t.rows[1].values[3], Some(3.9267));
+        // One row under it could be any line; numbers that do not grow
+        // name no dimension.
+        assert!(dimension_table(&lines[..2], 0).is_none());
+        let lines = crate::lines::split("g 3 2 1\nw/o 1 2 3\nw/ 1 2 3\n");
+        assert!(dimension_table(&lines, 0).is_none());
     }
 
     #[test]
