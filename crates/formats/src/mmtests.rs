@@ -837,6 +837,18 @@ fn title_above(lines: &[Line<'_>], start: usize) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The tables a whole text parses into.
+    fn tables_of(text: &str) -> Vec<Table> {
+        let doc = crate::parse_str(text, None).unwrap();
+        doc.blocks
+            .into_iter()
+            .filter_map(|b| match b.body {
+                BlockBody::Table(t) => Some(t),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The compare table recognised at `lines[i]`, with the lines it took.
     fn table_at(lines: &[Line<'_>], i: usize) -> (usize, Table) {
         match recognize(lines, i) {
@@ -877,15 +889,7 @@ mod tests {
     #[test]
     fn a_section_title_above_a_blank_line_is_no_header() {
         let text = "autonumabench NUMA01\n                            base                  patched\nAmean     syst-NUMA01      194.05 (   0.00%)      165.11 *  14.92%*\n\nautonumabench NUMA02\n\nAmean     syst-NUMA02        1.12 (   0.00%)        1.09 *   2.93%*\n";
-        let doc = crate::parse_str(text, None).unwrap();
-        let tables: Vec<_> = doc
-            .blocks
-            .iter()
-            .filter_map(|b| match &b.body {
-                BlockBody::Table(t) => Some(t),
-                _ => None,
-            })
-            .collect();
+        let tables = tables_of(text);
         assert_eq!(tables.len(), 2);
         assert_eq!(tables[1].columns, vec!["base", "patched"]);
         assert_eq!(tables[1].title.as_deref(), Some("autonumabench NUMA02"));
@@ -984,15 +988,7 @@ mod tests {
         // change, a header line naming only some columns, and the duration
         // rows under their `MMTests Statistics:` title.
         let text = "                     -       nowake\n      largecopy-vanilla   kswapd-v1r1\nunpack tar       521 ( 0.00%)  551 (-5.44%)\nPass 1         55.00 ( 0.00%)  62.00 ( 7.00%)\nMMTests Statistics: duration\nTotal Elapsed Time (seconds)    1046.66   1273.91\n";
-        let doc = crate::parse_str(text, None).unwrap();
-        let tables: Vec<&Table> = doc
-            .blocks
-            .iter()
-            .filter_map(|b| match &b.body {
-                BlockBody::Table(t) => Some(t),
-                _ => None,
-            })
-            .collect();
+        let tables = tables_of(text);
         assert_eq!(tables.len(), 2, "{tables:?}");
         assert_eq!(tables[0].style, "mmtests");
         assert_eq!(tables[0].title, None);
