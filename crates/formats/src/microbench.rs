@@ -292,7 +292,8 @@ fn hackbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBod
     if let Some(tasks) = header
         .split_once("(== ")
         .and_then(|(_, r)| r.split_whitespace().next())
-        .and_then(units::int)
+        // `(== 400 tasks)`, and the old layout's `(== 4000) tasks.`
+        .and_then(|n| units::int(n.trim_end_matches(')')))
     {
         metrics.push(metric("tasks", tasks as f64, None));
     }
@@ -596,6 +597,16 @@ mod tests {
             "Running in threaded mode with 2 groups using 40 file descriptors each (== 80 tasks)\n",
         );
         assert!(recognize(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn the_old_banner_gives_groups_and_tasks() {
+        let lines = crate::lines::split("Running with 100*40 (== 4000) tasks.\nTime: 52.736\n");
+        let Some(Ok((_, BlockBody::Metrics(m)))) = recognize(&lines, 0) else {
+            panic!()
+        };
+        let get = |n: &str| m.metrics.iter().find(|x| x.name == n).map(|x| x.value);
+        assert_eq!((get("groups"), get("tasks")), (Some(100.0), Some(4000.0)));
     }
 
     #[test]
