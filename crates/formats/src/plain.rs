@@ -415,6 +415,8 @@ fn is_placeholder(c: &Cell) -> bool {
         || p.eq_ignore_ascii_case("n/a")
         || p.eq_ignore_ascii_case("nan")
         || p.eq_ignore_ascii_case("-nan")
+        // benchstat's delta when the change is not significant.
+        || p == "~"
 }
 
 /// A value slot: a number, or a placeholder for a missing one.
@@ -2017,7 +2019,11 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
         lines
             .get(i)
             .filter(|l| l.quote == head.quote)
-            .and_then(|l| data_row(l.text, k, numbered_rows(l.text)))
+            .and_then(|l| {
+                // A note after the last cell (`9356.22 (not stable)`).
+                let text = without_trailing_note(l.text);
+                data_row(text, k, numbered_rows(text))
+            })
     };
     let blank_at = |i: usize| {
         lines
@@ -2485,9 +2491,11 @@ fn without_unheaded_change(text: &str, k: usize) -> Option<(&str, Option<f64>)> 
 /// (eliminated)`): the row without it.
 fn without_trailing_note(text: &str) -> &str {
     let t = text.trim_end();
+    // benchstat's test after the delta: `(p=0.000 n=29+27)`.
+    let significance = |n: &str| n.starts_with("(p=") && n.contains(" n=");
     if t.ends_with(')')
         && let Some(open) = t.rfind('(')
-        && is_word_note(&t[open..])
+        && (is_word_note(&t[open..]) || significance(&t[open..]))
         && open > 0
     {
         return t[..open].trim_end();
@@ -2620,6 +2628,28 @@ mod tests {
         assert!(dimension_table(&lines[..2], 0).is_none());
         let lines = crate::lines::split("g 3 2 1\nw/o 1 2 3\nw/ 1 2 3\n");
         assert!(dimension_table(&lines, 0).is_none());
+    }
+
+    #[test]
+    fn a_benchstat_table_and_a_note_after_a_row() {
+        let text = "name                               old ms/op  new ms/op   delta\nLIST_nodes_p50                      127 ±16%    121 ± 9%   -4.58%  (p=0.000 n=29+27)\nLIST_replicationcontrollers_p50    29.4 ±49%   26.2 ±54%     ~     (p=0.085 n=30+29)\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!()
+        };
+        assert_eq!(t.columns, ["old ms/op", "new ms/op"]);
+        assert_eq!(t.rows[0].values, [Some(127.0), Some(121.0)]);
+        assert_eq!(t.rows[0].spread_pct, [Some(16.0), Some(9.0)]);
+        assert_eq!(t.rows[0].printed_deltas_pct, [None, Some(-4.58)]);
+        // `~`: no significant change, no delta.
+        assert_eq!(t.rows[1].printed_deltas_pct, [None, None]);
+        let text = "                     Before    After\nTCP_STREAM send-512  5311.67   5292.84\nTCP_STREAM send-1k   9277.40   9356.22 (not stable)\nTCP_RR     send-1    22559.75  21844.22\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!()
+        };
+        assert_eq!(t.rows.len(), 3);
+        assert_eq!(t.rows[1].values, [Some(9277.4), Some(9356.22)]);
     }
 
     #[test]
