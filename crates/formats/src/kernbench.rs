@@ -69,11 +69,15 @@ fn row(text: &str) -> Option<(usize, Vec<Cell>)> {
         let (spread, printed, after) = match after.strip_prefix('(') {
             Some(inner) => {
                 let (sd, after) = inner.split_once(')')?;
-                let sd = match parse_number_unit(sd.trim())? {
+                let sd_value = match parse_number_unit(sd.trim())? {
                     (v, None) => v,
                     _ => return None,
                 };
-                (Some(sd), format!("{value_tok} ({})", sd_text(inner)), after)
+                (
+                    Some(sd_value),
+                    format!("{value_tok} ({})", sd.trim()),
+                    after,
+                )
             }
             None => (None, value_tok.to_string(), after),
         };
@@ -81,10 +85,6 @@ fn row(text: &str) -> Option<(usize, Vec<Cell>)> {
         rest = after.trim_start();
     }
     (rest.is_empty() && !cells.is_empty()).then(|| (which.unwrap_or(0), cells))
-}
-
-fn sd_text(inner: &str) -> &str {
-    inner.split_once(')').map_or(inner, |(sd, _)| sd.trim())
 }
 
 /// The side names on the line above the title (`Base:`, `With 'if':

@@ -1523,6 +1523,12 @@ fn is_dash_rule(text: &str) -> bool {
 /// deviation) of the result column before it: `stddev`, `std`, `sd`, ...
 pub const SPREADS: &[&str] = &["stddev", "stdev", "std", "sd", "std dev", "std.dev", "σ"];
 
+/// Whether `headers[j]` is a `stddev` column right after a column of
+/// results (not after another spread): that column's spread.
+fn spread_column_at(headers: &[&str], j: usize) -> bool {
+    j > 0 && is_spread_header(headers[j]) && !is_spread_header(headers[j - 1])
+}
+
 fn is_spread_header(word: &str) -> bool {
     let w = word.trim().trim_end_matches(':').to_lowercase();
     SPREADS.contains(&w.as_str())
@@ -1581,8 +1587,7 @@ fn pipe_value(cell: &str) -> Cell {
         Some((name, value))
             if !name.is_empty()
                 && !name.contains(|c: char| c.is_ascii_digit())
-                && cells(value).len() == 1
-                && cells(value)[0].value.is_some() =>
+                && matches!(cells(value).as_slice(), [c] if c.value.is_some()) =>
         {
             value.trim()
         }
@@ -1768,10 +1773,8 @@ fn cells_table(headers: &[&str], raw: &[Vec<&str>], title: Option<String>) -> Op
     let value_headers = headers.get(skip..)?;
     let delta_at: Vec<bool> = value_headers.iter().map(|h| is_delta(h)).collect();
     // A `stddev` column right after a result column is that column's spread.
-    let spread_at: Vec<bool> = value_headers
-        .iter()
-        .enumerate()
-        .map(|(j, h)| j > 0 && is_spread_header(h) && !is_spread_header(value_headers[j - 1]))
+    let spread_at: Vec<bool> = (0..value_headers.len())
+        .map(|j| spread_column_at(value_headers, j))
         .collect();
     let mut rows = Vec::new();
     for (n, cs) in raw.iter().enumerate() {
@@ -2097,15 +2100,8 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
     };
     let delta_at: Vec<bool> = value_headers.iter().map(|h| is_delta(h)).collect();
     // A `std` column right after a result column is that column's spread.
-    let spread_at: Vec<bool> = value_headers
-        .iter()
-        .enumerate()
-        .map(|(j, h)| {
-            j > 0
-                && is_spread_header(h)
-                && !is_spread_header(value_headers[j - 1])
-                && !delta_at[j - 1]
-        })
+    let spread_at: Vec<bool> = (0..value_headers.len())
+        .map(|j| spread_column_at(&value_headers, j) && !delta_at[j - 1])
         .collect();
     let title = title_above(lines, start);
     let title_unit = title.as_deref().and_then(unit_in_parens);
