@@ -35,7 +35,10 @@
 //!    `isolate_lru_folios <-shrink_inactive_list` precedes a 77 ms gap, the
 //!    stack begins at `shrink_inactive_list`, so the culprit is
 //!    `isolate_lru_folios` and the path `isolate_lru_folios,
-//!    shrink_inactive_list, shrink_lruvec, ...`.) Gaps are not measured
+//!    shrink_inactive_list, shrink_lruvec, ...`.) A sleeping lock's
+//!    optimistic spinner (`mutex_spin_on_owner`, `rwsem_optimistic_spin`,
+//!    `osq_lock`) spins with preemption off, so a gap in it, or in
+//!    plumbing it called, names the spinner. Gaps are not measured
 //!    across `[...]` elisions. When no event names a non-plumbing function,
 //!    rule 1 is applied to the stack.
 //! 3. Any other tracer, or a wakeup trace without a usable stack, falls back
@@ -99,6 +102,22 @@ pub fn is_plumbing(name: &str) -> bool {
         || p.suffixes.iter().any(|suf| n.ends_with(suf))
 }
 
+/// The optimistic spinners of the sleeping locks: they wait for a lock's
+/// owner by spinning with preemption disabled, so a preempt-off latency
+/// spent in one of them is the spin's. They stay plumbing on a stack.
+const SPIN_WAIT: &[&str] = &[
+    "mutex_spin_on_owner",
+    "mutex_optimistic_spin",
+    "rwsem_optimistic_spin",
+    "rwsem_spin_on_owner",
+    "osq_lock",
+];
+
+/// Whether `name` is one of [`SPIN_WAIT`].
+pub fn is_spin_wait(name: &str) -> bool {
+    SPIN_WAIT.contains(&base_name(name))
+}
+
 /// `shrink_node+0x1d6/0x4a0 [mod]` -> `shrink_node`.
 pub fn strip_offset(frame: &str) -> &str {
     let f = frame.trim();
@@ -157,12 +176,22 @@ pub fn choose(
             }
             return Some((g.function.clone(), path));
         }
-        let c = g.caller.as_deref().filter(|c| !is_plumbing(c))?;
-        let path = match find(c) {
-            Some(pos) => stack[pos..].to_vec(),
-            None => vec![c.to_string()],
+        // A spinner spends the latency itself, with preemption off: it is
+        // named before a caller (`rwsem_optimistic_spin` over the
+        // `copy_process` that took the rwsem), and after a plumbing frame
+        // it called (`__rcu_read_lock <-mutex_spin_on_owner`).
+        let from = |c: &str| {
+            let path = match find(c) {
+                Some(pos) => stack[pos..].to_vec(),
+                None => vec![c.to_string()],
+            };
+            (c.to_string(), path)
         };
-        Some((c.to_string(), path))
+        if is_spin_wait(&g.function) {
+            return Some(from(&g.function));
+        }
+        let c = g.caller.as_deref()?;
+        (!is_plumbing(c) || is_spin_wait(c)).then(|| from(c))
     };
     let picked = if is_wakeup_tracer(tracer) {
         from_stack().or_else(from_gap)
@@ -235,5 +264,29 @@ mod tests {
         assert_eq!(p, v(&["run_timer_softirq", "__do_softirq"]));
         let (c, _) = choose("irqsoff", &[v(&["do_IRQ"])], None);
         assert_eq!(c, None);
+    }
+
+    #[test]
+    fn a_spin_on_a_lock_owner_is_named_by_the_spinner() {
+        let s = v(&["rwsem_optimistic_spin", "rwsem_down_write_slowpath", "copy_process"]);
+        let inside = |f: &str, c: &str| GapCandidate {
+            function: f.into(),
+            caller: Some(c.into()),
+            gap_us: 7813.0,
+        };
+        let g = inside("rwsem_optimistic_spin", "rwsem_optimistic_spin");
+        let (c, p) = choose("preemptirqsoff", std::slice::from_ref(&s), Some(&g));
+        assert_eq!(c.as_deref(), Some("rwsem_optimistic_spin"));
+        assert_eq!(p, s);
+        let g = inside("__rcu_read_lock", "mutex_spin_on_owner");
+        let (c, p) = choose("preemptoff", &[], Some(&g));
+        assert_eq!(c.as_deref(), Some("mutex_spin_on_owner"));
+        assert_eq!(p, v(&["mutex_spin_on_owner"]));
+        // Other lock plumbing still hands the blame to its caller, and a
+        // wakeup trace still reads its stack past the spinner.
+        let g = inside("_raw_spin_lock", "mutex_lock");
+        assert_eq!(choose("preemptoff", &[], Some(&g)).0, None);
+        let (c, _) = choose("wakeup_rt", std::slice::from_ref(&s), Some(&g));
+        assert_eq!(c.as_deref(), Some("copy_process"));
     }
 }
