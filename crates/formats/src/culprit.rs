@@ -268,7 +268,11 @@ mod tests {
 
     #[test]
     fn a_spin_on_a_lock_owner_is_named_by_the_spinner() {
-        let s = v(&["rwsem_optimistic_spin", "rwsem_down_write_slowpath", "copy_process"]);
+        let s = v(&[
+            "rwsem_optimistic_spin",
+            "rwsem_down_write_slowpath",
+            "copy_process",
+        ]);
         let inside = |f: &str, c: &str| GapCandidate {
             function: f.into(),
             caller: Some(c.into()),
