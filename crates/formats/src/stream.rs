@@ -493,7 +493,7 @@ impl Stream {
     /// Scan the window; keep the blocks that are final, hand a long block
     /// to its accumulator, and cut the window.
     fn scan_window(&mut self, at_end: bool) -> Result<(), ParseError> {
-        let lines: Vec<Line<'_>> = self
+        let mut lines: Vec<Line<'_>> = self
             .win
             .iter()
             .map(|l| Line {
@@ -502,6 +502,9 @@ impl Stream {
                 quote: l.quote,
             })
             .collect();
+        // As in a mail: a quote's blank line written as a lone space stays
+        // in the quote (the window's last line is read again in the next).
+        lines::requote_blanks(&mut lines);
         let n = lines.len();
         let scan = detect::scan_from(&lines, self.ctx)?;
         // A window cut by its byte budget may hold few lines: the margin
@@ -779,6 +782,30 @@ mod tests {
         assert_eq!(want.len(), 1);
         assert!(want[0].contains("\"latency_us\""));
         assert_eq!(bodies(&fenced), want);
+    }
+
+    /// A quoted reply pasted without its mail headers reads as the mail
+    /// does: the quote's blank line a client wrote as a lone space stays
+    /// in the quote, so the `perf bench` result under it is not cut off.
+    #[test]
+    fn lone_space_blank_stays_in_the_quote_without_headers() {
+        let mail = include_str!(
+            "../tests/real/perf_stat/s19-lore-ZS2ecyCV-acme-perf-bench-pipe-cgroup-switches.txt"
+        );
+        let body = &mail[mail.find("\n\n").expect("headers end") + 2..];
+        assert!(body.lines().any(|l| l == " "), "the sample keeps its lone space");
+        let bench = |text: &str| -> Vec<String> {
+            let doc = parse_reader(text.as_bytes(), None, &Limits::default()).expect("parses");
+            doc.blocks
+                .iter()
+                .filter(|b| matches!(&b.body, BlockBody::Metrics(m) if m.tool == "perf-bench"))
+                .map(|b| serde_json::to_string(&b.body).expect("json"))
+                .collect()
+        };
+        let got = bench(body);
+        assert_eq!(got.len(), 3, "three perf bench runs");
+        assert!(got[0].contains("8.2464"), "{}", got[0]);
+        assert_eq!(got, bench(mail), "the same block as in the mail");
     }
 
     #[test]
