@@ -375,15 +375,22 @@ pub fn prose_kernel(text: &str) -> Option<String> {
 /// patches on top). Only a full release string counts (as in
 /// [`prose_kernel`]), and only a line of the block's own quote level
 /// after the previous block.
-fn heading_kernel(lines: &[Line<'_>], first: usize, floor: usize, quote: u32) -> Option<Guess> {
+fn heading_kernel(
+    body: &BlockBody,
+    lines: &[Line<'_>],
+    first: usize,
+    floor: usize,
+    quote: u32,
+) -> Option<Guess> {
     let above = lines.get(floor..first)?;
     // The tool's own log lines above its table (`stress-ng: info: [1430]
-    // dispatching hogs: 9 msg`) are the block's preamble, not a heading.
+    // dispatching hogs: 9 msg`) and the command that ran it are the
+    // block's preamble, not a heading.
     let mut nonblank = above
         .iter()
         .rev()
         .filter(|l| !l.text.trim().is_empty())
-        .skip_while(|l| l.quote == quote && l.text.trim_start().starts_with("stress-ng: "));
+        .skip_while(|l| l.quote == quote && is_own_log(body, l.text.trim_start()));
     let mut l = nonblank.next()?;
     // An underlined heading (`5.12.0-rc6+` over `-----------`).
     let rule =
@@ -824,14 +831,14 @@ pub fn annotate_block(
     // side) may be under its unlabelled name (`Stock kernel` over `real
     // 0m0.728s`): it only shares the heading of the labelled block above.
     cur.under = under(cur, lines, top, at).filter(|u| label.is_some() || *u == Under::Previous);
-    // stress-ng's own log lines (`passed: 2: cpu (2)`, `dispatching hogs`)
-    // between two of its runs are no words of the poster's either.
-    let stress_ng = matches!(&cur.block.body, BlockBody::Metrics(m) if m.tool == "stress-ng");
+    // The tool's own log lines (stress-ng's `passed: 2: cpu (2)`,
+    // `dispatching hogs`) between two of its runs are no words of the
+    // poster's either.
     cur.continues = at.prev_end > at.floor
         && lines.get(at.prev_end..first).is_some_and(|gap| {
             gap.iter().all(|l| {
                 let t = l.text.trim();
-                t.is_empty() || (stress_ng && t.starts_with("stress-ng:"))
+                t.is_empty() || is_own_log(&cur.block.body, t)
             })
         });
     let inside_end = (cur.last + 1).min(first + BLOCK_LINES).min(lines.len());
@@ -865,7 +872,7 @@ pub fn annotate_block(
         Some(k) => Some((k, 0)),
         None if per_column => None,
         None => find(inside, false, &header_kernel)
-            .or_else(|| heading_kernel(lines, first, at.prev_end, quote))
+            .or_else(|| heading_kernel(&cur.block.body, lines, first, at.prev_end, quote))
             .or_else(|| find(above.clone(), true, &header_kernel))
             .or_else(|| find(above.clone(), true, &prose_kernel))
             .or_else(|| from_headers(|h| h.kernel.as_ref())),
@@ -1662,5 +1669,16 @@ mod tests {
         let text = text.replacen("5.12.0-rc6+\n", "", 1);
         let doc = crate::parse_str(&text, None).unwrap();
         assert_eq!(doc.blocks[0].kernel, None);
+    }
+
+    #[test]
+    fn a_kernel_heading_over_the_command_that_ran_the_tool() {
+        // The command between the heading and the block is the block's
+        // own preamble: the heading names the kernel, not a `Kernel:`
+        // line further up.
+        let text = "Kernel: 6.1.0\n\n6.12.0-rc5\n$ perf stat -e cycles ./a.out\n\n Performance counter stats for './a.out':\n\n     1,234,567      cycles\n\n       0.501234567 seconds time elapsed\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        assert_eq!(doc.blocks.len(), 1);
+        assert_eq!(doc.blocks[0].kernel.as_deref(), Some("6.12.0-rc5"));
     }
 }

@@ -793,7 +793,10 @@ mod tests {
             "../tests/real/perf_stat/s19-lore-ZS2ecyCV-acme-perf-bench-pipe-cgroup-switches.txt"
         );
         let body = &mail[mail.find("\n\n").expect("headers end") + 2..];
-        assert!(body.lines().any(|l| l == " "), "the sample keeps its lone space");
+        assert!(
+            body.lines().any(|l| l == " "),
+            "the sample keeps its lone space"
+        );
         let bench = |text: &str| -> Vec<String> {
             let doc = parse_reader(text.as_bytes(), None, &Limits::default()).expect("parses");
             doc.blocks
