@@ -113,7 +113,23 @@ pub fn undiff(lines: &mut [Line<'_>]) {
 /// that makes [`Line`]s (whole texts, mails, the streaming scan) uses it.
 pub fn quote_and_text(raw: &str) -> (u32, &str) {
     let (quote, rest) = strip_quote(raw);
-    (quote, after_fence(after_bar(rest)))
+    (quote, after_fence(after_bar(after_comment(rest))))
+}
+
+/// Output kept in a source file's line comments (`    //   Time (mean ±
+/// σ):  1.8 ms` in a Zig, Rust, Go or C file): the `//` and one space
+/// after it are taken off, with the indentation before them, as a quote
+/// marker is. A `//` glued to a word (`//go:build`) or followed by a
+/// third slash (a doc comment's `///` keeps its marker) stays.
+fn after_comment(text: &str) -> &str {
+    let Some(rest) = text.trim_start().strip_prefix("//") else {
+        return text;
+    };
+    match rest.strip_prefix(' ') {
+        Some(r) => r,
+        None if rest.is_empty() => rest,
+        None => text,
+    }
 }
 
 /// A bar some people set before pasted output (`| real    20m6,217s`,
@@ -222,6 +238,26 @@ mod tests {
             ("|  a |", "| 12 |", "| 13 |")
         );
         assert_eq!(l[5].text, "- item");
+    }
+
+    #[test]
+    fn line_comment_markers_come_off() {
+        let l = split(
+            "    // Benchmark 1: ./micro\n    //   Time (mean):  1.8 ms\n    //\n//go:build linux\n/// doc\n> // quoted\n",
+        );
+        let texts: Vec<&str> = l.iter().map(|l| l.text).collect();
+        assert_eq!(
+            texts,
+            [
+                "Benchmark 1: ./micro",
+                "  Time (mean):  1.8 ms",
+                "",
+                "//go:build linux",
+                "/// doc",
+                "quoted"
+            ]
+        );
+        assert_eq!(l[5].quote, 1);
     }
 
     #[test]
