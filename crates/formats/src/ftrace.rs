@@ -778,6 +778,17 @@ pub fn is_start(text: &str) -> bool {
     }
 }
 
+/// A header's `----` rule with the next header line glued after it (the
+/// line break lost in a copy): that line's text, without its `#`.
+fn glued_after_rule(h: &str) -> Option<&str> {
+    let rest = h.trim_start_matches('-');
+    (h.len() - rest.len() >= 8)
+        .then(|| rest.strip_prefix('#'))
+        .flatten()
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+}
+
 /// `preemption latency trace v1.1.5 on 2.6.13-...`: the header line of the
 /// -rt patches' latency tracer (2005-2006, `/proc/latency_trace`), printed
 /// without `#`: the tracer's name when `text` is one.
@@ -1616,6 +1627,12 @@ impl Parser {
 
     fn header(&mut self, no: u64, line: &str, h: &str) -> Result<Step, ParseError> {
         self.in_stack = false;
+        if let Some(rest) = glued_after_rule(h) {
+            // The rule and the `# latency:` line below it lost their line
+            // break (`# ------...------# latency: 7038 us, ...`): the rule
+            // is passed over, the rest read as its own header line.
+            return self.header(no, line, rest);
+        }
         if std::mem::take(&mut self.latency_open) && h.starts_with("P:") {
             // `# latency: ... HP:0` wrapped before its `#P:512)`.
             self.latency_fields(line.trim());
@@ -2331,6 +2348,23 @@ mod tests {
         let e = r.unwrap_err();
         assert_eq!(e.line, 1);
         assert_eq!(e.format, "ftrace");
+    }
+
+    #[test]
+    fn a_header_rule_glued_to_the_latency_line() {
+        let glued = "# tracer: irqsoff\n#\n# irqsoff latency trace v1.1.5 on 5.4.0\n# --------------------------------------------------------------------# latency: 38 us, #2/2, CPU#2 | (M:preempt VP:0, KP:0, SP:0 HP:0 #P:8)\n#    | task: kworker/u16:4-8174 (uid:0 nice:0 policy:0 rt_prio:0)\n  kworker/-8174      2d..2    0us#: a_fn <-b_fn\n  kworker/-8174      2d..2   38us : c_fn <-b_fn\n";
+        let doc = crate::parse_str(glued, None).unwrap();
+        let BlockBody::FtraceLatency(f) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks[0].body);
+        };
+        assert_eq!(
+            (f.tracer.as_str(), f.latency_us, f.cpu),
+            ("irqsoff", 38.0, Some(2))
+        );
+        assert_eq!(f.nr_cpus, Some(8));
+        // A rule alone is still only a rule.
+        assert_eq!(glued_after_rule("----------"), None);
+        assert_eq!(glued_after_rule("--# x"), None);
     }
 
     #[test]
