@@ -19,7 +19,10 @@
 //! Datensätze ein`) are recognised by their `N+M` count, and a decimal
 //! comma (`365,951 s, 9,2 MB/s`) is read as a decimal point.
 //!
-//! Not read: BSD dd (`N bytes transferred in T secs (R bytes/sec)`).
+//! BSD and macOS dd's summary (`8192000000 bytes transferred in
+//! 159.062003 secs (51501929 bytes/sec)`, FreeBSD's newer `268435456
+//! bytes (268 MB, 256 MiB) transferred 1.001s, 268 MB/s`) is read the same
+//! way, its `bytes/sec` as `B/s`.
 
 use crate::document::{BlockBody, Metric, Metrics};
 use crate::error::ParseError;
@@ -75,6 +78,9 @@ fn summary(text: &str) -> Option<Summary> {
     let (bytes, rest) = t.split_once(' ')?;
     let bytes = units::int(bytes)?;
     let rest = rest.strip_prefix("bytes")?;
+    if let Some(s) = bsd_summary(bytes, rest) {
+        return Some(s);
+    }
     let (_, after) = rest.split_once("copied, ")?;
     let (secs, rate) = after.split_once(" s, ")?;
     let seconds = decimal(secs)?;
@@ -89,6 +95,34 @@ fn summary(text: &str) -> Option<Summary> {
         seconds,
         rate: rate_value,
         rate_unit: rate_unit.to_string(),
+    })
+}
+
+/// What follows `N bytes` in BSD dd's summary: ` transferred in T secs
+/// (R bytes/sec)`, or FreeBSD's ` (268 MB, 256 MiB) transferred 1.001s,
+/// 268 MB/s`.
+fn bsd_summary(bytes: u64, rest: &str) -> Option<Summary> {
+    if let Some(after) = rest.strip_prefix(" transferred in ") {
+        let (secs, rate) = after.split_once(" secs (")?;
+        let rate = rate.strip_suffix(" bytes/sec)")?;
+        return Some(Summary {
+            bytes,
+            seconds: decimal(secs)?,
+            rate: decimal(rate)?,
+            rate_unit: "B/s".into(),
+        });
+    }
+    let (_, after) = rest.split_once(") transferred ")?;
+    let (secs, rate) = after.split_once("s, ")?;
+    let (rate, unit) = rate.trim().split_once(' ')?;
+    if !unit.ends_with("/s") || unit.contains(' ') {
+        return None;
+    }
+    Some(Summary {
+        bytes,
+        seconds: decimal(secs)?,
+        rate: decimal(rate)?,
+        rate_unit: unit.to_string(),
     })
 }
 
@@ -190,6 +224,18 @@ mod tests {
         );
         let s = summary("1536 bytes (1.5 kB, 1.5 KiB) copied, 5.9079e-05 s, 26.0 MB/s").unwrap();
         assert_eq!(s.seconds, 5.9079e-05);
+        let s = summary("8192000000 bytes transferred in 159.062003 secs (51501929 bytes/sec)")
+            .unwrap();
+        assert_eq!(
+            (s.bytes, s.seconds, s.rate, s.rate_unit.as_str()),
+            (8192000000, 159.062003, 51501929.0, "B/s")
+        );
+        let s = summary("268435456 bytes (268 MB, 256 MiB) transferred 1.001s, 268 MB/s").unwrap();
+        assert_eq!(
+            (s.bytes, s.seconds, s.rate, s.rate_unit.as_str()),
+            (268435456, 1.001, 268.0, "MB/s")
+        );
+        assert!(summary("512 bytes transferred in a hurry").is_none());
         assert!(summary("512 bytes copied").is_none());
         assert!(summary("copied, 1 s, 2 MB/s").is_none());
     }
