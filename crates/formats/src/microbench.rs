@@ -108,6 +108,7 @@ fn schbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody
     let mut metrics = Vec::new();
     let mut section: Option<(&str, &str)> = None;
     let mut seen: Vec<&str> = Vec::new();
+    let mut runtime: Option<&str> = None;
     let mut i = start;
     let mut end = start;
     while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
@@ -122,6 +123,7 @@ fn schbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody
             }
             seen.push(s.0);
             section = Some(s);
+            runtime = runtime.or_else(|| section_runtime(t));
             if let Some(n) = total_samples(t) {
                 metrics.push(metric(format!("{}.samples", s.0), n, None));
             }
@@ -158,7 +160,13 @@ fn schbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody
                 .filter(|n| n.quote == quote)
                 .is_some_and(|n| schbench_section(n.text).is_some());
             if !next_is_section {
-                break;
+                match annotated_section(lines, i, quote, &seen, runtime) {
+                    Some(next) => {
+                        i = next;
+                        continue;
+                    }
+                    None => break,
+                }
             }
         } else {
             break;
@@ -184,6 +192,53 @@ fn schbench(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody
             runs: None,
         }),
     )))
+}
+
+/// Lines of a poster's note between two sections of one report.
+const NOTE_LINES: usize = 8;
+
+/// `runtime 90 (s)` of a section title, as printed.
+fn section_runtime(t: &str) -> Option<&str> {
+    let (_, rest) = t.split_once(" runtime ")?;
+    let (n, _) = rest.split_once(" (s)")?;
+    n.parse::<f64>().is_ok().then_some(n)
+}
+
+/// A poster's note (one paragraph, at most [`NOTE_LINES`] lines) set
+/// between two sections of one report, as an announcement explains each
+/// in turn: the index of the section title after it, when that section
+/// was not seen yet in this report and names the same runtime as the
+/// sections above (`runtime 90 (s)`). Without a runtime on both sides two
+/// reports cannot be told from one annotated, and the note ends it.
+fn annotated_section(
+    lines: &[Line<'_>],
+    blank: usize,
+    quote: u32,
+    seen: &[&str],
+    runtime: Option<&str>,
+) -> Option<usize> {
+    let runtime = runtime?;
+    let mut k = blank + 1;
+    let mut prose = 0;
+    while lines
+        .get(k)
+        .is_some_and(|l| l.quote == quote && !l.text.trim().is_empty())
+    {
+        prose += 1;
+        if prose > NOTE_LINES || schbench_section(lines[k].text.trim()).is_some() {
+            return None;
+        }
+        k += 1;
+    }
+    while lines
+        .get(k)
+        .is_some_and(|l| l.quote == quote && l.text.trim().is_empty())
+    {
+        k += 1;
+    }
+    let title = lines.get(k).filter(|l| l.quote == quote)?.text.trim();
+    let s = schbench_section(title)?;
+    (prose > 0 && !seen.contains(&s.0) && section_runtime(title) == Some(runtime)).then_some(k)
 }
 
 /// `... runtime 30 (s) (209403 total samples)` -> 209403.
@@ -545,6 +600,31 @@ mod tests {
         );
         assert!(perf_bench_header("% perf bench mem memcpy").is_none());
         assert!(perf_bench_header("$ perf stat -a").is_none());
+    }
+
+    #[test]
+    fn a_note_between_two_sections_of_one_report() {
+        let report = |runtime_b: &str| {
+            format!(
+                "Wakeup Latencies percentiles (usec) runtime 90 (s) (10 total samples)\n  * 99.0th: 1266       (3 samples)\n    min=1, max=12449\n\nThe time a woken worker waits.\nIt matters most.\n\nRequest Latencies percentiles (usec) runtime {runtime_b} (s) (10 total samples)\n  * 99.0th: 22304      (3 samples)\n    min=5818, max=57747\n\nafter\n"
+            )
+        };
+        let names = |text: &str| -> Vec<Vec<String>> {
+            crate::parse_str(text, None)
+                .unwrap()
+                .blocks
+                .iter()
+                .map(|b| match &b.body {
+                    BlockBody::Metrics(m) => m.metrics.iter().map(|m| m.name.clone()).collect(),
+                    _ => Vec::new(),
+                })
+                .collect()
+        };
+        let one = names(&report("90"));
+        assert_eq!(one.len(), 1, "{one:?}");
+        assert!(one[0].contains(&"request_latency.p99".to_string()));
+        // Another runtime is another run: two reports.
+        assert_eq!(names(&report("30")).len(), 2);
     }
 
     #[test]
