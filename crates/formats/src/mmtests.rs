@@ -202,8 +202,9 @@ fn labelled_row(text: &str) -> Option<(String, Vec<StatCell>)> {
     }
     let cols = stat_cells(&t[cells_at..])?;
     let baseline = cols.first()?.1 == Some(0.0);
+    // compare-kernels pads its label's words (`System  mean`): one name.
     (baseline && cols.iter().all(|c| c.1.is_some() || c.0.is_none()))
-        .then(|| (label.to_string(), cols))
+        .then(|| (label.split_whitespace().collect::<Vec<_>>().join(" "), cols))
 }
 
 /// What a poster appends to a row to point at it: `<--`, `<==`, `<-
@@ -366,6 +367,43 @@ fn unglue<'a>(glued: &[&str], n: usize, lines: &[Line<'a>], start: usize) -> Opt
         })
 }
 
+/// Words of a line with the byte range each spans.
+fn word_spans(text: &str) -> Vec<(usize, usize, &str)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for w in text.split_whitespace() {
+        let Some(off) = text[at..].find(w) else { break };
+        out.push((at + off, at + off + w.len(), w));
+        at += off + w.len();
+    }
+    out
+}
+
+/// A second header line that names only some columns (`range-mmap_lock-v1`
+/// under the second of `v4.15-rc8   v4.15-rc8`, a name too long for the
+/// line above): each of its words goes to the column of the upper line it
+/// overlaps most, the others get an empty name. `None` unless every word
+/// overlaps a column of its own.
+fn aligned_under<'a>(upper: &str, lower: &'a str, n: usize) -> Option<Vec<&'a str>> {
+    let cols = word_spans(upper);
+    if cols.len() != n {
+        return None;
+    }
+    let mut names = vec![""; n];
+    for (a, b, w) in word_spans(lower) {
+        let (c, overlap) = cols
+            .iter()
+            .enumerate()
+            .map(|(c, &(x, y, _))| (c, b.min(y).saturating_sub(a.max(x))))
+            .max_by_key(|&(_, o)| o)?;
+        if overlap == 0 || !names[c].is_empty() {
+            return None;
+        }
+        names[c] = w;
+    }
+    Some(names)
+}
+
 /// A header line: words that are not numbers and not a statistic row.
 fn header(text: &str) -> Option<Vec<&str>> {
     let words: Vec<&str> = text.split_whitespace().collect();
@@ -478,7 +516,11 @@ pub fn recognize(
         let h2 = same(start + 1)
             .and_then(|l| header(l.text))
             .map(|h2| match h2.len() < h1.len() {
-                true => unglue(&h2, h1.len(), lines, start).unwrap_or(h2),
+                true => unglue(&h2, h1.len(), lines, start)
+                    .or_else(|| {
+                        aligned_under(without_rule(first.text), same(start + 1)?.text, h1.len())
+                    })
+                    .unwrap_or(h2),
                 false => h2,
             });
         let two = h2.as_ref().and_then(|h2| {
@@ -1008,6 +1050,26 @@ mod tests {
         // Without the baseline's `( 0.00%)` such a row is anyone's table.
         assert!(labelled_row("unpack tar   521 ( 1.00%)  551 (-5.44%)").is_none());
         assert!(labelled_row("unpack tar   521  551").is_none());
+    }
+
+    #[test]
+    fn a_second_header_line_naming_only_the_column_it_stands_under() {
+        let text = "           v4.15-rc8   v4.15-rc8\n                    range-mmap_lock-v1\nUser          224.06      224.80\nSystem        176.05      181.01\nElapsed       619.51      801.78\n\n                    v4.15-rc8              v4.15-rc8\n                                  range-mmap_lock-v1\nSystem  mean  9.49 (   0.00%)        9.82 (  -3.49%)\nElapsed mean 22.87 (   0.00%)       30.90 ( -35.12%)\n";
+        let tables = tables_of(text);
+        assert_eq!(tables.len(), 2);
+        assert_eq!(tables[0].style, "duration");
+        for t in &tables {
+            assert_eq!(t.columns, ["v4.15-rc8", "v4.15-rc8 range-mmap_lock-v1"]);
+            assert_eq!(t.column_variants, ["", "range-mmap_lock-v1"]);
+        }
+        assert_eq!(tables[0].rows[0].metric, "User");
+        assert_eq!(tables[1].rows[0].metric, "System mean");
+        // A word under no column is no part of the header.
+        assert_eq!(aligned_under("   a   b", "x", 2), None);
+        assert_eq!(
+            aligned_under("   aaa   bbb", "          bb", 2),
+            Some(vec!["", "bb"])
+        );
     }
 
     #[test]
