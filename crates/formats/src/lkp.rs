@@ -344,26 +344,34 @@ pub fn recognize(
         let ncols = rows.first().map(|r: &TableRow| r.values.len()).unwrap_or(0);
         // Rows set off in groups by one blank line (a table made by hand):
         // the table goes on at a robot-style row of as many columns.
+        // format=flowed re-wrapped the row at a space before its metric
+        // (`0.69  -10.3%  0.62 ` / `reaim.child_systime`) or inside its
+        // last spread (`2.01 ± ` / `2%  reaim.std_dev_percent`): read
+        // joined, the second line's index with it.
+        let flowed = |i: usize| {
+            let l = same(i).filter(|l| l.text.ends_with(' '))?;
+            let n = same(i + 1).map(|n| n.text.trim())?;
+            let words = n.split_whitespace().count();
+            (words <= 2 && n.split_whitespace().last().is_some_and(|m| m.contains('.')))
+                .then(|| parse_row(&format!("{}{n}", l.text)))
+                .flatten()
+        };
+        // Rows set off in groups by one blank line (a table made by hand,
+        // or the blank line a format=flowed mailer leaves after a metric
+        // name it wrapped): the table goes on at a robot-style row of as
+        // many columns, or at one flowed onto two lines.
         if ncols > 0
             && same(i).is_some_and(|l| l.text.trim().is_empty())
-            && same(i + 1).is_some_and(|l| {
+            && (same(i + 1).is_some_and(|l| {
                 is_headerless_row(l.text)
                     && parse_row(l.text).is_some_and(|r| r.values.len() == ncols)
-            })
+            }) || flowed(i + 1).is_some_and(|r| r.values.len() == ncols))
         {
             i += 1;
         }
         let mut row = same(i).and_then(|l| parse_row(l.text));
-        // format=flowed re-wrapped the row at a space before its metric
-        // (`0.69  -10.3%  0.62 ` / `reaim.child_systime`) or inside its
-        // last spread (`2.01 ± ` / `2%  reaim.std_dev_percent`): read
-        // joined.
         if row.is_none()
-            && let Some(l) = same(i).filter(|l| l.text.ends_with(' '))
-            && let Some(n) = same(i + 1).map(|n| n.text.trim())
-            && n.split_whitespace().count() <= 2
-            && n.split_whitespace().last().is_some_and(|m| m.contains('.'))
-            && let Some(r) = parse_row(&format!("{}{n}", l.text))
+            && let Some(r) = flowed(i)
         {
             row = Some(r);
             i += 1;
@@ -467,9 +475,10 @@ fn testcase_above(lines: &[Line<'_>], start: usize) -> Option<String> {
         return None;
     }
     let names = lines.get(at)?.text.trim().trim_end_matches(':');
-    // The values line, maybe below a blank one: a format=flowed mailer
-    // wraps the long names line before it with a line of one space.
-    let values = (at + 1..at + 3)
+    // The values line, maybe below one or two blank ones: a format=flowed
+    // mailer wraps the long names line before it with a line of one space
+    // (and a reply quotes that line again).
+    let values = (at + 1..at + 4)
         .filter_map(|i| lines.get(i))
         .map(|l| l.text.trim())
         .find(|t| !t.is_empty())?;
@@ -541,6 +550,37 @@ mod tests {
             testcase_above(&lines, 4).as_deref(),
             Some("will-it-scale poll2 on lkp-x")
         );
+    }
+
+    #[test]
+    fn a_blank_line_left_after_a_flowed_metric_name() {
+        let text = "tbox_group/testcase/test:\n\n   \nlkp-x/stress-ng/fallocate\n\n\
+                    0431d926b399d74f bad77c375e8de6c776c848e443f\n\
+                    ---------------- ---------------------------\n\
+                    \x20        %stddev     %change         %stddev\n\
+                    \x20            \\          |                \\\n\
+                    \x20    618.67           -10.0%     556.67 ±  2%  stress-ng.fallocate.ops\n\
+                    \x20      1.33 ±  6%      +0.4        1.70 ± 13%  \n\
+                    perf-profile.calltrace.cycles-pp.a_very_long_function_name \n\
+                    \n\
+                    \x20      1.40 ±  8%      +0.3        1.74 ± 12%  \n\
+                    perf-profile.children.cycles-pp.b\n\
+                    \n\
+                    prose\n";
+        let lines = crate::lines::split(text);
+        let (_, body) = recognize(&lines, 5).unwrap().unwrap();
+        let BlockBody::Table(t) = body else { panic!() };
+        let metrics: Vec<&str> = t.rows.iter().map(|r| r.metric.as_str()).collect();
+        assert_eq!(
+            metrics,
+            [
+                "stress-ng.fallocate.ops",
+                "perf-profile.calltrace.cycles-pp.a_very_long_function_name",
+                "perf-profile.children.cycles-pp.b"
+            ]
+        );
+        assert_eq!(t.rows[2].values, [Some(1.4), Some(1.74)]);
+        assert_eq!(t.title.as_deref(), Some("stress-ng fallocate on lkp-x"));
     }
 
     #[test]
