@@ -588,26 +588,49 @@ pub(crate) fn is_markdown_heading(text: &str) -> bool {
 /// `stress-ng --vm 4` (the tool's name, after a prompt if any, then an
 /// option or an argument).
 fn is_own_log(body: &BlockBody, text: &str) -> bool {
-    let BlockBody::Metrics(m) = body else {
+    let Some(tool) = tool_of(body) else {
         return false;
     };
-    let logged = match m.tool.as_str() {
+    let logged = match tool {
         "stress-ng" => text.starts_with("stress-ng:"),
         "perf-stat" => text.starts_with("# started on "),
         _ => false,
+    };
+    logged || is_own_command(body, text)
+}
+
+/// The tool whose output a block is, where a command line names it.
+fn tool_of(body: &BlockBody) -> Option<&str> {
+    match body {
+        BlockBody::Metrics(m) => Some(m.tool.as_str()),
+        BlockBody::Rtla(_) => Some("rtla"),
+        BlockBody::Cyclictest(_) => Some("cyclictest"),
+        _ => None,
+    }
+}
+
+/// The command that ran the block's tool (see [`is_own_log`]).
+fn is_own_command(body: &BlockBody, text: &str) -> bool {
+    let Some(tool) = tool_of(body) else {
+        return false;
     };
     // root's bare `# ` prompt is read here too: the tool's name must follow.
     let cmd = crate::lines::after_prompt(text)
         .or_else(|| text.trim_start().strip_prefix("# "))
         .unwrap_or(text)
         .trim_start();
-    let command = [m.tool.replace('-', " "), m.tool.clone()]
+    // rtla names its tool first (`rtla hwnoise -c 0-7`, `rtla timerlat
+    // top`).
+    let subcommand = tool == "rtla";
+    [tool.replace('-', " "), tool.to_string()]
         .iter()
         .find_map(|name| cmd.strip_prefix(name.as_str()))
         .is_some_and(|rest| {
-            rest.starts_with(' ') && rest.trim_start().starts_with(['-', '.', '/'])
-        });
-    logged || command
+            let arg = rest.trim_start();
+            rest.starts_with(' ')
+                && (arg.starts_with(['-', '.', '/'])
+                    || (subcommand && arg.starts_with(|c: char| c.is_ascii_lowercase())))
+        })
 }
 
 /// Lines a program may print between the `time CMD` line and the report.
@@ -814,8 +837,13 @@ pub fn annotate_block(
             k -= 1;
             let Some(l) = lines.get(k) else { break };
             // Blank lines, a code fence and the command that ran the tool
-            // (`pi@raspberry:~$ sudo cyclictest -p 99`) are no prose.
-            if l.quote != quote || l.text.trim().is_empty() || is_fence(l.text) || is_prompt(l.text)
+            // (`pi@raspberry:~$ sudo cyclictest -p 99`, `rtla hwnoise -c
+            // 0-7` without a prompt) are no prose.
+            if l.quote != quote
+                || l.text.trim().is_empty()
+                || is_fence(l.text)
+                || is_prompt(l.text)
+                || is_own_command(&cur.block.body, l.text.trim())
             {
                 continue;
             }
@@ -1669,6 +1697,17 @@ mod tests {
         let text = text.replacen("5.12.0-rc6+\n", "", 1);
         let doc = crate::parse_str(&text, None).unwrap();
         assert_eq!(doc.blocks[0].kernel, None);
+    }
+
+    #[test]
+    fn a_sides_cue_over_the_command_that_ran_rtla() {
+        let run = "rtla hwnoise -c 0 -d 2m -q\n\nHardware-related Noise\nduration:   0 00:02:00 | time is in us\nCPU Period       Runtime        Noise  % CPU Aval   Max Noise   Max Single          HW          NMI\n  0 #4171      112394904     36139505    67.84595       29015        13006        4533            0\n";
+        let text = format!("Baseline without patches:\n{run}\nWith the patches applied:\n{run}");
+        let doc = crate::parse_str(&text, None).unwrap();
+        assert_eq!(doc.blocks.len(), 2);
+        assert_eq!(doc.blocks[0].lines[0], 4, "the block starts at its title");
+        assert_eq!(doc.blocks[0].label.as_deref(), Some("before"));
+        assert_eq!(doc.blocks[1].label.as_deref(), Some("after"));
     }
 
     #[test]

@@ -107,10 +107,16 @@ enum Kind {
     Analysis,
 }
 
+/// The title of osnoise top and of `rtla hwnoise`, which prints the same
+/// table under its own name.
+fn is_osnoise_title(t: &str) -> bool {
+    t == "Operating System Noise" || t == "Hardware-related Noise"
+}
+
 fn start_kind(t: &str) -> Option<Kind> {
     if t == "Timer Latency" || t.contains("IRQ Timer Latency (") || t.starts_with("CPU COUNT") {
         Some(Kind::TimerlatTop)
-    } else if t == "Operating System Noise" || t.starts_with("CPU Period") {
+    } else if is_osnoise_title(t) || t.starts_with("CPU Period") {
         Some(Kind::OsnoiseTop)
     } else if (t.starts_with("# RTLA ") && t.ends_with(" histogram"))
         || (t.starts_with("Index")
@@ -273,7 +279,7 @@ impl Parser {
     }
 
     fn osnoise_top(&mut self, t: &str) -> bool {
-        if t == "Operating System Noise" || is_elision(t) {
+        if is_osnoise_title(t) || is_elision(t) {
             return true;
         }
         if t.starts_with("duration:") {
