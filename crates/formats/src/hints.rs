@@ -169,7 +169,23 @@ fn match_pattern(pat: &str, s: &str) -> Option<usize> {
 pub fn find_kernel(text: &str) -> Option<String> {
     let t = text.trim();
     for raw in t.split(|c: char| {
-        c.is_whitespace() || matches!(c, '(' | ')' | ',' | '"' | '\'' | '[' | ']' | '<' | '>')
+        c.is_whitespace()
+            || matches!(
+                c,
+                '(' | ')'
+                    | ','
+                    | '"'
+                    | '\''
+                    | '['
+                    | ']'
+                    | '<'
+                    | '>'
+                    | '`'
+                    | '：'
+                    | '，'
+                    | '（'
+                    | '）'
+            )
     }) {
         let tok = raw.trim_end_matches(['.', ':', ';', '!', '?']);
         // `v6.10+` is "6.10 and later"; a `+` after a release's own suffix
@@ -338,6 +354,7 @@ pub fn header_kernel(text: &str) -> Option<String> {
         || lower_head.starts_with("kernel version")
         || lower_head.starts_with("kernel release")
         || lower_head.starts_with("uname")
+        || t.starts_with("内核")
         || lower_head.starts_with("$ uname")
         || lower_head.starts_with("subject:")
         || (t.starts_with('#') && lower_head.contains("release"));
@@ -1682,6 +1699,15 @@ mod tests {
         assert_eq!(find_kernel("6.6-stable review patch.  If anyone"), None);
         assert_eq!(prose_kernel("6.12-stable review patch."), None);
         assert_eq!(find_kernel("seen on 6.6.y and 6.1.y too"), None);
+        // Code spans and full-width punctuation around a release.
+        assert_eq!(
+            header_kernel("内核：`5.13.19-xanmod1`").as_deref(),
+            Some("5.13.19-xanmod1")
+        );
+        assert_eq!(
+            find_kernel("built `6.12.0-rc5` (patched)").as_deref(),
+            Some("6.12.0-rc5")
+        );
         assert_eq!(
             find_kernel("Subject: [PATCH 6.6 000/744] 6.6.33-rc1 review").as_deref(),
             Some("6.6.33-rc1")
