@@ -135,7 +135,7 @@ fn elided_gap(lines: &[Line<'_>], at: usize, quote: u32) -> Option<(usize, usize
         i += 1;
     }
     let elision = i;
-    if !is_elision_marker(same(elision)?.text.trim()) {
+    if !crate::lines::is_elision(same(elision)?.text) {
         return None;
     }
     i += 1;
@@ -177,18 +177,6 @@ fn interrupted_gap(lines: &[Line<'_>], at: usize, quote: u32) -> Option<usize> {
         replied |= l.quote < quote && !t.is_empty();
     }
     None
-}
-
-/// A line standing for events the poster left out.
-fn is_elision_marker(t: &str) -> bool {
-    if t.starts_with("[...]") || t == "..." || t.starts_with("<snip>") {
-        return true;
-    }
-    let Some(inner) = t.strip_prefix('[').and_then(|r| r.strip_suffix(']')) else {
-        return false;
-    };
-    let inner = inner.trim();
-    inner == "..." || inner == "snip" || inner == "etc" || inner.starts_with("etc ")
 }
 
 /// A latency report read one line at a time, with bounded state: the
@@ -1596,7 +1584,7 @@ impl Parser {
             self.frame(frame);
             return Ok(Step::Consumed);
         }
-        if is_elision_marker(t) {
+        if crate::lines::is_elision(t) {
             // Elided events: no gap is measured across the hole.
             self.prev_valid = false;
             self.in_stack = false;

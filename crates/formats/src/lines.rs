@@ -116,6 +116,34 @@ pub fn quote_and_text(raw: &str) -> (u32, &str) {
     (quote, after_fence(after_bar(after_comment(rest))))
 }
 
+/// A line a poster put where rows were left out: `...`, `…`, `[...]`,
+/// `[ ... ]`, `[snip]`, `<snip>`, `<...>`, `...snip...`, `... snip ...`,
+/// `--snip--`, `[etc]`, `[etc ...]`, `[...] more lines`. Every format that
+/// lists rows reads past it; what it elided is not guessed.
+pub fn is_elision(text: &str) -> bool {
+    let t = text.trim();
+    if t.starts_with("[...]") || t.starts_with("<snip>") {
+        return true;
+    }
+    let (inner, bracketed) = match t
+        .strip_prefix('[')
+        .and_then(|r| r.strip_suffix(']'))
+        .or_else(|| t.strip_prefix('<').and_then(|r| r.strip_suffix('>')))
+    {
+        Some(inner) => (inner.trim(), true),
+        None => (t, false),
+    };
+    if bracketed && (inner == "etc" || inner.starts_with("etc ")) {
+        return true;
+    }
+    let word = inner.trim_matches(|c: char| matches!(c, '.' | '-' | '\u{2026}' | ' '));
+    match word {
+        "" => inner.contains("...") || inner.contains('\u{2026}'),
+        "snip" | "snipped" => bracketed || word.len() < inner.len(),
+        _ => false,
+    }
+}
+
 /// Output kept in a source file's line comments (`    //   Time (mean ±
 /// σ):  1.8 ms` in a Zig, Rust, Go or C file): the `//` and one space
 /// after it are taken off, with the indentation before them, as a quote
@@ -238,6 +266,30 @@ mod tests {
             ("|  a |", "| 12 |", "| 13 |")
         );
         assert_eq!(l[5].text, "- item");
+    }
+
+    #[test]
+    fn elision_lines() {
+        for t in [
+            "...",
+            "…",
+            "[...]",
+            "[ ... ]",
+            "[snip]",
+            "<snip>",
+            "<...>",
+            "...snip...",
+            "  ... snip ...",
+            "--snip--",
+            "[etc]",
+            "[etc more lines]",
+            "[...] 40 more lines",
+        ] {
+            assert!(is_elision(t), "{t:?}");
+        }
+        for t in ["snip", "---", "-", "etc", "[1.5]", "... and then", "<idle>"] {
+            assert!(!is_elision(t), "{t:?}");
+        }
     }
 
     #[test]

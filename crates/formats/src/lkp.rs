@@ -38,18 +38,6 @@ fn is_stddev_header(text: &str) -> bool {
     text.contains("%stddev") && text.contains("%change")
 }
 
-/// `[snip]`, `[...]` or `<snip>`: a reply cut rows out of a quoted table
-/// (often unquoted, between quoted rows).
-fn is_snip_line(text: &str) -> bool {
-    let t = text.trim();
-    let inner = t
-        .strip_prefix('[')
-        .and_then(|r| r.strip_suffix(']'))
-        .or_else(|| t.strip_prefix('<').and_then(|r| r.strip_suffix('>')))
-        .map(str::trim);
-    matches!(inner, Some("snip" | "snipped" | "..." | "\u{2026}"))
-}
-
 /// `       fail:runs  %reproduction    fail:runs`: the header of the
 /// failure counts the robot prints above the `%stddev` section.
 fn is_fail_header(text: &str) -> bool {
@@ -335,7 +323,11 @@ pub fn recognize(
     if same(i).is_some_and(|l| is_marker_line(l.text)) {
         i += 1;
     }
-    let snip = |i: usize| lines.get(i).is_some_and(|l| is_snip_line(l.text));
+    let snip = |i: usize| {
+        lines
+            .get(i)
+            .is_some_and(|l| crate::lines::is_elision(l.text))
+    };
     let mut rows = Vec::new();
     loop {
         while snip(i) && same(i + 1).is_some_and(|l| parse_row(l.text).is_some()) {

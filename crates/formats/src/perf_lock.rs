@@ -106,6 +106,12 @@ pub fn recognize(
             i += 1;
             continue;
         }
+        if crate::lines::is_elision(t) {
+            // `... snip ...` where the poster left rows out (also right
+            // under the header).
+            i += 1;
+            continue;
+        }
         if let Some(frame) = stack_line(t) {
             let Some(last) = rows.last_mut() else {
                 return Some(Err(ParseError::invalid(

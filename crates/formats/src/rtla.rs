@@ -130,11 +130,6 @@ fn start_kind(t: &str) -> Option<Kind> {
     }
 }
 
-/// `...` or `[...]` on a line of its own: rows left out by whoever pasted.
-fn is_elision(t: &str) -> bool {
-    matches!(t, "..." | "[...]" | "[ ... ]")
-}
-
 fn is_stop_header(t: &str) -> bool {
     t.starts_with("## CPU ") && t.contains("hit stop tracing")
 }
@@ -222,7 +217,7 @@ impl Parser {
             return true;
         }
         // `...`: CPU rows the poster left out.
-        if t.starts_with("CPU COUNT") || t.starts_with("---") || is_elision(t) {
+        if t.starts_with("CPU COUNT") || t.starts_with("---") || crate::lines::is_elision(t) {
             return true;
         }
         let parts: Vec<&str> = t.split('|').collect();
@@ -279,7 +274,7 @@ impl Parser {
     }
 
     fn osnoise_top(&mut self, t: &str) -> bool {
-        if is_osnoise_title(t) || is_elision(t) {
+        if is_osnoise_title(t) || crate::lines::is_elision(t) {
             return true;
         }
         if t.starts_with("duration:") {
