@@ -430,7 +430,12 @@ pub fn recognize(
         return dump(lines, start + 1, start).map(Ok);
     }
     if row(line.text).is_some() {
-        return dump(lines, start, start).map(Ok);
+        return dump(lines, start, start)
+            .or_else(|| {
+                let file = cat_file_above(lines, start)?;
+                named_dump(lines, start, file)
+            })
+            .map(Ok);
     }
     table(lines, start)
 }
@@ -598,6 +603,72 @@ fn dump(lines: &[Line<'_>], rows_at: usize, start: usize) -> Option<(usize, Bloc
             counters,
         }),
     ))
+}
+
+/// The file a `cat` command right above a dump printed (`$ cat
+/// /cgroup/memory/A/memory.vmscan_stat`, with or without a prompt or
+/// `sudo`): its name, when it is a kernel file's (`/proc`, `/sys`, a
+/// cgroup's `memory.*`, a name of lower-case words).
+fn cat_file_above<'a>(lines: &[Line<'a>], start: usize) -> Option<&'a str> {
+    let l = lines.get(start.checked_sub(1)?)?;
+    if l.quote != lines.get(start)?.quote {
+        return None;
+    }
+    let cmd = crate::lines::after_prompt(l.text).unwrap_or(l.text).trim();
+    let cmd = cmd.strip_prefix("sudo ").unwrap_or(cmd).trim_start();
+    let path = cmd.strip_prefix("cat ")?.trim();
+    let file = path.rsplit('/').next()?;
+    let kernel_path = path.starts_with("/proc/")
+        || path.starts_with("/sys/")
+        || path.contains("cgroup")
+        || file.starts_with("memory.");
+    (kernel_path
+        && !path.contains(' ')
+        && !file.is_empty()
+        && file
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'.')))
+    .then_some(file)
+}
+
+/// A dump of `name value` lines whose names say no file the parser knows,
+/// under the `cat` of a kernel file that names it: read as that file,
+/// at least 3 rows of integers.
+fn named_dump(lines: &[Line<'_>], start: usize, file: &str) -> Option<(usize, BlockBody)> {
+    let quote = lines.get(start)?.quote;
+    let mut counters = Vec::new();
+    let mut i = start;
+    while let Some(r) = lines
+        .get(i)
+        .filter(|l| l.quote == quote)
+        .and_then(|l| row(l.text))
+    {
+        if r.cells.len() != 1
+            || r.colon
+            || r.multiword
+            || r.unit.is_some()
+            || counters.len() >= MAX_ROWS
+        {
+            break;
+        }
+        counters.push(Counter {
+            name: r.name,
+            values: r.cells.iter().map(|c| c.value).collect(),
+            ..Counter::default()
+        });
+        i += 1;
+    }
+    (counters.len() >= 3).then(|| {
+        (
+            i - start,
+            BlockBody::Counters(Counters {
+                source: file.to_string(),
+                resource: None,
+                columns: Vec::new(),
+                counters,
+            }),
+        )
+    })
 }
 
 /// Which file a single-value dump came from; `None` when the names do not
@@ -894,6 +965,27 @@ mod tests {
         match recognize(&lines, 0) {
             Some(Ok((_, BlockBody::Counters(c)))) => c,
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_dump_of_unknown_names_under_the_cat_of_a_kernel_file() {
+        let text = "$ cat /cgroup/memory/A/memory.vmscan_stat\nscanned_pages_by_limit 9471864\nfreed_pages_by_limit 2318492\nelapsed_ns_by_limit 351386416101\n\nprose\n";
+        let lines = crate::lines::split(text);
+        let (n, body) = recognize(&lines, 1).unwrap().unwrap();
+        let BlockBody::Counters(c) = body else {
+            panic!()
+        };
+        assert_eq!((n, c.source.as_str()), (3, "memory.vmscan_stat"));
+        assert_eq!(c.counters[2].values, [Some(351386416101.0)]);
+        // Without the `cat`, or under the `cat` of a file of one's own, the
+        // names say nothing: no block.
+        for other in [
+            text.replacen("$ cat /cgroup/memory/A/memory.vmscan_stat", "prose", 1),
+            text.replacen("/cgroup/memory/A/memory.vmscan_stat", "notes.txt", 1),
+        ] {
+            let lines = crate::lines::split(&other);
+            assert!(recognize(&lines, 1).is_none(), "{other}");
         }
     }
 
