@@ -103,7 +103,10 @@ fn summary(text: &str) -> Option<Summary> {
 /// 268 MB/s`.
 fn bsd_summary(bytes: u64, rest: &str) -> Option<Summary> {
     if let Some(after) = rest.strip_prefix(" transferred in ") {
-        let (secs, rate) = after.split_once(" secs (")?;
+        // GNU dd of 2004 printed the same line with `seconds`.
+        let (secs, rate) = after
+            .split_once(" secs (")
+            .or_else(|| after.split_once(" seconds ("))?;
         let rate = rate.strip_suffix(" bytes/sec)")?;
         return Some(Summary {
             bytes,
@@ -137,11 +140,20 @@ pub fn recognize(
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
     let first = lines.get(start)?;
     let quote = first.quote;
+    // A mail client that double-spaced the paste put a blank line after
+    // each of dd's lines: one blank line between them is passed over.
+    let next_own = |i: usize| {
+        let l = lines.get(i).filter(|l| l.quote == quote)?;
+        if !l.text.trim().is_empty() {
+            return Some(l);
+        }
+        lines
+            .get(i + 1)
+            .filter(|n| n.quote == quote && !n.text.trim().is_empty())
+    };
     let starts_run = match records(first.text) {
         // A records pair: `N+M ... in` then `N+M ... out` on the next line.
-        Some(_) => lines
-            .get(start + 1)
-            .is_some_and(|l| l.quote == quote && records(l.text).is_some()),
+        Some(_) => next_own(start + 1).is_some_and(|l| records(l.text).is_some()),
         None => summary(first.text).is_some(),
     };
     if !starts_run {
@@ -152,6 +164,19 @@ pub fn recognize(
     let mut consumed = 0;
     for (k, l) in lines.iter().enumerate().skip(start).take(MAX_LINES) {
         if l.quote != quote {
+            break;
+        }
+        if l.text.trim().is_empty() {
+            // Between dd's own lines of one run (a double-spaced paste).
+            let goes_on = !(recs.len() == 2 && last.is_some())
+                && next_own(k + 1).is_some_and(|n| {
+                    !n.text.trim().is_empty()
+                        && (summary(n.text).is_some()
+                            || (recs.len() < 2 && records(n.text).is_some()))
+                });
+            if goes_on {
+                continue;
+            }
             break;
         }
         if let Some(s) = summary(l.text) {
@@ -250,6 +275,18 @@ mod tests {
         assert_eq!(metric(text, "records in partial"), Some(1.0));
         let lines = crate::lines::split(text);
         assert_eq!(recognize(&lines, 0).unwrap().unwrap().0, 5);
+    }
+
+    #[test]
+    fn a_double_spaced_run_and_gnu_dd_of_2004() {
+        let text = "1000+0 records in\n\n1000+0 records out\n\n1000000 bytes (1.0 MB, 977 KiB) copied, 0.00613671 s, 163 MB/s\n\n$ next command\n";
+        assert_eq!(metric(text, "records out"), Some(1000.0));
+        assert_eq!(metric(text, "rate"), Some(163.0));
+        let lines = crate::lines::split(text);
+        assert_eq!(recognize(&lines, 0).unwrap().unwrap().0, 5);
+        let old = "1+0 records in\n1+0 records out\n1024 bytes transferred in 0.000747 seconds (1370992 bytes/sec)\n";
+        assert_eq!(metric(old, "time"), Some(0.000747));
+        assert_eq!(metric(old, "rate"), Some(1370992.0));
     }
 
     #[test]
