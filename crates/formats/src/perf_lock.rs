@@ -36,6 +36,17 @@ enum Stat {
     Avg,
 }
 
+/// A wait cell in microseconds: perf prints `ns`, `us`, `ms`, `s`, and
+/// for long totals minutes (`m`) and hours (`64.69 h`).
+fn wait_us(value: &str, unit: &str) -> Option<f64> {
+    let per = match unit {
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return units::duration_us(value, unit),
+    };
+    Some(units::scaled(value, 6)? * per)
+}
+
 /// The header: its statistic columns in print order and the key its last
 /// columns name. `contended` and `total wait` must be there (`-F` can
 /// reorder and drop the others).
@@ -201,7 +212,7 @@ fn parse_row(t: &str, stats: &[Stat], key: &str) -> Option<LockRow> {
         }
         let v = word()?;
         let unit = word()?;
-        let us = units::duration_us(v, unit)?;
+        let us = wait_us(v, unit)?;
         match stat {
             Stat::Total => row.total_wait_us = us,
             Stat::Max => row.max_wait_us = Some(us),
@@ -260,6 +271,14 @@ fn parse_row(t: &str, stats: &[Stat], key: &str) -> Option<LockRow> {
 mod tests {
     use super::*;
     use crate::lines::split;
+
+    #[test]
+    fn waits_in_minutes_and_hours() {
+        assert_eq!(wait_us("64.69", "h"), Some(64.69e6 * 3600.0));
+        assert_eq!(wait_us("1.5", "m"), Some(90e6));
+        assert_eq!(wait_us("975", "ns"), Some(0.975));
+        assert_eq!(wait_us("2", "days"), None);
+    }
 
     #[test]
     fn caller_rows_and_stacks() {
