@@ -249,7 +249,12 @@ type NamedRow = (String, Vec<f64>, bool);
 /// `User          473.24       462.40`: a label of words, then only numbers
 /// (all plain, or all in percent: `Kswapd efficiency   93%   97%`).
 fn named_row(text: &str) -> Option<NamedRow> {
-    let words: Vec<&str> = text.split_whitespace().collect();
+    // A change glued to a value (`531.74(+14.3%)`, a table made by hand in
+    // compare-kernels' shape) is left out: the row keeps its values.
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .map(|w| crate::plain::glued_change(w).map_or(w, |(v, _)| v))
+        .collect();
     let value = |w: &str| match parse_number_unit(w) {
         Some((v, None)) => Some((v, false)),
         Some((v, Some("%"))) => Some((v, true)),

@@ -53,6 +53,15 @@ fn paren_change(tok: &str) -> Option<f64> {
     }
 }
 
+/// `531.74(+14.3%)`: a value with its change glued on, as the two tokens
+/// it would be with a space between them.
+pub(crate) fn glued_change(tok: &str) -> Option<(&str, &str)> {
+    let open = tok.find('(').filter(|&i| i > 0)?;
+    let (value, change) = tok.split_at(open);
+    (parse_number_unit(value).is_some() && paren_change(change).is_some())
+        .then_some((value, change))
+}
+
 /// A spread printed in parentheses right after a value.
 enum ParenSpread {
     /// `(+/- 5.96%)`, hackbench's: marked as a spread, in percent.
@@ -190,7 +199,14 @@ pub fn cells(text: &str) -> Vec<Cell> {
         spaced = spaced.replace("( ", "(").replace(" )", ")");
     }
     let mut out: Vec<Cell> = Vec::new();
-    let mut toks = spaced.split_whitespace().peekable();
+    let mut toks = spaced
+        .split_whitespace()
+        .flat_map(|t| match glued_change(t) {
+            Some((v, c)) => [Some(v), Some(c)],
+            None => [Some(t), None],
+        })
+        .flatten()
+        .peekable();
     while let Some(tok) = toks.next() {
         if tok == "±"
             && let Some(prev) = out.last_mut()
@@ -2754,6 +2770,15 @@ mod tests {
         );
         assert_eq!(paren_change("(-3.5%)"), Some(-3.5));
         assert_eq!(paren_change("(12%)"), None);
+        // Glued on, the same cell.
+        let cs = cells("2   0.03   1235796.314(-13.5%)");
+        assert_eq!(cs.len(), 3);
+        assert_eq!(
+            (cs[2].value, cs[2].delta_pct),
+            (Some(1235796.314), Some(-13.5))
+        );
+        assert_eq!(glued_change("f(+1%)"), None);
+        assert_eq!(glued_change("12(3)"), None);
     }
 
     #[test]
