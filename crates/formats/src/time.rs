@@ -650,7 +650,19 @@ fn gnu_verbose(lines: &[Line<'_>], start: usize) -> Result<(usize, Time), ParseE
     let mut end = start;
     while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
         // `...` where the poster left fields out.
-        if i > start && matches!(l.text.trim(), "..." | "[...]" | "…") {
+        if i > start && crate::lines::is_elision(l.text) {
+            i += 1;
+            continue;
+        }
+        // A poster's note between two fields (`**** 15% time +` under the
+        // Elapsed line): the report goes on at the field below it.
+        if i > start
+            && !is_verbose_field(l.text)
+            && lines
+                .get(i + 1)
+                .is_some_and(|n| n.quote == quote && is_verbose_field(n.text))
+            && !l.text.trim().is_empty()
+        {
             i += 1;
             continue;
         }
@@ -725,6 +737,40 @@ fn gnu_verbose(lines: &[Line<'_>], start: usize) -> Result<(usize, Time), ParseE
             .and_then(|l| verbose_command(l.text));
     }
     Ok((i - start, t))
+}
+
+/// The fields GNU time's `-v` prints, by the start of their names.
+const VERBOSE_FIELDS: &[&str] = &[
+    "Command being timed",
+    "User time (seconds)",
+    "System time (seconds)",
+    "Percent of CPU this job got",
+    "Elapsed (wall clock) time",
+    "Average shared text size",
+    "Average unshared data size",
+    "Average stack size",
+    "Average total size",
+    "Maximum resident set size",
+    "Average resident set size",
+    "Major (requiring I/O) page faults",
+    "Minor (reclaiming a frame) page faults",
+    "Voluntary context switches",
+    "Involuntary context switches",
+    "Swaps",
+    "File system inputs",
+    "File system outputs",
+    "Socket messages sent",
+    "Socket messages received",
+    "Signals delivered",
+    "Page size (bytes)",
+    "Exit status",
+];
+
+/// A line of one of GNU time's `-v` fields (`Swaps: 0`).
+fn is_verbose_field(text: &str) -> bool {
+    text.trim()
+        .split_once(": ")
+        .is_some_and(|(name, _)| VERBOSE_FIELDS.iter().any(|f| name.starts_with(f)))
 }
 
 /// `CMD` of a `/usr/bin/time -v CMD` (or `time --verbose CMD`) command line,
@@ -973,6 +1019,29 @@ mod tests {
         let t = gnu_user_format("2.50 real, 1.25 user").unwrap();
         assert_eq!((t.real_s.unwrap(), t.user_s), (2.5, Some(1.25)));
         assert!(gnu_user_format("2.50 real, 3 apples").is_none());
+    }
+
+    #[test]
+    fn a_posters_note_between_verbose_fields() {
+        let text = "Command being timed: \"./a.out\"\nUser time (seconds): 36.34\nSystem time (seconds): 276.07\nElapsed (wall clock) time (h:mm:ss or m:ss): 1:22.46\n           **** 15% time +\nMajor (requiring I/O) page faults: 13362810\nExit status: 0\n\nwith the other kernel:\nCommand being timed: \"./a.out\"\nUser time (seconds): 30.00\nSystem time (seconds): 200.00\nElapsed (wall clock) time (h:mm:ss or m:ss): 1:10.00\nExit status: 0\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let times: Vec<&Time> = doc
+            .blocks
+            .iter()
+            .filter_map(|b| match &b.body {
+                BlockBody::Time(t) => Some(t),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(times.len(), 2);
+        assert_eq!(times[0].exit_status, Some(0));
+        assert!(
+            times[0]
+                .fields
+                .iter()
+                .any(|(n, v)| n == "Major (requiring I/O) page faults" && *v == 13362810.0)
+        );
+        assert_eq!(doc.blocks[0].lines, [1, 7]);
     }
 
     #[test]
