@@ -118,11 +118,12 @@ pub fn quote_and_text(raw: &str) -> (u32, &str) {
 
 /// A line a poster put where rows were left out: `...`, `…`, `[...]`,
 /// `[ ... ]`, `[snip]`, `<snip>`, `<...>`, `...snip...`, `... snip ...`,
-/// `--snip--`, `[etc]`, `[etc ...]`, `[...] more lines`. Every format that
+/// `--snip--`, `[etc]`, `[etc ...]`, `[...] more lines`, and the lines of
+/// one `.` each that draw a vertical ellipsis. Every format that
 /// lists rows reads past it; what it elided is not guessed.
 pub fn is_elision(text: &str) -> bool {
     let t = text.trim();
-    if t.starts_with("[...]") || t.starts_with("<snip>") {
+    if t.starts_with("[...]") || t.starts_with("<snip>") || t == "." {
         return true;
     }
     let (inner, bracketed) = match t
@@ -287,7 +288,16 @@ mod tests {
         ] {
             assert!(is_elision(t), "{t:?}");
         }
-        for t in ["snip", "---", "-", "etc", "[1.5]", "... and then", "<idle>"] {
+        for t in [
+            "snip",
+            "---",
+            "-",
+            "etc",
+            "[1.5]",
+            "... and then",
+            "<idle>",
+            ". .",
+        ] {
             assert!(!is_elision(t), "{t:?}");
         }
     }

@@ -474,6 +474,9 @@ pub fn recognize(
             blanks = 0;
             graph = 0;
             end = i + 1;
+        } else if !prof.rows.is_empty() && crate::lines::is_elision(t) {
+            // The poster cut a call graph short (`.` lines, `[...]`).
+            blanks = 0;
         } else if !prof.rows.is_empty() && graph_line(l.text) && graph < MAX_GRAPH_LINES {
             if let Some((indent, p, sym)) = tree_entry(l.text) {
                 entries.push((indent, p, sym.to_string()));
