@@ -419,6 +419,16 @@ fn heading_kernel(
         return None;
     }
     let t = l.text.trim().trim_end_matches(':');
+    // `Ubuntu 18.04 / Linux 5.17:` over a result: a heading that names its
+    // kernel after the word `Linux` may name a release by its two numbers.
+    if let Some(k) = t
+        .split_once("Linux ")
+        .and_then(|(_, r)| r.split_whitespace().next())
+        .map(|w| w.trim_end_matches([':', ',', ')', ';']))
+        .and_then(|w| kernel_version(w.strip_prefix('v').unwrap_or(w), true))
+    {
+        return Some((k, l.no));
+    }
     let mut words = t.split_whitespace();
     let v = words.next()?;
     let rest: Vec<&str> = words.collect();
@@ -1734,6 +1744,19 @@ mod tests {
         assert_eq!(doc.blocks[0].lines[0], 4, "the block starts at its title");
         assert_eq!(doc.blocks[0].label.as_deref(), Some("before"));
         assert_eq!(doc.blocks[1].label.as_deref(), Some("after"));
+    }
+
+    #[test]
+    fn a_heading_naming_linux_by_two_numbers() {
+        let run = "  READ: bw=1000MiB/s (1049MB/s), 1000MiB/s-1000MiB/s (1049MB/s-1049MB/s), io=10.0GiB (10.7GB), run=10001-10001msec\n";
+        let text = format!(
+            "Ubuntu 18.04 / Linux 5.4.0:\nRun status group 0 (all jobs):\n{run}\nUbuntu 18.04 / Linux 5.17:\nRun status group 0 (all jobs):\n{run}"
+        );
+        let doc = crate::parse_str(&text, None).unwrap();
+        let kernels: Vec<Option<&str>> = doc.blocks.iter().map(|b| b.kernel.as_deref()).collect();
+        assert_eq!(kernels, [Some("5.4.0"), Some("5.17")]);
+        // In prose a release needs its three numbers.
+        assert_eq!(prose_kernel("fixed since Linux 5.17"), None);
     }
 
     #[test]
