@@ -570,6 +570,15 @@ pub fn heading_above(
         if para.is_empty() && (text.len() > 100 || !text.chars().any(|c| c.is_alphabetic())) {
             return None;
         }
+        // A footnote's marker over its name (`[3]` over `before1.csv`,
+        // the file a reference in the prose points at) is no part of it.
+        let marker = text
+            .strip_prefix('[')
+            .and_then(|r| r.strip_suffix(']'))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if marker && !para.is_empty() {
+            continue;
+        }
         para.push(text);
         if para.len() > HEADING_LINES {
             return None;
@@ -1744,6 +1753,20 @@ mod tests {
         assert_eq!(doc.blocks[0].lines[0], 4, "the block starts at its title");
         assert_eq!(doc.blocks[0].label.as_deref(), Some("before"));
         assert_eq!(doc.blocks[1].label.as_deref(), Some("after"));
+    }
+
+    #[test]
+    fn a_footnote_marker_over_a_tables_name() {
+        let text = "See the files [3].\n\n[3]\nbefore1.csv\n\ntasks,processes,processes_idle,threads,threads_idle,linear\n0,0,100,0,100,0\n1,610132,74.98,594558,74.40,610132\n2,1230153,49.95,1184090,49.95,1220264\n";
+        let lines = crate::lines::split(text);
+        let doc = crate::parse_str(text, None).unwrap();
+        let BlockBody::Table(_) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks[0].body)
+        };
+        assert_eq!(
+            heading_above(&doc.blocks[0].body, &lines, 5, 0).as_deref(),
+            Some("before1.csv")
+        );
     }
 
     #[test]
