@@ -394,8 +394,30 @@ fn aligned_under<'a>(upper: &str, lower: &'a str, n: usize) -> Option<Vec<&'a st
     if cols.len() != n {
         return None;
     }
+    let words = word_spans(lower);
+    // One word across the columns (`vanillamm-reclaimcongest-v2r5` under
+    // `5.15.0-rc1  5.15.0-rc1`): names that ran together, each ending where
+    // its column ends (right-aligned, the last one overflowing its field).
+    if let [(a, b, w)] = words[..] {
+        let cuts: Vec<usize> = cols[..n - 1]
+            .iter()
+            .map(|&(_, end, _)| end)
+            .filter(|&e| a < e && e < b)
+            .collect();
+        if n >= 2 && cuts.len() == n - 1 {
+            let mut names = Vec::with_capacity(n);
+            let mut from = a;
+            for c in cuts.into_iter().chain([b]) {
+                names.push(w.get(from - a..c - a)?);
+                from = c;
+            }
+            if names.iter().all(|p| p.len() >= 2) {
+                return Some(names);
+            }
+        }
+    }
     let mut names = vec![""; n];
-    for (a, b, w) in word_spans(lower) {
+    for (a, b, w) in words {
         let (c, overlap) = cols
             .iter()
             .enumerate()
@@ -1069,6 +1091,15 @@ mod tests {
         }
         assert_eq!(tables[0].rows[0].metric, "User");
         assert_eq!(tables[1].rows[0].metric, "System mean");
+        // Names that ran together are cut where the columns above end.
+        assert_eq!(
+            aligned_under(
+                "                  5.15.0-rc1  5.15.0-rc1",
+                "                     vanillamm-reclaimcongest-v2r5",
+                2
+            ),
+            Some(vec!["vanilla", "mm-reclaimcongest-v2r5"])
+        );
         // A word under no column is no part of the header.
         assert_eq!(aligned_under("   a   b", "x", 2), None);
         assert_eq!(
