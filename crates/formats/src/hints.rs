@@ -1604,6 +1604,10 @@ mod tests {
         );
         assert_eq!(find_board("E5-2680 v4 here").as_deref(), Some("E5-2680 v4"));
         assert_eq!(find_board("nothing"), None);
+        assert_eq!(
+            find_board("on a 4-core Loongson-3A5000 machine").as_deref(),
+            Some("Loongson-3A5000")
+        );
     }
 
     #[test]
