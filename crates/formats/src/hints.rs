@@ -389,9 +389,11 @@ pub fn prose_kernel(text: &str) -> Option<String> {
 /// is a release, alone or with a word or two, as people head each of
 /// several results (`6.12.0-rc5`, then its cyclictest summary;
 /// `6.9.12-stable`, then the next; `6.10.14-stable +xx`, a build with
-/// patches on top). Only a full release string counts (as in
-/// [`prose_kernel`]), and only a line of the block's own quote level
-/// after the previous block.
+/// patches on top), or a line that names `Linux` and a release, which
+/// may then have two numbers only (`Ubuntu 18.04 / Linux 5.17:`).
+/// Otherwise only a full release string counts (as in [`prose_kernel`]),
+/// and only a line of the block's own quote level after the previous
+/// block.
 fn heading_kernel(
     body: &BlockBody,
     lines: &[Line<'_>],
