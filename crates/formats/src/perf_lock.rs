@@ -92,16 +92,44 @@ fn header(text: &str) -> Option<(Vec<Stat>, &'static str)> {
     Some((stats, key))
 }
 
-/// Recognise a table at its header line.
+/// The default columns of a table pasted without its header, right under
+/// the `perf lock contention` command that printed it: two rows of
+/// `contended  total wait  max wait  avg wait  type  caller` in a row.
+fn headerless(lines: &[Line<'_>], start: usize) -> Option<Vec<Stat>> {
+    let quote = lines.get(start)?.quote;
+    let command = lines.get(start.checked_sub(1)?)?;
+    let cmd = command.text.trim_end();
+    if command.quote != quote
+        || !(cmd.ends_with("perf lock contention") || cmd.contains("perf lock contention "))
+    {
+        return None;
+    }
+    let stats = vec![Stat::Contended, Stat::Total, Stat::Max, Stat::Avg];
+    (0..2)
+        .all(|k| {
+            lines
+                .get(start + k)
+                .filter(|l| l.quote == quote)
+                .and_then(|l| parse_row(l.text.trim(), &stats, "caller"))
+                .is_some()
+        })
+        .then_some(stats)
+}
+
+/// Recognise a table at its header line (or, pasted without it, at its
+/// first row under the command that printed it).
 pub fn recognize(
     lines: &[Line<'_>],
     start: usize,
 ) -> Option<Result<(usize, BlockBody), ParseError>> {
     let header_line = lines.get(start)?;
-    let (stats, key) = header(header_line.text)?;
     let quote = header_line.quote;
+    let (stats, key, rows_at) = match header(header_line.text) {
+        Some((stats, key)) => (stats, key, start + 1),
+        None => (headerless(lines, start)?, "caller", start),
+    };
     let mut rows: Vec<LockRow> = Vec::new();
-    let mut i = start + 1;
+    let mut i = rows_at;
     let mut blank_run = 0;
     while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
         if i - start > MAX_LINES {
@@ -271,6 +299,30 @@ fn parse_row(t: &str, stats: &[Stat], key: &str) -> Option<LockRow> {
 mod tests {
     use super::*;
     use crate::lines::split;
+
+    #[test]
+    fn a_table_pasted_without_its_header_under_its_command() {
+        let text = "perf lock record -C0-7 sleep 1; perf lock contention\n     32907    316.98 ms    195.98 us      9.63 us     spinlock   dev_hard_start_xmit+0xcd\n      4507     61.83 ms    212.73 us     13.72 us     spinlock   __dev_queue_xmit+0x554\n\n";
+        let lines = crate::lines::split(text);
+        let (n, body) = recognize(&lines, 1).unwrap().unwrap();
+        let BlockBody::LockContention(t) = body else {
+            panic!()
+        };
+        assert_eq!((n, t.rows.len()), (2, 2));
+        assert_eq!(t.rows[0].contended, 32907);
+        assert_eq!(
+            t.rows[0].caller.as_deref(),
+            Some("dev_hard_start_xmit+0xcd")
+        );
+        // Without the command above, rows alone are no table.
+        let prose = text.replacen(
+            "perf lock record -C0-7 sleep 1; perf lock contention",
+            "prose",
+            1,
+        );
+        let lines = crate::lines::split(&prose);
+        assert!(recognize(&lines, 1).is_none());
+    }
 
     #[test]
     fn waits_in_minutes_and_hours() {
