@@ -560,6 +560,18 @@ pub fn recognize(
             // Header lines are right-aligned over their columns; a title
             // line starts at the left margin.
             let title_line = indent(without_rule(first.text)) < 4 && indent(h2_text) >= 8;
+            // Plain `name value` rows under two lines are compare-kernels'
+            // only under kernel names or as its duration / Ops rows; else
+            // the upper line is prose (`pagecache pages` over `[base]
+            // [diff]` and vmstat counters).
+            let named_ok = kind != RowKind::Named
+                || h1.iter().all(|w| looks_like_kernel(w))
+                || same(start + 2)
+                    .and_then(|l| named_row(l.text))
+                    .is_some_and(|(label, _, _)| section_row(&label));
+            if !named_ok {
+                return None;
+            }
             if !title_line || h1.iter().all(|w| looks_like_kernel(w)) {
                 (h1, h2, start + 2, kind, n)
             } else {
@@ -1077,6 +1089,18 @@ mod tests {
         // Without the baseline's `( 0.00%)` such a row is anyone's table.
         assert!(labelled_row("unpack tar   521 ( 1.00%)  551 (-5.44%)").is_none());
         assert!(labelled_row("unpack tar   521  551").is_none());
+    }
+
+    #[test]
+    fn counters_under_a_prose_line_and_a_header_are_no_compare() {
+        let text = "pagecache pages\n\t\t\t[base]\t\t[diff]\nnr_active_file  \t1641    \t3345\nnr_inactive_file        1630    \t4787\n";
+        let lines = crate::lines::split(text);
+        assert!(recognize(&lines, 0).is_none());
+        let doc = crate::parse_str(text, None).unwrap();
+        let BlockBody::Counters(c) = &doc.blocks[0].body else {
+            panic!("{:?}", doc.blocks[0].body)
+        };
+        assert_eq!(c.columns, ["[base]", "[diff]"]);
     }
 
     #[test]
