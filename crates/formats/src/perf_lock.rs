@@ -93,19 +93,28 @@ fn header(text: &str) -> Option<(Vec<Stat>, &'static str)> {
 }
 
 /// The default columns of a table pasted without its header, right under
-/// the `perf lock contention` command that printed it: two rows of
-/// `contended  total wait  max wait  avg wait  type  caller` in a row.
+/// the `perf lock contention` command that printed it (two rows of
+/// `contended  total wait  max wait  avg wait  type  caller` in a row), or
+/// printed by perf under its `=== owner stack trace ===` line (one row).
 fn headerless(lines: &[Line<'_>], start: usize) -> Option<Vec<Stat>> {
     let quote = lines.get(start)?.quote;
     let command = lines.get(start.checked_sub(1)?)?;
     let cmd = command.text.trim_end();
-    if command.quote != quote
-        || !(cmd.ends_with("perf lock contention") || cmd.contains("perf lock contention "))
-    {
+    let under_command = command.quote == quote
+        && (cmd.ends_with("perf lock contention") || cmd.contains("perf lock contention "));
+    // `-o -v` prints the owners' table under `=== owner stack trace ===`
+    // (and a blank line), in the columns of the table above it.
+    let owner_stacks = (1..=2)
+        .filter_map(|k| lines.get(start.checked_sub(k)?))
+        .take_while(|l| l.quote == quote)
+        .find(|l| !l.text.trim().is_empty())
+        .is_some_and(|l| l.text.trim() == "=== owner stack trace ===");
+    if !under_command && !owner_stacks {
         return None;
     }
     let stats = vec![Stat::Contended, Stat::Total, Stat::Max, Stat::Avg];
-    (0..2)
+    let need = if owner_stacks { 1 } else { 2 };
+    (0..need)
         .all(|k| {
             lines
                 .get(start + k)
@@ -322,6 +331,15 @@ mod tests {
         );
         let lines = crate::lines::split(&prose);
         assert!(recognize(&lines, 1).is_none());
+        // perf's own owner table under its marker line: one row will do.
+        let owners = "  === owner stack trace ===\n\n          3     31.24 us     15.27 us     10.41 us        mutex   pipe_read+0x348\n                         0xffffffffac631bd8  pipe_read+0x348\n\n";
+        let lines = crate::lines::split(owners);
+        let (_, body) = recognize(&lines, 2).unwrap().unwrap();
+        let BlockBody::LockContention(t) = body else {
+            panic!()
+        };
+        assert_eq!(t.rows[0].contended, 3);
+        assert_eq!(t.rows[0].stack, ["pipe_read+0x348"]);
     }
 
     #[test]
