@@ -431,10 +431,7 @@ pub fn recognize(
     }
     if row(line.text).is_some() {
         return dump(lines, start, start)
-            .or_else(|| {
-                let file = cat_file_above(lines, start)?;
-                named_dump(lines, start, file)
-            })
+            .or_else(|| dump_as(lines, start, start, Some(cat_file_above(lines, start)?)))
             .map(Ok);
     }
     table(lines, start)
@@ -561,6 +558,18 @@ fn rollup_header(text: &str) -> bool {
 /// A run of single-value counter lines (`name value` or `Name: value kB`)
 /// whose names say which file it is, or a table of two or more values.
 fn dump(lines: &[Line<'_>], rows_at: usize, start: usize) -> Option<(usize, BlockBody)> {
+    dump_as(lines, rows_at, start, None)
+}
+
+/// [`dump`], or, when the names say no file, the `named` file a `cat`
+/// above printed: then at least 3 `name integer` rows, without colons or
+/// units.
+fn dump_as(
+    lines: &[Line<'_>],
+    rows_at: usize,
+    start: usize,
+    named: Option<&str>,
+) -> Option<(usize, BlockBody)> {
     let quote = lines.get(rows_at)?.quote;
     let first = row(lines.get(rows_at)?.text)?;
     let n = first.cells.len();
@@ -579,12 +588,17 @@ fn dump(lines: &[Line<'_>], rows_at: usize, start: usize) -> Option<(usize, Bloc
         }
         rows.push(r);
         i += 1;
-        if rows.len() == WINDOW {
+        if rows.len() == WINDOW && named.is_none() {
             classify(&rows, rows_at > start)?;
         }
     }
     let rollup = rows_at > start;
-    let source = classify(rows.get(..WINDOW.min(rows.len()))?, rollup)?;
+    let source: String = match classify(rows.get(..WINDOW.min(rows.len()))?, rollup) {
+        Some(known) => known.into(),
+        None => named
+            .filter(|_| rows.len() >= 3 && rows.iter().all(|r| !r.colon && r.unit.is_none()))?
+            .into(),
+    };
     let counters = rows
         .into_iter()
         .map(|r| Counter {
@@ -597,7 +611,7 @@ fn dump(lines: &[Line<'_>], rows_at: usize, start: usize) -> Option<(usize, Bloc
     Some((
         i - start,
         BlockBody::Counters(Counters {
-            source: source.into(),
+            source,
             resource: None,
             columns: Vec::new(),
             counters,
@@ -629,46 +643,6 @@ fn cat_file_above<'a>(lines: &[Line<'a>], start: usize) -> Option<&'a str> {
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'.')))
     .then_some(file)
-}
-
-/// A dump of `name value` lines whose names say no file the parser knows,
-/// under the `cat` of a kernel file that names it: read as that file,
-/// at least 3 rows of integers.
-fn named_dump(lines: &[Line<'_>], start: usize, file: &str) -> Option<(usize, BlockBody)> {
-    let quote = lines.get(start)?.quote;
-    let mut counters = Vec::new();
-    let mut i = start;
-    while let Some(r) = lines
-        .get(i)
-        .filter(|l| l.quote == quote)
-        .and_then(|l| row(l.text))
-    {
-        if r.cells.len() != 1
-            || r.colon
-            || r.multiword
-            || r.unit.is_some()
-            || counters.len() >= MAX_ROWS
-        {
-            break;
-        }
-        counters.push(Counter {
-            name: r.name,
-            values: r.cells.iter().map(|c| c.value).collect(),
-            ..Counter::default()
-        });
-        i += 1;
-    }
-    (counters.len() >= 3).then(|| {
-        (
-            i - start,
-            BlockBody::Counters(Counters {
-                source: file.to_string(),
-                resource: None,
-                columns: Vec::new(),
-                counters,
-            }),
-        )
-    })
 }
 
 /// Which file a single-value dump came from; `None` when the names do not
