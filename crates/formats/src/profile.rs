@@ -453,7 +453,19 @@ pub fn recognize(
     let mut graph = 0;
     let mut end = i;
     let mut entries: Vec<(usize, f64, String)> = Vec::new();
-    while let Some(l) = same(i) {
+    loop {
+        let Some(l) = same(i) else {
+            // A replier's comment inside the quoted profile: its rows go
+            // on below it at their own quote level.
+            match resume_after_reply(lines, i, quote, &cols).filter(|_| !prof.rows.is_empty()) {
+                Some(k) => {
+                    i = k;
+                    blanks = 0;
+                    continue;
+                }
+                None => break,
+            }
+        };
         let t = l.text.trim();
         if t.is_empty() {
             blanks += 1;
@@ -507,9 +519,57 @@ pub fn recognize(
     Some(Ok((end - start, BlockBody::Profile(prof))))
 }
 
+/// Lines a replier's comment inside a quoted profile may take.
+const REPLY_LINES: usize = 10;
+
+/// Where the rows of a quoted profile go on after a replier's comment
+/// (less quoted lines, blank lines) that starts at `at`: the next line at
+/// the profile's quote level, when it is one of its rows.
+fn resume_after_reply(lines: &[Line<'_>], at: usize, quote: u32, cols: &[Col]) -> Option<usize> {
+    if quote == 0 {
+        return None;
+    }
+    let mut comment = false;
+    for (k, l) in lines.iter().enumerate().skip(at).take(REPLY_LINES) {
+        let blank = l.text.trim().is_empty();
+        if l.quote == quote && !blank {
+            return (comment && row(l.text, cols).is_some()).then_some(k);
+        }
+        if l.quote > quote {
+            return None;
+        }
+        comment |= !blank;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_repliers_comment_inside_a_quoted_profile() {
+        let text = "> >      5.07%  [k] do_raw_spin_lock\n> >      4.96%  [k] _raw_spin_unlock_irqrestore\n> >      4.50%  [k] memmove\n\nThat spin lock is the one to look at.\n\n> >      4.25%  [k] free_unref_page_list\n> >      3.80%  [k] zap_pte_range\n";
+        let doc = crate::parse_str(text, None).unwrap();
+        let profiles: Vec<&Profile> = doc
+            .blocks
+            .iter()
+            .filter_map(|b| match &b.body {
+                BlockBody::Profile(p) => Some(p),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(profiles.len(), 1);
+        assert_eq!(profiles[0].rows.len(), 5);
+        assert_eq!(profiles[0].rows[4].symbol, "zap_pte_range");
+        // Unquoted, the prose ends the profile.
+        let plain = text.replace("> > ", "");
+        let doc = crate::parse_str(&plain, None).unwrap();
+        let BlockBody::Profile(p) = &doc.blocks[0].body else {
+            panic!()
+        };
+        assert_eq!(p.rows.len(), 3);
+    }
 
     #[test]
     fn one_row_quoted_alone() {
