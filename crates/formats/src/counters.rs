@@ -430,9 +430,7 @@ pub fn recognize(
         return dump(lines, start + 1, start).map(Ok);
     }
     if row(line.text).is_some() {
-        return dump(lines, start, start)
-            .or_else(|| dump_as(lines, start, start, Some(cat_file_above(lines, start)?)))
-            .map(Ok);
+        return dump_as(lines, start, start, cat_file_above(lines, start)).map(Ok);
     }
     table(lines, start)
 }
