@@ -242,18 +242,30 @@ fn split_word(t: &str) -> Option<(&str, &str)> {
     Some(t.split_at(end))
 }
 
-/// A named row: its label, its values, and whether they were printed in
-/// percent.
-type NamedRow = (String, Vec<f64>, bool);
+/// A named row: its label, its values, whether they were printed in
+/// percent, and the change printed glued to each value (`531.74(+14.3%)`),
+/// empty when none was.
+type NamedRow = (String, Vec<f64>, bool, Vec<Option<f64>>);
 
 /// `User          473.24       462.40`: a label of words, then only numbers
 /// (all plain, or all in percent: `Kswapd efficiency   93%   97%`).
 fn named_row(text: &str) -> Option<NamedRow> {
     // A change glued to a value (`531.74(+14.3%)`, a table made by hand in
-    // compare-kernels' shape) is left out: the row keeps its values.
+    // compare-kernels' shape) is cut off its value and kept as the
+    // printed change of that cell.
+    let mut glued = Vec::new();
     let words: Vec<&str> = text
         .split_whitespace()
-        .map(|w| crate::plain::glued_change(w).map_or(w, |(v, _)| v))
+        .map(|w| match crate::plain::glued_change(w) {
+            Some((v, change)) => {
+                glued.push(crate::plain::paren_change(change));
+                v
+            }
+            None => {
+                glued.push(None);
+                w
+            }
+        })
         .collect();
     let value = |w: &str| match parse_number_unit(w) {
         Some((v, None)) => Some((v, false)),
@@ -290,7 +302,16 @@ fn named_row(text: &str) -> Option<NamedRow> {
         ["Duration", row] if DURATION_ROWS.contains(row) => (*row).to_string(),
         _ => label.join(" "),
     };
-    Some((label, cells.into_iter().map(|c| c.0).collect(), percent))
+    let deltas = match glued.iter().any(Option::is_some) {
+        true => glued[first_num..].to_vec(),
+        false => Vec::new(),
+    };
+    Some((
+        label,
+        cells.into_iter().map(|c| c.0).collect(),
+        percent,
+        deltas,
+    ))
 }
 
 /// The duration block's rows as older compare-kernels printed them under
@@ -519,7 +540,7 @@ fn row_kind(text: &str) -> Option<(RowKind, usize)> {
     if let Some((_, cols)) = labelled_row(text) {
         return Some((RowKind::Labelled, cols.len()));
     }
-    named_row(text).map(|(_, v, _)| (RowKind::Named, v.len()))
+    named_row(text).map(|(_, v, _, _)| (RowKind::Named, v.len()))
 }
 
 /// Recognise a compare-kernels table starting at its first header line (or
@@ -568,7 +589,7 @@ pub fn recognize(
                 || h1.iter().all(|w| looks_like_kernel(w))
                 || same(start + 2)
                     .and_then(|l| named_row(l.text))
-                    .is_some_and(|(label, _, _)| section_row(&label));
+                    .is_some_and(|(label, ..)| section_row(&label));
             if !named_ok {
                 return None;
             }
@@ -587,7 +608,7 @@ pub fn recognize(
             // A single header line followed by plain named rows is an ad-hoc
             // table unless the rows are the duration block.
             if kind == RowKind::Named {
-                let (label, _, _) = named_row(same(start + 1)?.text)?;
+                let (label, ..) = named_row(same(start + 1)?.text)?;
                 if !section_row(&label) {
                     return None;
                 }
@@ -604,7 +625,7 @@ pub fn recognize(
     } else {
         // So are `Duration ...` and `Ops ...` sections, headerless.
         section?;
-        let (_, values, _) = named_row(first.text)?;
+        let (_, values, ..) = named_row(first.text)?;
         (Vec::new(), Vec::new(), start, RowKind::Named, values.len())
     };
 
@@ -656,7 +677,7 @@ pub fn recognize(
                 if section.is_some() && section_of(line.text) != section {
                     break;
                 }
-                let Some((label, values, percent)) = named_row(line.text) else {
+                let Some((label, values, percent, deltas)) = named_row(line.text) else {
                     break;
                 };
                 if values.len() != ncols {
@@ -668,6 +689,7 @@ pub fn recognize(
                     stat: None,
                     metric,
                     values: values.into_iter().map(Some).collect(),
+                    printed_deltas_pct: deltas,
                     unit: percent.then(|| "%".to_string()),
                     ..TableRow::default()
                 });
@@ -974,6 +996,17 @@ mod tests {
         assert_eq!(tables.len(), 2);
         assert_eq!(tables[1].columns, vec!["base", "patched"]);
         assert_eq!(tables[1].title.as_deref(), Some("autonumabench NUMA02"));
+    }
+
+    #[test]
+    fn a_change_glued_to_a_named_value_is_its_printed_change() {
+        let (label, values, percent, deltas) =
+            named_row("Elapsed       465.38      531.74(+14.3%)").unwrap();
+        assert_eq!(label, "Elapsed");
+        assert_eq!(values, vec![465.38, 531.74]);
+        assert!(!percent);
+        assert_eq!(deltas, vec![None, Some(14.3)]);
+        assert!(named_row("User   395.02   456.68").unwrap().3.is_empty());
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub struct Cell {
 
 /// `(+88.2%)`, `(-3.5%)`: a signed change in parentheses right after a
 /// value (a share such as `( 26.11%)` has no sign and is no change).
-fn paren_change(tok: &str) -> Option<f64> {
+pub(crate) fn paren_change(tok: &str) -> Option<f64> {
     let inner = tok.strip_prefix('(')?.strip_suffix(')')?;
     if !inner.starts_with(['+', '-']) {
         return None;
