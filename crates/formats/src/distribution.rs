@@ -148,17 +148,19 @@ fn bpftrace_bucket(text: &str) -> Option<DistBucket> {
     Some(DistBucket { low, high, count })
 }
 
-fn bpftrace(
+/// The bucket rows from line `from` on at one quote level, as far as
+/// `bucket` reads them: the buckets and the line after the last one. More
+/// than [`MAX_BUCKETS`] is an error on the first row too many.
+fn bucket_rows(
     lines: &[Line<'_>],
-    start: usize,
-    name: &str,
-    key: Option<&str>,
-) -> Result<(usize, BlockBody), ParseError> {
-    let quote = lines.get(start).map(|l| l.quote).unwrap_or(0);
+    from: usize,
+    quote: u32,
+    bucket: fn(&str) -> Option<DistBucket>,
+) -> Result<(Vec<DistBucket>, usize), ParseError> {
     let mut buckets = Vec::new();
-    let mut i = start + 1;
+    let mut i = from;
     while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
-        let Some(b) = bpftrace_bucket(l.text) else {
+        let Some(b) = bucket(l.text) else {
             break;
         };
         if buckets.len() >= MAX_BUCKETS {
@@ -173,6 +175,17 @@ fn bpftrace(
         buckets.push(b);
         i += 1;
     }
+    Ok((buckets, i))
+}
+
+fn bpftrace(
+    lines: &[Line<'_>],
+    start: usize,
+    name: &str,
+    key: Option<&str>,
+) -> Result<(usize, BlockBody), ParseError> {
+    let quote = lines.get(start).map(|l| l.quote).unwrap_or(0);
+    let (buckets, i) = bucket_rows(lines, start + 1, quote, bpftrace_bucket)?;
     Ok((
         i - start,
         BlockBody::Distribution(Distribution {
@@ -274,24 +287,7 @@ fn bcc(
     section: Option<&str>,
 ) -> Result<(usize, BlockBody), ParseError> {
     let quote = lines.get(start).map(|l| l.quote).unwrap_or(0);
-    let mut buckets = Vec::new();
-    let mut i = header_at + 1;
-    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
-        let Some(b) = bcc_bucket(l.text) else {
-            break;
-        };
-        if buckets.len() >= MAX_BUCKETS {
-            return Err(ParseError::invalid(
-                FORMAT,
-                l.no,
-                1,
-                format!("at most {MAX_BUCKETS} buckets"),
-                l.text,
-            ));
-        }
-        buckets.push(b);
-        i += 1;
-    }
+    let (buckets, mut i) = bucket_rows(lines, header_at + 1, quote, bcc_bucket)?;
     if buckets.is_empty() {
         let l = lines.get(i).or(lines.get(header_at));
         return Err(ParseError::invalid(
