@@ -539,6 +539,7 @@ pub fn recognize_diff(
         None => (None, None),
     };
     Some(Ok(crate::detect::Found {
+        fallback: None,
         consumed: end - start,
         bodies: vec![(BlockBody::Counters(a), la), (BlockBody::Counters(b), lb)],
     }))

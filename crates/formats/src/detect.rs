@@ -38,6 +38,10 @@ pub enum Strength {
 pub struct Found {
     pub consumed: usize,
     pub bodies: Vec<(BlockBody, Option<String>)>,
+    /// A label for a single block that the words around it override: the
+    /// command a lone hyperfine benchmark ran, used only when no prose,
+    /// heading or pairing names the side.
+    pub fallback: Option<String>,
 }
 
 type Single = fn(&[Line<'_>], usize) -> Option<Result<(usize, BlockBody), ParseError>>;
@@ -119,6 +123,7 @@ impl Recognizer {
         match self.recognize {
             Recognize::Single(f) => f(lines, start).map(|r| {
                 r.map(|(consumed, body)| Found {
+                    fallback: None,
                     consumed,
                     bodies: vec![(body, None)],
                 })
@@ -162,6 +167,7 @@ pub static RECOGNIZERS: &[Recognizer] = &[
 fn time_runs(lines: &[Line<'_>], start: usize) -> Option<Result<Found, ParseError>> {
     time::recognize_runs(lines, start).map(|r| {
         r.map(|(consumed, runs)| Found {
+            fallback: None,
             consumed,
             bodies: runs
                 .into_iter()
@@ -189,6 +195,9 @@ pub struct Scanned {
     pub block: crate::document::Block,
     pub format: Format,
     pub column_label: Option<String>,
+    /// The label to take when nothing else names the block (see
+    /// [`Found::fallback`]).
+    pub fallback_label: Option<String>,
     /// Index of the block's first and last line in the scanned slice.
     pub first: usize,
     pub last: usize,
@@ -308,6 +317,7 @@ pub fn scan_from(lines: &[Line<'_>], from: usize) -> Result<Scan, ParseError> {
                     block,
                     format,
                     column_label,
+                    fallback_label: found.fallback.clone(),
                     first: i,
                     last,
                     continues: false,

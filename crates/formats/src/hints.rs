@@ -805,6 +805,13 @@ pub fn heading_labels(blocks: &mut [Scanned], lines: &[Line<'_>]) {
     // A run printed right under a run labelled by its heading is under
     // that heading too.
     continue_labels(blocks);
+    // What nothing named keeps the name it gave itself (a lone hyperfine
+    // benchmark's command).
+    for s in blocks.iter_mut() {
+        if s.block.label.is_none() && s.block.duplicate_of.is_none() {
+            s.block.label = s.fallback_label.take();
+        }
+    }
 }
 
 /// A variant-like label for a heading: lower case, words joined by `-`;
@@ -1571,6 +1578,7 @@ mod tests {
                 block: b,
                 format: by_name("cyclictest").unwrap(),
                 column_label: None,
+                fallback_label: None,
                 first: at,
                 last: at,
                 continues: false,

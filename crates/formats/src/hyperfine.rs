@@ -15,7 +15,9 @@
 //! `spread`), `stddev`, `user`, `system`, `min` and `max`, all in seconds,
 //! and the number of runs as the block's `runs`. A single run prints `Time
 //! (abs ≡):` and no range: `mean` alone, `runs` 1. When one hyperfine run
-//! compared several commands, each block is labelled with its command.
+//! compared several commands, each block is labelled with its command; a
+//! lone command is its block's label only when no words around it name
+//! the side (`Found::fallback`).
 //!
 //! Reads what mailers and terminals make of it: `±`, `σ`, `…` and `µ`
 //! turned into `?`, into spaces or into their UTF-8 bytes read as Latin-1
@@ -370,6 +372,12 @@ pub fn recognize(lines: &[Line<'_>], start: usize) -> Option<Result<Found, Parse
     commands.sort_unstable();
     commands.dedup();
     let distinct = benches.len() > 1 && commands.len() == benches.len();
+    // One command alone is named by the words around it (`Before:`), and
+    // by its command only when nothing else names it.
+    let fallback = match benches.as_slice() {
+        [one] => one.command.clone(),
+        _ => None,
+    };
     let bodies = benches
         .into_iter()
         .map(|b| {
@@ -385,6 +393,7 @@ pub fn recognize(lines: &[Line<'_>], start: usize) -> Option<Result<Found, Parse
         })
         .collect();
     Some(Ok(Found {
+        fallback,
         consumed: k - start,
         bodies,
     }))
@@ -428,6 +437,37 @@ mod tests {
         assert!(matches!(&found.bodies[0].0, BlockBody::Metrics(m) if m.runs == Some(3)));
         // One command alone: no label (the prose above names the side).
         assert_eq!(found.bodies[0].1, None);
+    }
+
+    #[test]
+    fn a_lone_command_names_its_block_only_when_nothing_else_does() {
+        let run = |cmd: &str, ms: &str| {
+            format!(
+                "Benchmark 1: {cmd}\n  Time (abs ≡):        {ms} ms               [User: 11.8 ms, System: 22.3 ms]\n"
+            )
+        };
+        let labels = |text: &str| -> Vec<Option<String>> {
+            let doc = crate::parse(text.as_bytes(), None).unwrap();
+            doc.blocks.iter().map(|b| b.label.clone()).collect()
+        };
+        let bare = format!(
+            "## Init\n\n{}\n{}",
+            run("xvc init", "52.0"),
+            run("dvc init", "368.4")
+        );
+        assert_eq!(
+            labels(&bare),
+            [Some("xvc init".to_string()), Some("dvc init".to_string())]
+        );
+        let named = format!(
+            "Before:\n{}\nAfter:\n{}",
+            run("make", "52.0"),
+            run("make", "48.0")
+        );
+        assert_eq!(
+            labels(&named),
+            [Some("before".to_string()), Some("after".to_string())]
+        );
     }
 
     #[test]

@@ -170,6 +170,7 @@ pub fn recognize_blocks(
     }
     if let Some((consumed, blocks)) = perf_intervals(lines, start) {
         return Some(Ok(crate::detect::Found {
+            fallback: None,
             consumed,
             bodies: blocks
                 .into_iter()
@@ -179,6 +180,7 @@ pub fn recognize_blocks(
     }
     recognize(lines, start).map(|r| {
         r.map(|(consumed, body)| crate::detect::Found {
+            fallback: None,
             consumed,
             bodies: vec![(body, None)],
         })
@@ -1026,6 +1028,7 @@ fn perf_found(
     label: Option<String>,
 ) -> crate::detect::Found {
     crate::detect::Found {
+        fallback: None,
         consumed,
         bodies: vec![(
             BlockBody::Metrics(Metrics {
