@@ -211,6 +211,15 @@ fn prefix_lost(t: &str) -> bool {
         && rest.contains("Max:")
 }
 
+/// A line standing for histogram rows left out: an elision mark, or a
+/// short note ending in one (`More histogram entries ...`).
+fn is_cut_rows(t: &str) -> bool {
+    crate::lines::is_elision(t)
+        || (t.len() <= 60
+            && (t.ends_with("...") || t.ends_with('\u{2026}'))
+            && !t.contains(|c: char| c.is_ascii_digit()))
+}
+
 /// A `T:` line cut right after a key (`... Avg:    3 Max:`).
 fn ends_with_bare_key(t: &str) -> bool {
     t.trim_end().ends_with(':')
@@ -265,6 +274,10 @@ struct BlockParser {
     footer_gap: bool,
     /// The last line was that empty line.
     after_footer_gap: bool,
+    /// The one empty line allowed between the last bucket row and the
+    /// footers below it (a poster who cut the empty rows); the last line
+    /// was that line.
+    after_rows_gap: bool,
     /// A `policy:` line that kept the tail of a `T:` line it overwrote:
     /// line number, column and that tail.
     overwritten: Option<(u64, usize, String)>,
@@ -284,6 +297,7 @@ impl BlockParser {
             cut_last: false,
             footer_gap: false,
             after_footer_gap: false,
+            after_rows_gap: false,
             overwritten: None,
         }
     }
@@ -320,9 +334,18 @@ impl BlockParser {
                 && self.hist.footers_only()
                 && !std::mem::replace(&mut self.footer_gap, true);
             self.after_footer_gap = footers_first;
-            return Ok((after_policy && self.hist.is_empty()) || footers_first);
+            let rows_first = self.threads.is_empty()
+                && self.hist.rows_only()
+                && !std::mem::replace(&mut self.after_rows_gap, true);
+            return Ok((after_policy && self.hist.is_empty()) || footers_first || rows_first);
         }
         self.policy_just_seen = false;
+        if std::mem::take(&mut self.after_rows_gap)
+            && !(t.starts_with("# Total:") || t.starts_with("# Min Latencies:"))
+        {
+            // Only the footers of these rows may follow that empty line.
+            return Ok(false);
+        }
         if std::mem::take(&mut self.after_footer_gap) && t != "# Histogram" {
             // Another group of footers (or anything else): not these
             // footers' rows.
@@ -350,6 +373,11 @@ impl BlockParser {
             return Ok(true);
         }
         if self.hist.feed(no, text)? {
+            return Ok(true);
+        }
+        // The rows cut by the poster (`More histogram entries ...`, `[...]`)
+        // between the `# Histogram` line and the footers.
+        if self.threads.is_empty() && self.hist.before_footers() && is_cut_rows(t) {
             return Ok(true);
         }
         if let Some(rest) = t.strip_prefix("policy:")
@@ -823,6 +851,24 @@ mod tests {
         let (n, c) = parse("policy: fifo: loadavg: 0.46 0.40 0.35 1/385 5487\n\u{1b}[2AT: 0 ( 4541) P:99 I:1000 C: 1000 Min: 1 Act: 6 Avg: 3 Max: 9").unwrap();
         assert_eq!(n, 2);
         assert_eq!(c.threads[0].policy.as_deref(), Some("fifo"));
+    }
+
+    #[test]
+    fn footers_below_a_blank_line_or_a_cut_are_the_rows_footers() {
+        let footers = "# Total: 000000014\n# Min Latencies: 00014\n# Avg Latencies: 00016\n# Max Latencies: 00076\n# Histogram Overflows: 00000\n";
+        let gap = format!("# Histogram\n000014 000004\n000016 000009\n000076 000001\n\n{footers}");
+        let (n, c) = parse(&gap).unwrap();
+        assert_eq!(n, 10);
+        let h = c.histogram.unwrap();
+        assert_eq!(h.per_thread[0].max_us, Some(76.0));
+        assert_eq!(h.per_thread[0].total, Some(14));
+        let cut = format!("# Histogram\nMore histogram entries ...\n{footers}");
+        let (n, c) = parse(&cut).unwrap();
+        assert_eq!(n, 7);
+        assert_eq!(c.histogram.unwrap().per_thread[0].min_us, Some(14.0));
+        // Anything else below the blank line is not these rows' footers.
+        let (n, _) = parse("# Histogram\n000014 000004\n\nT: 0 ( 1) P:80 I:1000 C:     10 Min:      1 Act:    1 Avg:    1 Max:       1\n").unwrap();
+        assert_eq!(n, 2);
     }
 
     #[test]

@@ -164,6 +164,20 @@ impl HistogramBuilder {
         self.seen && self.columns.is_empty() && !self.maxs.is_empty()
     }
 
+    /// Bucket rows were read but none of the footers below them yet.
+    pub fn rows_only(&self) -> bool {
+        !self.columns.is_empty() && self.before_footers()
+    }
+
+    /// The `# Histogram` line or rows were read, none of the footers yet.
+    pub fn before_footers(&self) -> bool {
+        self.seen
+            && self.totals.is_empty()
+            && self.mins.is_empty()
+            && self.avgs.is_empty()
+            && self.maxs.is_empty()
+    }
+
     /// Feed one line. `Ok(true)` when it was a histogram line, `Ok(false)`
     /// when it is not one (the caller decides what ends the block).
     pub fn feed(&mut self, no: u64, text: &str) -> Result<bool, ParseError> {
