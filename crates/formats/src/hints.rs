@@ -630,7 +630,12 @@ fn is_own_log(body: &BlockBody, text: &str) -> bool {
         return false;
     };
     let logged = match tool {
-        "stress-ng" => text.starts_with("stress-ng:"),
+        // Also with the `stress-ng: info: [pid]` prefix cut off.
+        "stress-ng" => {
+            text.starts_with("stress-ng:")
+                || text.starts_with("dispatching hogs:")
+                || (text.starts_with("setting to a ") && text.ends_with(" run per stressor"))
+        }
         "perf-stat" => text.starts_with("# started on "),
         _ => false,
     };
@@ -881,14 +886,15 @@ pub fn annotate_block(
         while k > at.prev_end && first - k < LABEL_WINDOW && prose < LABEL_PROSE_LINES {
             k -= 1;
             let Some(l) = lines.get(k) else { break };
-            // Blank lines, a code fence and the command that ran the tool
+            // Blank lines, a code fence, the command that ran the tool
             // (`pi@raspberry:~$ sudo cyclictest -p 99`, `rtla hwnoise -c
-            // 0-7` without a prompt) are no prose.
+            // 0-7` without a prompt) and the tool's own log lines
+            // (`dispatching hogs: 9 ramfs`) are no prose.
             if l.quote != quote
                 || l.text.trim().is_empty()
                 || is_fence(l.text)
                 || is_prompt(l.text)
-                || is_own_command(&cur.block.body, l.text.trim())
+                || is_own_log(&cur.block.body, l.text.trim())
             {
                 continue;
             }

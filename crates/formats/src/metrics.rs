@@ -70,8 +70,9 @@ pub fn recognize(
     {
         return stress_ng(lines, start, unlevelled).map(Ok);
     }
-    // `--log-brief`: the same table without any prefix.
-    if line.text.starts_with("stressor ") && line.text.contains("bogo ops") {
+    // `--log-brief`: the same table without any prefix (indented when
+    // the poster cut the prefix off and kept the column).
+    if line.text.trim_start().starts_with("stressor ") && line.text.contains("bogo ops") {
         return stress_ng(lines, start, bare).map(Ok);
     }
     if usemem_line(line.text).is_some() {
@@ -381,12 +382,24 @@ fn stress_ng_from(
         i += n;
     } else if let end = perf_list_end(lines, i, quote, payload)
         && end > i
-        && let Some((times, _)) = stress_ng_times(lines, end, quote, payload)
+        && let Some((times, n)) = stress_ng_times(lines, end, quote, payload)
     {
         // `--perf` prints its counters between the table and the
         // `--times` summary: the summary is the run's, the counters are
         // a block of their own (which also covers the summary's lines).
         metrics.extend(times);
+        // Only headings and SMI counts between them (`ramfs:` over `1
+        // System Management Interrupt`): no counters' block, so the
+        // table covers them and the summary.
+        let counters = (i..end).any(|k| {
+            lines
+                .get(k)
+                .and_then(|l| payload(l.text))
+                .is_some_and(|r| perf_counter(r).is_some() && !is_smi_count(r))
+        });
+        if !counters {
+            i = end + n;
+        }
     }
     Some((
         i - start,
@@ -592,6 +605,18 @@ fn is_perf_heading(rest: &str) -> bool {
     t.len() > 1 && t.ends_with(':') && !t.contains(char::is_whitespace)
 }
 
+/// `1 System Management Interrupt` (`4 ... Interrupts`): the SMI count
+/// stress-ng prints under a stressor's name on x86 after its run.
+fn is_smi_count(rest: &str) -> bool {
+    rest.trim().split_once(' ').is_some_and(|(n, what)| {
+        n.bytes().all(|b| b.is_ascii_digit())
+            && matches!(
+                what.trim(),
+                "System Management Interrupt" | "System Management Interrupts"
+            )
+    })
+}
+
 /// Where the `--perf` counter lists (each under its stressor's heading)
 /// that start at `from` end; `from` when none starts there.
 fn perf_list_end(
@@ -606,7 +631,9 @@ fn perf_list_end(
     // block leaves it to a table above.
     while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
         let read = match payload(l.text) {
-            Some(rest) => is_perf_heading(rest) || perf_counter(rest).is_some(),
+            Some(rest) => {
+                is_perf_heading(rest) || perf_counter(rest).is_some() || is_smi_count(rest)
+            }
             None => i > from && perf_rate(l.text).is_some(),
         };
         if !read {
@@ -1898,6 +1925,24 @@ mod tests {
     /// `--perf --times`: the counters between a table and its summary are
     /// their own block; the summary is the table's, or the counters' when
     /// no table is above them.
+    #[test]
+    fn stress_ng_without_prefix_keeps_its_times_past_the_smi_count() {
+        let text = "1) Before:\n\n  setting to a 60 second run per stressor\n  dispatching hogs: 9 ramfs\n  stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s\n                            (secs)    (secs)    (secs)   (real time) (usr+sys time)\n  ramfs            880623     60.02      7.71    226.93     14671.45        3753.09\n  ramfs:\n           1 System Management Interrupt\n  for a 60.03s run time:\n     5762.40s available CPU time\n        7.71s user time   (  0.13%)\n      226.93s system time (  3.94%)\n      234.64s total time  (  4.07%)\n  load average: 8.54 3.06 2.11\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        assert_eq!(doc.blocks.len(), 1, "{doc:?}");
+        let b = &doc.blocks[0];
+        assert_eq!(b.label.as_deref(), Some("before"));
+        assert_eq!(b.lines, [5, 14]);
+        let BlockBody::Metrics(m) = &b.body else {
+            panic!("{b:?}")
+        };
+        let get = |n: &str| m.metrics.iter().find(|x| x.name == n).map(|x| x.value);
+        assert_eq!(get("ramfs bogo ops"), Some(880623.0));
+        assert_eq!(get("run time"), Some(60.03));
+        assert_eq!(get("total time"), Some(234.64));
+        assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
+    }
+
     #[test]
     fn stress_ng_times_after_perf_list() {
         let head = "stress-ng: metrc: [7] stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s\nstress-ng: metrc: [7]                           (secs)    (secs)    (secs)   (real time) (usr+sys time)\nstress-ng: metrc: [7] zlib                128      3.73      1.96      0.01        34.33          64.83\n";
