@@ -281,8 +281,10 @@ fn parse_row(t: &str, stats: &[Stat], key: &str) -> Option<LockRow> {
             }
             row.address = Some(addr.to_string());
             let sym = rest.trim();
+            // A lock perf found no symbol for (a dynamically allocated
+            // one, `-l`) is printed by its address alone.
             if sym.is_empty() {
-                return None;
+                return Some(row);
             }
             // `&task_struct (mutex)`: the type in parentheses.
             match sym.rsplit_once(" (") {
@@ -308,6 +310,21 @@ fn parse_row(t: &str, stats: &[Stat], key: &str) -> Option<LockRow> {
 mod tests {
     use super::*;
     use crate::lines::split;
+
+    #[test]
+    fn a_lock_without_a_symbol_is_named_by_its_address() {
+        let text = "   contended   total wait     max wait     avg wait            address   symbol\n\n          57      1.11 ms     42.83 us     19.54 us   ffff9f4140059000\n          15    280.88 us     23.51 us     18.73 us   ffffffff9d007a40   jiffies_lock\n";
+        let lines = split(text);
+        let (n, body) = recognize(&lines, 0).unwrap().unwrap();
+        let BlockBody::LockContention(t) = body else {
+            panic!()
+        };
+        assert_eq!((n, t.rows.len()), (4, 2));
+        assert_eq!(t.rows[0].address.as_deref(), Some("ffff9f4140059000"));
+        assert_eq!(t.rows[0].lock, None);
+        assert_eq!(t.rows[0].contended, 57);
+        assert_eq!(t.rows[1].lock.as_deref(), Some("jiffies_lock"));
+    }
 
     #[test]
     fn a_table_pasted_without_its_header_under_its_command() {
