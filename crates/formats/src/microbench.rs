@@ -60,6 +60,9 @@ fn metric(name: impl Into<String>, value: f64, unit: Option<&str>) -> Metric {
 /// The metric prefix and unit of a section title.
 fn schbench_section(text: &str) -> Option<(&'static str, &'static str)> {
     let t = text.trim();
+    // A poster's copy may name the program first (`schbench RPS
+    // percentiles (requests) ...`).
+    let t = t.strip_prefix("schbench ").map_or(t, str::trim_start);
     if t.starts_with("Wakeup Latencies percentiles (usec)") {
         Some(("wakeup_latency", "us"))
     } else if t.starts_with("Request Latencies percentiles (usec)") {
@@ -646,6 +649,13 @@ mod tests {
             Some(("p99.5".into(), 6232.0))
         );
         assert_eq!(min_max("\t  min=1, max=8400"), Some((1.0, 8400.0)));
+        assert_eq!(
+            schbench_section(
+                "schbench RPS percentiles (requests) runtime 60 (s) (61 total samples)"
+            ),
+            Some(("rps", "requests/s"))
+        );
+        assert_eq!(schbench_section("schbench results"), None);
         assert_eq!(
             perf_bench_header("# Running 'sched/pipe' benchmark:"),
             Some("sched/pipe")
