@@ -852,10 +852,18 @@ fn zsh(text: &str) -> Option<Time> {
         .checked_sub(1)
         .and_then(|j| toks.get(j))
         .is_some_and(|t| t.starts_with('(') && t.ends_with(')'));
+    // zsh's default `%E` prints the elapsed time as a clock past a
+    // minute (`7:26.22 total`).
+    let elapsed = |i: usize| {
+        val(i).or_else(|| {
+            let t = toks.get(i.checked_sub(1)?)?;
+            t.contains(':').then(|| clock(t)).flatten()
+        })
+    };
     let real_s = if clock_in_parens {
-        val(total - 1)?
+        elapsed(total - 1)?
     } else {
-        val(total)?
+        elapsed(total)?
     };
     Some(Time {
         real_s: Some(real_s),
@@ -1115,5 +1123,15 @@ mod tests {
             (124.04, Some(39.35), None)
         );
         assert!(zsh("0.64s user 47.43s system 96% cpu (2:04.04) total").is_none());
+        let t =
+            zsh("duckdb gha.db -c   3119.93s user 90.86s system 719% cpu 7:26.22 total").unwrap();
+        assert_eq!(t.real_s, Some(446.22));
+        assert_eq!(t.command.as_deref(), Some("duckdb gha.db -c"));
+        assert_eq!(
+            zsh("x  1.0s user 1.0s system 9% cpu 1:02:03 total")
+                .unwrap()
+                .real_s,
+            Some(3723.0)
+        );
     }
 }
