@@ -202,8 +202,12 @@ fn labelled_row(text: &str) -> Option<(String, Vec<StatCell>)> {
     }
     let cols = stat_cells(&t[cells_at..])?;
     let baseline = cols.first()?.1 == Some(0.0);
+    // compare-kernels prints a change without a `+` (`( 7.00%)`); a
+    // hand-made table of `value (+x.xx%)` cells prints the raw change,
+    // not compare-kernels' gain, and is read as a plain table.
+    let signed = cols.iter().any(|c| c.2.contains('+'));
     // compare-kernels pads its label's words (`System  mean`): one name.
-    (baseline && cols.iter().all(|c| c.1.is_some() || c.0.is_none()))
+    (baseline && !signed && cols.iter().all(|c| c.1.is_some() || c.0.is_none()))
         .then(|| (label.split_whitespace().collect::<Vec<_>>().join(" "), cols))
 }
 
@@ -996,6 +1000,22 @@ mod tests {
         assert_eq!(tables.len(), 2);
         assert_eq!(tables[1].columns, vec!["base", "patched"]);
         assert_eq!(tables[1].title.as_deref(), Some("autonumabench NUMA02"));
+    }
+
+    #[test]
+    fn a_signed_change_is_no_compare_kernels_cell() {
+        assert!(labelled_row("unpack tar            521 ( 0.00%)  551 (-5.44%)").is_some());
+        assert!(
+            labelled_row("Kbuild Real time     240.03 (    +0.00%)     241.45 (    +0.59%)")
+                .is_none()
+        );
+        let text = "                     VANILLA      PATCHED\nHugealloc Time median    14642.00 (    +0.00%)   10506.00 (   -28.25%)\nKbuild Real time           240.03 (    +0.00%)     241.45 (    +0.59%)\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        let BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{doc:?}")
+        };
+        assert_eq!(t.style, "plain");
+        assert_eq!(t.rows[0].printed_deltas_pct, vec![Some(0.0), Some(-28.25)]);
     }
 
     #[test]
