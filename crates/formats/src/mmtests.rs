@@ -456,6 +456,30 @@ fn aligned_under<'a>(upper: &str, lower: &'a str, n: usize) -> Option<Vec<&'a st
     Some(names)
 }
 
+/// A header line whose names hold single spaces (`kernel   good   good +
+/// series`), split where two or more blanks separate them: the `n` column
+/// names, after a one-word name of the label column when there is one.
+fn spaced_header(text: &str, n: usize) -> Option<Vec<&str>> {
+    let mut names = Vec::new();
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        let end = rest
+            .char_indices()
+            .find(|&(i, c)| c == '\t' || (c == ' ' && rest[i + 1..].starts_with([' ', '\t'])))
+            .map_or(rest.len(), |(i, _)| i);
+        names.push(rest[..end].trim());
+        rest = rest[end..].trim_start();
+    }
+    if !names.iter().any(|w| w.contains(' ')) {
+        return None;
+    }
+    match names.len() {
+        k if k == n + 1 && !names[0].contains(' ') => Some(names.split_off(1)),
+        k if k == n => Some(names),
+        _ => None,
+    }
+}
+
 /// A header line: words that are not numbers and not a statistic row.
 fn header(text: &str) -> Option<Vec<&str>> {
     let words: Vec<&str> = text.split_whitespace().collect();
@@ -471,12 +495,15 @@ fn header(text: &str) -> Option<Vec<&str>> {
         let parts: Vec<&str> = w.split('+').filter(|p| !p.is_empty()).collect();
         parts.len() >= 3 && parts.iter().all(|p| p.parse::<f64>().is_ok())
     };
-    let ok = words.iter().all(|w| {
-        !sum(w)
-            && parse_number_unit(w).is_none()
-            && !w.contains(['(', ')', '%', ':', ',', '|', '='])
-            && !w.ends_with('.')
-            && w.chars().any(char::is_alphanumeric)
+    // `good + series`: a connector between two words of one name.
+    let connector = |i: usize, w: &str| matches!(w, "+" | "&") && i > 0 && i + 1 < words.len();
+    let ok = words.iter().enumerate().all(|(i, w)| {
+        connector(i, w)
+            || (!sum(w)
+                && parse_number_unit(w).is_none()
+                && !w.contains(['(', ')', '%', ':', ',', '|', '='])
+                && !w.ends_with('.')
+                && w.chars().any(char::is_alphanumeric))
     });
     ok.then_some(words)
 }
@@ -606,9 +633,10 @@ pub fn recognize(
             }
         } else {
             let (kind, n) = row_kind(same(start + 1)?.text)?;
-            if n != h1.len() {
-                return None;
-            }
+            let h1 = match n == h1.len() {
+                true => h1,
+                false => spaced_header(without_rule(first.text), n)?,
+            };
             // A single header line followed by plain named rows is an ad-hoc
             // table unless the rows are the duration block.
             if kind == RowKind::Named {
@@ -1000,6 +1028,29 @@ mod tests {
         assert_eq!(tables.len(), 2);
         assert_eq!(tables[1].columns, vec!["base", "patched"]);
         assert_eq!(tables[1].title.as_deref(), Some("autonumabench NUMA02"));
+    }
+
+    #[test]
+    fn header_names_with_spaces_are_split_at_wide_gaps() {
+        assert_eq!(
+            spaced_header(
+                "kernel                     good                   good + series",
+                2
+            ),
+            Some(vec!["good", "good + series"])
+        );
+        assert_eq!(
+            spaced_header("good   good + series", 2),
+            Some(vec!["good", "good + series"])
+        );
+        assert_eq!(spaced_header("base   patched", 2), None);
+        assert_eq!(spaced_header("a b   c d   e f   g", 2), None);
+        let text = "kernel          good              good + series\nHmean     send-64         346.45 (   0.00%)      346.53 (   0.02%)\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        let BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{doc:?}")
+        };
+        assert_eq!(t.columns, ["good", "good + series"]);
     }
 
     #[test]
