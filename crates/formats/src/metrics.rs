@@ -1240,15 +1240,35 @@ fn perf_runs(text: &str) -> Option<u64> {
 fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     let quote = lines.get(start)?.quote;
     let mut metrics = Vec::new();
-    let runs = lines.get(start).and_then(|l| perf_runs(l.text));
+    // The header's command may go on over a few lines (a shell's `\` at
+    // the end of one, or a mailer's wrap) up to the `... (5 runs):` that
+    // ends it.
+    let mut header = lines.get(start)?.text.trim_end().to_string();
+    let mut body_at = start + 1;
+    while !header.ends_with(':') && body_at < start + 4 {
+        let Some(next) = lines
+            .get(body_at)
+            .filter(|l| l.quote == quote && !l.text.trim().is_empty())
+        else {
+            break;
+        };
+        header.push(' ');
+        header.push_str(next.text.trim());
+        body_at += 1;
+    }
+    if !header.ends_with(':') {
+        header = lines.get(start)?.text.to_string();
+        body_at = start + 1;
+    }
+    let runs = perf_runs(&header);
     let european = lines
         .iter()
-        .skip(start + 1)
+        .skip(body_at)
         .take(64)
         .take_while(|l| l.quote == quote)
         .filter_map(|l| l.text.split_whitespace().next())
         .any(is_european);
-    let mut i = start + 1;
+    let mut i = body_at;
     let mut end = i;
     let mut blanks = 0;
     let mut skipped = 0;
@@ -1906,6 +1926,21 @@ mod tests {
             (0.250336972, "context-switches CPU0", 5.0)
         );
         assert!(perf_csv_interval_line("0.25,1,,x,1").is_none());
+    }
+
+    #[test]
+    fn a_perf_stat_header_whose_command_goes_on_below() {
+        let text = "Before:\n\n Performance counter stats for './src/bpftrace -ve kfunc:__x64_sys_s* \\\n   { printf(\"test\\n\"); } i:ms:10 { exit();}' (5 runs):\n\n     2,535,458,767      cycles:k                         ( +-  0.55% )\n\n             33.60 +- 3.27 seconds time elapsed  ( +-  9.73% )\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        assert_eq!(doc.blocks.len(), 1, "{doc:?}");
+        let b = &doc.blocks[0];
+        assert_eq!(b.label.as_deref(), Some("before"));
+        assert_eq!(b.lines[0], 3);
+        let BlockBody::Metrics(m) = &b.body else {
+            panic!("{b:?}")
+        };
+        assert_eq!(m.runs, Some(5));
+        assert_eq!(m.metrics[0].value, 2535458767.0);
     }
 
     #[test]
