@@ -1237,6 +1237,22 @@ fn perf_runs(text: &str) -> Option<u64> {
     t.get(at + 1..)?.trim().parse().ok()
 }
 
+/// A counter line without the note a poster appended after an arrow
+/// (`6,491  r8000000000000005  (52.59%) --> SBI_PMU_FW_SET_TIMER`).
+fn without_arrow_note(text: &str) -> &str {
+    const ARROWS: [&str; 6] = ["-->", "<--", "->", "<-", "==>", "<=="];
+    let mut at = 0;
+    for w in text.split_whitespace() {
+        let Some(off) = text[at..].find(w) else { break };
+        let start = at + off;
+        if ARROWS.contains(&w) && start > 0 {
+            return text[..start].trim_end();
+        }
+        at = start + w.len();
+    }
+    text
+}
+
 fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
     let quote = lines.get(start)?.quote;
     let mut metrics = Vec::new();
@@ -1294,7 +1310,7 @@ fn perf_stat(lines: &[Line<'_>], start: usize) -> Option<(usize, BlockBody)> {
             .get(i + 1)
             .filter(|n| n.quote == quote)
             .and_then(|n| spread_wrapped_after_paren(l.text, n.text));
-        let text = wrapped.as_deref().unwrap_or(l.text);
+        let text = without_arrow_note(wrapped.as_deref().unwrap_or(l.text));
         match perf_line_in(text, european) {
             Some(m) if wrapped.is_some() => {
                 metrics.extend(m);
@@ -1926,6 +1942,25 @@ mod tests {
             (0.250336972, "context-switches CPU0", 5.0)
         );
         assert!(perf_csv_interval_line("0.25,1,,x,1").is_none());
+    }
+
+    #[test]
+    fn a_note_after_an_arrow_is_no_part_of_the_counter() {
+        assert_eq!(
+            without_arrow_note(
+                "   6,491      r8000000000000005      (52.59%) --> SBI_PMU_FW_SET_TIMER"
+            ),
+            "   6,491      r8000000000000005      (52.59%)"
+        );
+        assert_eq!(
+            without_arrow_note("  12 cycles  <- this one"),
+            "  12 cycles"
+        );
+        assert_eq!(
+            without_arrow_note("  12 cycles # 1.0 GHz"),
+            "  12 cycles # 1.0 GHz"
+        );
+        assert_eq!(without_arrow_note("-> 12"), "-> 12");
     }
 
     #[test]
