@@ -698,7 +698,8 @@ fn header_columns(text: &str, n: usize) -> Option<Vec<String>> {
         return None;
     }
     let by_gaps: Vec<String> = t
-        .split("  ")
+        .split('\t')
+        .flat_map(|p| p.split("  "))
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_string)
@@ -715,6 +716,13 @@ fn header_columns(text: &str, n: usize) -> Option<Vec<String>> {
             return Some(cols);
         }
         if cols.len() == n + 1 {
+            // `w/o patch  with patch  diff  diff/total`: the diff's cells
+            // carry a share of something else after them (`3103740 kB
+            // 0.6%`), named by the last header; kept for the rows to
+            // know (see [`table_rows`]).
+            if is_delta_header(&cols[n - 1]) && !is_delta_header(&cols[n]) && n >= 2 {
+                return Some(cols);
+            }
             // `Before  After  Change` over two values and a percent change,
             // or `counter  base  patched` over two values.
             let last_is_change = cols.last().is_some_and(|c| is_delta_header(c));
@@ -753,6 +761,9 @@ fn table_rows(
         .iter()
         .position(|h| is_delta_header(h))
         .filter(|&k| k > 0 && k + 1 == n);
+    // A header naming one column more than the cells: the percent after
+    // each diff is that column's (`diff/total`), not the change.
+    let share_after_delta = header.len() == n + 1;
     let mut counters = Vec::new();
     let mut i = rows_at;
     let mut known = 0;
@@ -784,7 +795,8 @@ fn table_rows(
         {
             cells.truncate(k);
             printed_delta = d.value;
-            if let (Some(p), Some(last)) = (d.delta_pct, cells.last_mut()) {
+            if let (Some(p), Some(last), false) = (d.delta_pct, cells.last_mut(), share_after_delta)
+            {
                 last.delta_pct = Some(p);
             }
         }
@@ -972,6 +984,21 @@ mod tests {
         assert!(row("The 1 thing").is_none());
         assert!(row("12 34").is_none());
         assert!(row("x ± 2%").is_none());
+    }
+
+    #[test]
+    fn a_tab_separated_header_with_a_share_after_the_diff() {
+        let c = one(
+            "\t\t   w/o patch\t  with patch\t      diff\tdiff/total\nMemTotal:\t525424652 kB\t525424652 kB\t      0 kB\t        0%\nMemFree:\t517030396 kB\t520134136 kB\t3103740 kB\t      0.6%\n",
+        );
+        assert_eq!(c.columns, vec!["w/o patch", "with patch"]);
+        assert_eq!(
+            c.counters[1].values,
+            vec![Some(517030396.0), Some(520134136.0)]
+        );
+        assert_eq!(c.counters[1].printed_delta, Some(3103740.0));
+        // The 0.6% is the diff's share of the total, not the change.
+        assert!(c.counters[1].printed_delta_pct.is_empty());
     }
 
     #[test]
