@@ -73,13 +73,41 @@ fn header(text: &str) -> Option<Vec<Col>> {
             _ => Col::Other,
         })
         .collect();
-    // `--sort comm,dso`, `-s dso`: no symbol column, but perf's own keys.
+    // `--sort comm,dso`, `-s dso`, `-s comm,cgroup`: no symbol column, but
+    // perf's own keys after the percent columns.
+    let pcts = cols
+        .iter()
+        .filter(|c| matches!(c, Col::Overhead | Col::Children | Col::Self_))
+        .count();
     let keys = cols
         .iter()
         .filter(|c| matches!(c, Col::Command | Col::Object | Col::Symbol))
         .count();
-    (cols.contains(&Col::Symbol) || (keys > 0 && keys + 1 == cols.len())).then_some(cols)
+    let other_keys = names.iter().filter(|n| OTHER_SORT_KEYS.contains(n)).count();
+    let sorted_by_keys = keys > 0 && keys + other_keys + pcts == cols.len();
+    (cols.contains(&Col::Symbol) || sorted_by_keys).then_some(cols)
 }
+
+/// Column names of `perf report --sort` keys besides comm, dso and sym,
+/// as perf prints them over their column.
+const OTHER_SORT_KEYS: &[&str] = &[
+    "Cgroup",
+    "Cgroup ID",
+    "Pid:Command",
+    "CPU",
+    "Socket",
+    "Parent symbol",
+    "Source:Line",
+    "Srcfile",
+    "Data Symbol",
+    "Data Object",
+    "Local Weight",
+    "Weight",
+    "Memory access",
+    "Snoop",
+    "TLB access",
+    "Locked",
+];
 
 /// `# Samples: 11K of event 'cpu-clock'` / perf top's
 /// `Samples: 12K of event 'cycles', 4000 Hz, Event count (approx.): 123`.
@@ -192,12 +220,12 @@ fn row(text: &str, cols: &[Col]) -> Option<ProfileRow> {
                 set(&mut out, *c, (*t).to_string());
             }
         }
-        // More words than columns: the command has spaces; the object is
-        // the last word before the symbol.
-        ([Col::Command, Col::Object], toks) if toks.len() > 2 => {
+        // More words than columns: the command has spaces; the object (or
+        // the key after it, `Cgroup`) is the last word before the symbol.
+        ([Col::Command, last], toks) if toks.len() > 2 && *last != Col::Command => {
             let (obj, cmd) = toks.split_last()?;
             out.command = Some(cmd.join(" "));
-            out.object = Some((*obj).to_string());
+            set(&mut out, *last, (*obj).to_string());
         }
         _ => return None,
     }
@@ -546,6 +574,21 @@ fn resume_after_reply(lines: &[Line<'_>], at: usize, quote: u32, cols: &[Col]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_report_sorted_by_comm_and_cgroup() {
+        let text = "# Samples: 144  of event 'offcpu-time'\n# Event count (approx.): 48452045427\n#\n# Children      Self  Command          Cgroup\n# ........  ........  ...............  ..........\n#\n    61.57%     5.60%  Chrome_ChildIOT  /user.slice/app.slice/...\n    29.51%     7.38%  Web Content      /user.slice/app.slice/...\n    13.33%     6.67%  Timer            /user.slice/app.slice/...\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        let BlockBody::Profile(p) = &doc.blocks[0].body else {
+            panic!("{doc:?}")
+        };
+        assert_eq!(p.rows.len(), 3);
+        assert_eq!(p.rows[1].command.as_deref(), Some("Web Content"));
+        assert_eq!(p.rows[1].children_pct, Some(29.51));
+        assert_eq!(p.rows[1].overhead_pct, 7.38);
+        assert!(p.rows[1].symbol.is_empty());
+        assert_eq!(p.samples, Some(144));
+    }
 
     #[test]
     fn a_repliers_comment_inside_a_quoted_profile() {
