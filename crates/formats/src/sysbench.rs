@@ -69,9 +69,12 @@ const START_HEADINGS: &[&str] = &[
 
 /// `sysbench 1.0.20 (using system LuaJIT 2.1.0-beta3)`.
 fn is_banner(text: &str) -> bool {
-    text.trim()
-        .strip_prefix("sysbench ")
-        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()) && r.contains('('))
+    // `sysbench 1.0.20 (using bundled LuaJIT 2.1.0-beta3)`; 0.4 and 0.5:
+    // `sysbench 0.4.12:  multi-threaded system evaluation benchmark`.
+    text.trim().strip_prefix("sysbench ").is_some_and(|r| {
+        r.starts_with(|c: char| c.is_ascii_digit())
+            && (r.contains('(') || r.contains(":  multi-threaded system evaluation benchmark"))
+    })
 }
 
 /// `key: value` with a non-empty key and value.
@@ -195,6 +198,8 @@ fn is_noise(text: &str) -> bool {
         || t.starts_with("Initializing ")
         || t.starts_with("Running the test with following options")
         || t.starts_with("Time limit exceeded")
+        // sysbench 0.4's log of its own repeated messages.
+        || (t.starts_with("(last message repeated ") && t.ends_with(" times)"))
         || t.starts_with("WARNING: ")
         || (t.starts_with('[') && t.contains("] thds:"))
         || t.starts_with("Latency histogram")
@@ -389,6 +394,19 @@ mod tests {
         assert_eq!(value(&ms, "read"), Some((1.5, Some("MiB/s".into()))));
         assert_eq!(value(&ms, "latency min"), Some((0.39, Some("ms".into()))));
         assert_eq!(value(&ms, "events stddev"), Some((38.5, None)));
+    }
+
+    #[test]
+    fn sysbench_0_4_banner_and_its_run_log() {
+        let text = "sysbench 0.4.12:  multi-threaded system evaluation benchmark\n\nNo DB drivers specified, using mysql\nRunning the test with following options:\nNumber of threads: 2\n\nDoing OLTP test.\nThreads started!\nTime limit exceeded, exiting...\n(last message repeated 1 times)\nDone.\n\nOLTP test statistics:\n    transactions:                        626454 (10440.85 per sec.)\n\nTest execution summary:\n    total time:                          60.0003s\n";
+        assert!(is_banner(
+            "sysbench 0.4.12:  multi-threaded system evaluation benchmark"
+        ));
+        assert!(!is_banner("sysbench 0.4.12: a note"));
+        let (n, ms) = run(text).unwrap();
+        assert_eq!(n, 17);
+        assert_eq!(value(&ms, "threads"), Some((2.0, None)));
+        assert_eq!(value(&ms, "transactions per sec"), Some((10440.85, None)));
     }
 
     #[test]
