@@ -33,6 +33,9 @@ const MAX_ROWS: usize = 16_384;
 /// Header lines between `# Samples:` and the column header.
 const MAX_PREAMBLE: usize = 8;
 
+/// `#` note lines a poster may put between the column header and the rows.
+const MAX_HEADER_NOTES: usize = 4;
+
 /// Call-graph lines tolerated under one row before the profile ends.
 const MAX_GRAPH_LINES: usize = 4096;
 
@@ -467,11 +470,16 @@ pub fn recognize(
         }
         cols = c;
     }
-    // `# ........  ......` and `#` under the header.
+    // `# ........  ......` and `#` under the header, and up to a few `#`
+    // lines of the poster's own notes put there (perf prints none).
+    let mut notes = 0;
     while let Some(l) = same(i) {
         let t = l.text.trim();
         let t = t.strip_suffix('>').unwrap_or(t);
         if t.starts_with('#') && t.chars().all(|c| matches!(c, '#' | '.' | ' ')) {
+            i += 1;
+        } else if t.starts_with("# ") && notes < MAX_HEADER_NOTES {
+            notes += 1;
             i += 1;
         } else {
             break;
@@ -574,6 +582,19 @@ fn resume_after_reply(lines: &[Line<'_>], at: usize, quote: u32, cols: &[Col]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_posters_notes_between_header_and_rows() {
+        let text = "# Samples: 198K of event 'cpu-clock'\n# Event count (approx.): 49644500000\n#\n# Children      Self  Command  Shared Object      Symbol\n# ........  ........  .......  .................  ......\n# \n# func2 takes 99.92%, main and func1 almost nothing\n    99.99%    99.92%  t1       t1                 [.] func2\n    99.99%     0.00%  t1       t1                 [.] func1\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        assert_eq!(doc.blocks.len(), 1, "{doc:?}");
+        let BlockBody::Profile(p) = &doc.blocks[0].body else {
+            panic!("{doc:?}")
+        };
+        assert_eq!(p.samples, Some(198_000));
+        assert_eq!(p.rows.len(), 2);
+        assert_eq!(p.rows[0].symbol, "func2");
+    }
 
     #[test]
     fn a_report_sorted_by_comm_and_cgroup() {
