@@ -808,10 +808,13 @@ fn spaced_header(text: &str) -> Option<Vec<String>> {
                 && !n.ends_with(['.', ':', ','])
         })
         // Tabs are typed between columns, never inside prose: a tab-separated
-        // header may have longer names (`bogo ops/s real (After Patch)`).
-        && names
-            .iter()
-            .all(|n| n.split_whitespace().count() <= if t.contains('\t') { 6 } else { 4 });
+        // header may have longer names (`bogo ops/s real (After Patch)`);
+        // so may the first of three or more, which names the row labels
+        // (`number of IPs(x# cache size)  mainline  patched  delta`).
+        && names.iter().enumerate().all(|(i, n)| {
+            let long = t.contains('\t') || (i == 0 && names.len() >= 3);
+            n.split_whitespace().count() <= if long { 6 } else { 4 }
+        });
     ok.then_some(names)
 }
 
@@ -936,6 +939,16 @@ fn spaced_rows(
         .is_some_and(|l| l.quote == head.quote && is_rule_line(l.text))
     {
         i += 1;
+    }
+    // A line of units under the names (`Kpps   Kpps   %` under `mainline
+    // patched  delta`), one per column: the values' unit, not a row.
+    let mut units_line: Vec<String> = Vec::new();
+    if let Some(l) = lines.get(i).filter(|l| l.quote == head.quote) {
+        let words: Vec<&str> = l.text.split_whitespace().collect();
+        if words.len() == k && words.iter().all(|w| is_unit_word(w)) {
+            units_line = words.iter().map(|w| (*w).to_string()).collect();
+            i += 1;
+        }
     }
     // A header indented past the rows' first cell: a whole number there
     // labels the row (`1   0.194 (+/- 5.96%)   0.400 ...` under
@@ -1087,6 +1100,17 @@ fn spaced_rows(
             r.metric = format!("{} {dim}={v}", r.metric);
         }
     }
+    // The units line's unit for the result columns, when they share one
+    // (the delta columns' `%` is theirs).
+    let mut result_units = units_line
+        .iter()
+        .zip(&columns)
+        .filter(|(_, c)| !is_delta(c))
+        .map(|(u, _)| u.as_str());
+    let unit = result_units.next().and_then(|first| {
+        let first = first.to_string();
+        result_units.all(|u| u == first).then_some(first)
+    });
     // A column of the table's own change (`%gain`): its values are the
     // change of the result column before it.
     let mut delta_columns = Vec::new();
@@ -1122,12 +1146,23 @@ fn spaced_rows(
             column_kernels: Vec::new(),
             column_variants: Vec::new(),
             rows,
-            unit: None,
+            unit,
             label_columns,
             delta_columns,
             spread_columns: Vec::new(),
         }),
     ))
+}
+
+/// A unit printed alone over a column (`Kpps`, `ms`, `%`, `MB/s`).
+fn is_unit_word(w: &str) -> bool {
+    let w = w.trim_matches(['(', ')', '[', ']']);
+    UNITS.contains(&w)
+        || (w.len() <= 8
+            && ["pps", "bps", "ops", "iops", "/s", "/sec"]
+                .iter()
+                .any(|s| w.ends_with(s))
+            && w.chars().all(|c| c.is_ascii_alphabetic() || c == '/'))
 }
 
 /// A row under a header whose first name heads the labels: the last `k`
@@ -2555,6 +2590,21 @@ mod tests {
             Some(Ok((_, BlockBody::Table(t)))) => t,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_line_of_units_under_the_names() {
+        let text = "number of IPs(x# cache size)    mainline        patched         delta\n                                  Kpps            Kpps            %\n        20000(x40)                6498            6123          -5.7\n        35000(x70)                6502            5261          -19\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        let BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{doc:?}")
+        };
+        assert_eq!(t.columns, ["mainline", "patched"]);
+        assert_eq!(t.label_columns, ["number of IPs(x# cache size)"]);
+        assert_eq!(t.unit.as_deref(), Some("Kpps"));
+        assert_eq!(t.rows[0].values, [Some(6498.0), Some(6123.0)]);
+        assert_eq!(t.rows[1].printed_deltas_pct, [None, Some(-19.0)]);
+        assert!(is_unit_word("MB/s") && is_unit_word("Mpps") && !is_unit_word("patched"));
     }
 
     #[test]
