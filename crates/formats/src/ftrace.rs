@@ -145,6 +145,9 @@ fn elided_gap(lines: &[Line<'_>], at: usize, quote: u32) -> Option<(usize, usize
     parse_event(&ascii_spaces(same(i)?.text)).map(|_| (elision, i))
 }
 
+/// Lines a poster's bracketed comment among the events may go on for.
+const MAX_NOTE_LINES: u8 = 5;
+
 /// Lines a replier's comment inside a quoted report may take.
 const MAX_INTERRUPTION: usize = 40;
 
@@ -538,13 +541,15 @@ impl FastCols {
 /// `*`, `@`, `$`), then `:`.
 #[inline(always)]
 fn is_us_mark(b: &[u8]) -> bool {
+    // `:` before the function; the 2004 tracer's `>` before a system
+    // call's entry (`2419us > sys_gettimeofday (00000000 ...)`).
     matches!(
         b,
         [
             b'u',
             b's',
             b' ' | b'+' | b'!' | b'#' | b'*' | b'@' | b'$',
-            b':',
+            b':' | b'>',
         ]
     )
 }
@@ -648,6 +653,23 @@ fn event_time_col(b: &[u8]) -> Option<usize> {
     Some(i + 1)
 }
 
+/// A return entry of the 2004 latency tracer (v1.1.x): `latencyt-14143
+/// 0d...   64us!< (0)   [01]`, the time's mark followed by `<` and the
+/// returned value in parentheses.
+fn is_return_entry(text: &str) -> bool {
+    let b = text.as_bytes();
+    let Some(col) = event_time_col(b) else {
+        return false;
+    };
+    let rest = text.get(col..).unwrap_or("").trim_start();
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0
+        && rest[digits..]
+            .strip_prefix("us")
+            .map(|r| r.trim_start_matches([' ', '+', '!', '#', '*', '@', '$']))
+            .is_some_and(|r| r.starts_with("< (") && r.contains(')'))
+}
+
 /// ` 77765us : text` starting at `col` (spaces, digits, optional fraction,
 /// `us`, marker or space, `:`), text not a `<stack trace>`: the time and
 /// where the text begins.
@@ -696,16 +718,28 @@ fn time_field(b: &[u8], col: usize) -> Option<(f64, usize)> {
 }
 
 /// Replace non-ASCII whitespace (the no-break spaces a quoted-printable
-/// mail decodes to) by plain spaces, so column splitting sees them.
+/// mail decodes to) by plain spaces, so column splitting sees them, and
+/// the `us` of a time a charset conversion turned into `µs` or, read as
+/// EUC-KR, into `탎` (`0탎+<`, `latency: 2421 탎`) by `us`: the kernel
+/// prints only `us`.
 pub(crate) fn ascii_spaces(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.is_ascii() || !text.chars().any(|c| c.is_whitespace() && !c.is_ascii()) {
+    const MANGLED_US: [&str; 2] = ["\u{d0ce}", "\u{b5}s"];
+    if text.is_ascii()
+        || (!text.chars().any(|c| c.is_whitespace() && !c.is_ascii())
+            && !MANGLED_US.iter().any(|m| text.contains(m)))
+    {
         return std::borrow::Cow::Borrowed(text);
     }
-    std::borrow::Cow::Owned(
-        text.chars()
-            .map(|c| if c.is_whitespace() { ' ' } else { c })
-            .collect(),
-    )
+    let mut out: String = text
+        .chars()
+        .map(|c| if c.is_whitespace() { ' ' } else { c })
+        .collect();
+    for m in MANGLED_US {
+        if out.contains(m) {
+            out = out.replace(m, "us");
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// A report line copied into Markdown with its punctuation escaped
@@ -1407,6 +1441,8 @@ struct Parser {
     legend_cols: u32,
     legend_has_cpu: bool,
     saw_latency: bool,
+    /// Lines left of a poster's bracketed comment among the events.
+    note_lines: u8,
     /// The one empty line allowed between a shortened header and its events.
     short_header_gap: bool,
     saw_body: bool,
@@ -1449,6 +1485,7 @@ impl Parser {
             legend_cols: 0,
             legend_has_cpu: false,
             saw_latency: false,
+            note_lines: 0,
             short_header_gap: false,
             saw_body: false,
             latency_open: false,
@@ -1584,10 +1621,28 @@ impl Parser {
             self.frame(frame);
             return Ok(Step::Consumed);
         }
-        if crate::lines::is_elision(t) {
-            // Elided events: no gap is measured across the hole.
+        if self.note_lines > 0 {
+            // Inside a poster's `[...]` comment that went over lines.
+            self.note_lines = match t.trim_end().ends_with(']') {
+                true => 0,
+                false => self.note_lines - 1,
+            };
+            return Ok(Step::Consumed);
+        }
+        // Elided events, also said in the poster's words (`... process
+        // network IRQ / soft IRQ ...`): no gap is measured across the hole.
+        let said_elision = self.saw_body && (t.starts_with("...") || t.starts_with('\u{2026}'));
+        if crate::lines::is_elision(t) || said_elision {
             self.prev_valid = false;
             self.in_stack = false;
+            return Ok(Step::Consumed);
+        }
+        // A poster's comment in brackets between events, over a few lines
+        // (`[I can argue - why did this come in here ...` / `... later]`).
+        if self.saw_body && t.starts_with('[') && parse_event(text).is_none() {
+            if !t.trim_end().ends_with(']') {
+                self.note_lines = MAX_NOTE_LINES;
+            }
             return Ok(Step::Consumed);
         }
         if let Some(c) = t.strip_prefix("<-") {
@@ -1596,6 +1651,11 @@ impl Parser {
         }
         if let Some(ev) = parse_event(text) {
             self.event(no, ev, text);
+            return Ok(Step::Consumed);
+        }
+        if self.saw_body && is_return_entry(text) {
+            // The 2004 tracer's return entries (`0d...   64us!< (0)
+            // [01]`) are no function events: passed over.
             return Ok(Step::Consumed);
         }
         if is_graph_line(t) {
@@ -2161,10 +2221,11 @@ fn parse_event(line: &str) -> Option<EventRef<'_>> {
         let text_start = if colon {
             te
         } else {
-            // `1us :` or `0us+ :`: the colon is the next token.
+            // `1us :` or `0us+ :`: the colon is the next token (the 2004
+            // tracer's `>` before a system call's entry).
             let (cs, ce) = *toks.get(t + 1).filter(|_| t + 1 < n)?;
             let c = &line[cs..ce];
-            if c == ":" {
+            if c == ":" || c == ">" {
                 ce
             } else if let Some(stripped) = c.strip_prefix(':') {
                 ce - stripped.len()
@@ -2277,6 +2338,27 @@ mod tests {
         assert_eq!(split_function(e.text), (None, None));
         assert!(parse_event("stress-ng --cpu 4 --vm 4 --vm-bytes 2G &").is_none());
         assert!(parse_event("T: 0 ( 4541) P:99 I:1000").is_none());
+    }
+
+    #[test]
+    fn a_2004_trace_with_a_mangled_unit_and_the_posters_notes() {
+        let text = "preemption latency trace v1.1.4 on 2.6.10-rc3-mm1-V0.7.33-03\n--------------------------------------------------\n latency: 2421 \u{d0ce}, #2259/2259, CPU#0 | (M:preempt VP:0, KP:1, SP:0 HP:0 #P:2)\n    -----------------\n    | task: latencytest-tra-14143 (uid:0 nice:0 policy:1 rt_prio:99)\n    -----------------\n\n                 _------=> CPU#\n                / _-----=> irqs-off\n               | / _----=> need-resched\n               || / _---=> hardirq/softirq\n               ||| / _--=> preempt-depth\n               |||| /\n               |||||     delay\n   cmd     pid ||||| time  |   caller\n      \\   /    |||||   \\   |   /\nlatencyt-14143 0...1    0\u{d0ce} : user_trace_start (sys_gettimeofday)\nlatencyt-14143 0d...    0\u{d0ce}+< (0)                    [00]\nlatencyt-14143 0d.h.   50\u{d0ce} : do_IRQ (8049af8 a 0)\n... process audio interrupt ...\n[I can argue - why did this come in here\nso early]\nlatencyt-14143 0d...   64\u{d0ce}!< (0)                    [01]\nlatencyt-14143 0.... 2419\u{d0ce} > sys_gettimeofday (00000000 00000000 0000007b)\nlatencyt-14143 0...1 2421\u{d0ce} : user_trace_stop (sys_gettimeofday)\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        assert_eq!(doc.blocks.len(), 1, "{doc:?}");
+        assert_eq!(doc.blocks[0].lines, [1, 25]);
+        let BlockBody::FtraceLatency(r) = &doc.blocks[0].body else {
+            panic!("{doc:?}")
+        };
+        assert_eq!(r.latency_us, 2421.0);
+        let times: Vec<f64> = r.events.iter().map(|e| e.time_us).collect();
+        assert_eq!(times, [0.0, 50.0, 2419.0, 2421.0]);
+        assert_eq!(r.events[0].function.as_deref(), Some("user_trace_start"));
+        assert!(is_return_entry(
+            "latencyt-14143 0d...   64us!< (0)                    [01]"
+        ));
+        assert!(!is_return_entry(
+            "latencyt-14143 0d.h.   50us : do_IRQ (8049af8 a 0)"
+        ));
     }
 
     #[test]
