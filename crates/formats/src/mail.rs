@@ -523,13 +523,18 @@ pub fn parse(text: &str, bytes: u64, name: Option<&str>) -> Result<Document, Par
         let mime = parsed
             .mime_from
             .and_then(|from| crate::mime::body_lines(phys.get(from.min(end)..end).unwrap_or(&[])));
-        let lines = if let Some(lines) = mime {
+        let mut lines = if let Some(lines) = mime {
             lines
         } else if parsed.qp_declared || (!parsed.plain_declared && evidently_qp(body)) {
             decode_qp(body, flattened)
         } else {
             body.to_vec()
         };
+        for line in &mut lines {
+            if let Some(d) = crate::mime::iso2022jp_line(&line.1) {
+                line.1 = d;
+            }
+        }
         let from = decoded.len();
         decoded.extend(lines);
         ranges.push((from, decoded.len()));

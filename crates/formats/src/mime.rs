@@ -13,6 +13,19 @@ use mailparse::body::Body;
 /// One decoded line: its number in the input and its text.
 pub type Phys = (u64, String);
 
+/// A line in ISO-2022-JP (RFC 1468: `ESC $ B` shifts to JIS X 0208, `ESC
+/// ( B` back to ASCII before the line ends), as Japanese mailers send
+/// `±` in an LKP table (`1417897 ESC$B!^ESC(B  2%`): the line decoded,
+/// or `None` when it holds no such shift. Every line returns to ASCII, so
+/// each is decoded on its own and keeps its number.
+pub(crate) fn iso2022jp_line(text: &str) -> Option<String> {
+    if !(text.contains("\u{1b}$B") || text.contains("\u{1b}$@")) {
+        return None;
+    }
+    let (out, _, _) = encoding_rs::ISO_2022_JP.decode(text.as_bytes());
+    Some(out.into_owned())
+}
+
 /// Whether a message with these headers needs the MIME layer.
 pub fn needed(content_type: Option<&str>, transfer_encoding: Option<&str>) -> bool {
     let ct = content_type.unwrap_or("").to_ascii_lowercase();
@@ -472,6 +485,11 @@ mod tests {
     #[test]
     fn lines_that_are_not_utf8_are_windows_1252() {
         assert_eq!(decode_line(b"0.07 \xb1  6%"), "0.07 \u{b1}  6%");
+        assert_eq!(
+            iso2022jp_line("   1417897 \u{1b}$B!^\u{1b}(B  2%    +992.8%").as_deref(),
+            Some("   1417897 \u{b1}  2%    +992.8%")
+        );
+        assert_eq!(iso2022jp_line("\u{1b}[10A T: 0"), None);
         assert_eq!(decode_line(b"\x93quoted\x94"), "\u{201c}quoted\u{201d}");
         assert_eq!(decode_line("\u{b1} already".as_bytes()), "\u{b1} already");
         assert_eq!(decode_text(b"a \xb1\nb \xc2\xb1"), "a \u{b1}\nb \u{b1}");
