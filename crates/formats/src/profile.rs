@@ -476,7 +476,11 @@ pub fn recognize(
     while let Some(l) = same(i) {
         let t = l.text.trim();
         let t = t.strip_suffix('>').unwrap_or(t);
-        if t.starts_with('#') && t.chars().all(|c| matches!(c, '#' | '.' | ' ')) {
+        // The rule also without its `#` (Documentation/ copies of a
+        // report: `........  .....................`).
+        let rule = (t.starts_with('#') || t.starts_with("....."))
+            && t.chars().all(|c| matches!(c, '#' | '.' | ' '));
+        if rule {
             i += 1;
         } else if t.starts_with("# ") && notes < MAX_HEADER_NOTES {
             notes += 1;
@@ -582,6 +586,21 @@ fn resume_after_reply(lines: &[Line<'_>], at: usize, quote: u32, cols: &[Col]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_documentation_copy_without_hashes() {
+        let text = "Overhead  Symbol\n........  .....................\n  60.00%  foo\n          |\n          --- foo\n              bar\n\n  40.00%  bar\n          |\n          --- bar\n              main\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        let BlockBody::Profile(p) = &doc.blocks[0].body else {
+            panic!("{doc:?}")
+        };
+        let rows: Vec<(f64, &str)> = p
+            .rows
+            .iter()
+            .map(|r| (r.overhead_pct, r.symbol.as_str()))
+            .collect();
+        assert_eq!(rows, [(60.0, "foo"), (40.0, "bar")]);
+    }
 
     #[test]
     fn the_posters_notes_between_header_and_rows() {
