@@ -44,6 +44,9 @@ enum Col {
     Overhead,
     Children,
     Self_,
+    /// `--latency`'s column (perf 6.15): the share of wall-clock time,
+    /// read and not kept (the row's `overhead_pct` is CPU time).
+    Latency,
     Command,
     Object,
     Symbol,
@@ -61,7 +64,8 @@ fn header(text: &str) -> Option<Vec<Col>> {
         .filter(|s| !s.is_empty())
         .collect();
     let first = *names.first()?;
-    if !matches!(first, "Overhead" | "Children") || names.len() < 2 || names.len() > 12 {
+    if !matches!(first, "Overhead" | "Children" | "Latency") || names.len() < 2 || names.len() > 12
+    {
         return None;
     }
     let cols: Vec<Col> = names
@@ -70,6 +74,7 @@ fn header(text: &str) -> Option<Vec<Col>> {
             "Overhead" => Col::Overhead,
             "Children" => Col::Children,
             "Self" => Col::Self_,
+            "Latency" => Col::Latency,
             "Command" => Col::Command,
             "Shared Object" => Col::Object,
             "Symbol" => Col::Symbol,
@@ -80,7 +85,7 @@ fn header(text: &str) -> Option<Vec<Col>> {
     // perf's own keys after the percent columns.
     let pcts = cols
         .iter()
-        .filter(|c| matches!(c, Col::Overhead | Col::Children | Col::Self_))
+        .filter(|c| matches!(c, Col::Overhead | Col::Children | Col::Self_ | Col::Latency))
         .count();
     let keys = cols
         .iter()
@@ -173,6 +178,10 @@ fn row(text: &str, cols: &[Col]) -> Option<ProfileRow> {
             }
             Col::Children => {
                 out.children_pct = Some(pct(toks.get(k)?)?);
+                k += 1;
+            }
+            Col::Latency => {
+                pct(toks.get(k)?)?;
                 k += 1;
             }
             other => rest_cols.push(*other),
@@ -586,6 +595,30 @@ fn resume_after_reply(lines: &[Line<'_>], at: usize, quote: u32, cols: &[Col]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_latency_column_before_or_after_the_overhead() {
+        for (text, first) in [
+            (
+                "Overhead  Latency  Command\n  93.88%   25.79%  cc1\n   1.90%   39.87%  gzip\n   0.99%   10.16%  dpkg-deb\n",
+                ("cc1", 93.88),
+            ),
+            (
+                "Latency  Overhead  Command\n 39.87%     1.90%  gzip\n 25.79%    93.88%  cc1\n 10.16%     0.99%  dpkg-deb\n",
+                ("gzip", 1.90),
+            ),
+        ] {
+            let doc = crate::parse(text.as_bytes(), None).unwrap();
+            let BlockBody::Profile(p) = &doc.blocks[0].body else {
+                panic!("{doc:?}")
+            };
+            assert_eq!(p.rows.len(), 3);
+            assert_eq!(
+                (p.rows[0].command.as_deref(), p.rows[0].overhead_pct),
+                (Some(first.0), first.1)
+            );
+        }
+    }
 
     #[test]
     fn a_documentation_copy_without_hashes() {
