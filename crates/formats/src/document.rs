@@ -592,7 +592,7 @@ pub struct Time {
     pub user_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sys_s: Option<f64>,
-    /// "bash" | "bsd" | "fish" | "gnu" | "gnu-verbose" | "zsh"
+    /// "bash" | "bsd" | "fish" | "gnu" | "gnu-verbose" | "tcsh" | "zsh"
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<String>,
     /// Further `-v` fields by their printed name (e.g. "Maximum resident set size (kbytes)").

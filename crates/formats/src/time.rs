@@ -89,7 +89,41 @@ pub fn recognize_runs(
     if let Some(t) = gnu_user_format(t) {
         return Some(Ok((1, vec![(t, None)])));
     }
-    zsh(t).map(|t| Ok((1, vec![(t, None)])))
+    zsh(t).or_else(|| tcsh(t)).map(|t| Ok((1, vec![(t, None)])))
+}
+
+/// csh / tcsh's `time` line: `7.732u 0.638s 0:07.10 117.7%  0+0k 0+32io
+/// 0pf+0w` (user, system, elapsed as a clock, CPU share, then memory, I/O
+/// and fault counts, which make it tcsh's and no other line's).
+fn tcsh(text: &str) -> Option<Time> {
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    let [u, s, e, p, k, io, pf, ..] = toks.as_slice() else {
+        return None;
+    };
+    let num = |t: &str, suffix: char| t.strip_suffix(suffix).and_then(|n| n.parse::<f64>().ok());
+    let counts = |t: &str, suffix: &str| {
+        t.strip_suffix(suffix)
+            .and_then(|r| r.split_once('+'))
+            .is_some_and(|(a, b)| {
+                // `0pf+0w`: each count before its own letters.
+                let a = a.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+                !a.is_empty()
+                    && a.bytes().all(|c| c.is_ascii_digit())
+                    && b.bytes().all(|c| c.is_ascii_digit())
+            })
+    };
+    if !(counts(k, "k") && counts(io, "io") && counts(pf, "w") && pf.contains("pf+")) {
+        return None;
+    }
+    num(p, '%')?;
+    let real = e.contains(':').then(|| clock(e)).flatten()?;
+    Some(Time {
+        real_s: Some(real),
+        user_s: Some(num(u, 'u')?),
+        sys_s: Some(num(s, 's')?),
+        style: Some("tcsh".into()),
+        ..Time::default()
+    })
 }
 
 /// The BSD / macOS `time` line, also what GNU time prints with a format
@@ -1091,6 +1125,23 @@ mod tests {
             .is_none()
         );
         assert!(recognize_runs(&split("Executed in 3 days\n"), 0).is_none());
+    }
+
+    #[test]
+    fn tcsh_lines() {
+        let t = tcsh("    7.732u 0.638s 0:07.10 117.7%    0+0k 0+32io 0pf+0w").unwrap();
+        assert_eq!(
+            (t.user_s, t.sys_s, t.real_s),
+            (Some(7.732), Some(0.638), Some(7.10))
+        );
+        assert_eq!(
+            tcsh("8.059u 0.697s 1:05.57 13.3%     0+0k 0+15io 0pf+0w")
+                .unwrap()
+                .real_s,
+            Some(65.57)
+        );
+        assert!(tcsh("7.732u 0.638s 0:07.10 117.7%").is_none());
+        assert!(tcsh("a b c d e f g").is_none());
     }
 
     #[test]
