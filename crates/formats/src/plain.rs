@@ -1281,12 +1281,13 @@ fn is_dimension(word: &str) -> bool {
 }
 
 fn is_delta(word: &str) -> bool {
-    // `% change` is `%change` with a space in it; `change [%]` and
-    // `diff (%)` name their unit after the word.
+    // `% change` is `%change` with a space in it; `change [%]`, `diff
+    // (%)` and `delta %` name their unit after the word.
     let w = word.to_ascii_lowercase();
     let w = w
         .strip_suffix("[%]")
         .or_else(|| w.strip_suffix("(%)"))
+        .or_else(|| w.strip_suffix(" %"))
         .map_or(w.as_str(), str::trim_end)
         .to_string();
     DELTAS.contains(&w.as_str())
@@ -1328,17 +1329,29 @@ pub fn recognize(
     {
         return Some(Ok(t));
     }
-    word_table(lines, start)
-        .or_else(|| {
-            spaced_table(lines, start).map(|(n, mut body)| {
-                if let BlockBody::Table(t) = &mut body {
-                    group_names_above(lines, start, t);
-                }
-                Ok((n, body))
-            })
+    let spaced = || {
+        spaced_table(lines, start).map(|(n, mut body)| {
+            if let BlockBody::Table(t) = &mut body {
+                group_names_above(lines, start, t);
+            }
+            (n, body)
         })
-        .or_else(|| dimension_table(lines, start).map(Ok))
-        .or_else(|| value_list(lines, start).map(Ok))
+    };
+    match word_table(lines, start) {
+        // Names of one word each over rows whose labels have spaces
+        // (`Records/s  4.13.0-mm1  ...` over `Mean deviation  690.37 ...`,
+        // tab-separated): the word table ends at the first such row, the
+        // table of wide gaps reads them all.
+        Some(Ok((n, body))) => match spaced() {
+            Some((m, longer)) if m > n => Some(Ok((m, longer))),
+            _ => Some(Ok((n, body))),
+        },
+        Some(Err(e)) => Some(Err(e)),
+        None => spaced()
+            .map(Ok)
+            .or_else(|| dimension_table(lines, start).map(Ok))
+            .or_else(|| value_list(lines, start).map(Ok)),
+    }
 }
 
 /// A header that repeats one name over each side (`time in sec
@@ -2590,6 +2603,20 @@ mod tests {
             Some(Ok((_, BlockBody::Table(t)))) => t,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn row_labels_with_spaces_under_one_word_names() {
+        let text = "Records/s\t4.13.0-mm1\t4.13.0-mm1-spf\tdelta\nAverage\t\t13217.90 \t65765.94\t+397.55%\nMean deviation\t690.37\t\t2609.36\t\t+277.97%\nMax\t\t16726\t\t77675\t\t+364.40%\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        let BlockBody::Table(t) = &doc.blocks[0].body else {
+            panic!("{doc:?}")
+        };
+        let metrics: Vec<&str> = t.rows.iter().map(|r| r.metric.as_str()).collect();
+        assert_eq!(metrics, ["Average", "Mean deviation", "Max"]);
+        assert_eq!(t.rows[1].values, [Some(690.37), Some(2609.36)]);
+        assert_eq!(t.rows[1].printed_deltas_pct, [None, Some(277.97)]);
+        assert!(is_delta("delta %") && is_delta("Delta (%)") && !is_delta("percent"));
     }
 
     #[test]
