@@ -128,6 +128,16 @@ fn samples_line(text: &str) -> Option<SamplesLine> {
         Some(r) => (true, r.trim_start()),
         None => (false, t.trim_start_matches("PerfTop:").trim_start()),
     };
+    // perf of 2010-2012: `# Events: 6K cycles`, the count then the event.
+    if let Some(rest) = t.strip_prefix("Events:").filter(|_| hash) {
+        let (count, event) = rest.trim().split_once(' ')?;
+        let samples = units::suffixed(count, false).map(|v| v as u64)?;
+        let event = event.trim();
+        if event.is_empty() || event.contains(char::is_whitespace) {
+            return None;
+        }
+        return Some((hash, Some(samples), Some(event.to_string()), None));
+    }
     let rest = t.strip_prefix("Samples:")?.trim_start();
     let Some((count, rest)) = rest.split_once(" of event ") else {
         // perf of 2009: `# Samples: 1331231315119`, no event named.
@@ -782,6 +792,11 @@ mod tests {
             Some((true, Some(1331231315119), None, None))
         );
         assert_eq!(samples_line("Samples: 12 apples"), None);
+        assert_eq!(
+            samples_line("# Events: 6K cycles"),
+            Some((true, Some(6000), Some("cycles".to_string()), None))
+        );
+        assert_eq!(samples_line("# Events: many things"), None);
     }
 
     #[test]
