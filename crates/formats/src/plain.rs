@@ -16,8 +16,8 @@ use crate::lines::Line;
 pub const UNITS: &[&str] = &[
     "%", "x", "X", "×", "ns", "us", "µs", "usec", "usecs", "ms", "msec", "msecs", "s", "sec",
     "secs", "seconds", "min", "h", "B", "K", "M", "G", "T", "KB", "MB", "GB", "TB", "KiB", "MiB",
-    "GiB", "TiB", "kB", "k", "ops/s", "op/s", "KB/s", "MB/s", "GB/s", "MiB/s", "GiB/s", "kB/s",
-    "pages", "Hz", "KHz", "MHz", "GHz", "/s", "#/s",
+    "GiB", "TiB", "kB", "kb", "mb", "gb", "k", "ops/s", "op/s", "KB/s", "MB/s", "GB/s", "MiB/s",
+    "GiB/s", "kB/s", "pages", "Hz", "KHz", "MHz", "GHz", "/s", "#/s",
 ];
 
 /// Largest number of columns an ad-hoc table may have; wider lines are prose.
@@ -3059,6 +3059,7 @@ mod tests {
     #[test]
     fn numbers_and_units() {
         assert_eq!(parse_number_unit("80GB"), Some((80.0, Some("GB"))));
+        assert_eq!(parse_number_unit("38,267kb"), Some((38267.0, Some("kb"))));
         assert_eq!(parse_number_unit("-2%"), Some((-2.0, Some("%"))));
         assert_eq!(parse_number_unit("+6.3%"), Some((6.3, Some("%"))));
         assert_eq!(parse_number_unit("1.5x"), Some((1.5, Some("x"))));
