@@ -170,8 +170,19 @@ fn pct(tok: &str) -> Option<f64> {
 /// Split a row by the columns; `None` when it is not a row.
 fn row(text: &str, cols: &[Col]) -> Option<ProfileRow> {
     let mut toks: Vec<&str> = text.split_whitespace().collect();
-    // The TUI's fold markers: `+   87.62%  0.01%  fio ...`, `-   12.61% ...`.
-    if matches!(toks.first(), Some(&"+") | Some(&"-")) {
+    // The TUI's fold markers: `+   87.62%  0.01%  fio ...`, `-   12.61% ...`;
+    // a poster's side label where the percentages start (`old:     0.12%
+    // 0.11%  filemapstress ...` over `new:  ...`).
+    let side_label = |t: &str| {
+        t.len() <= 12
+            && t.strip_suffix(':').is_some_and(|w| {
+                !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || c == '-')
+            })
+    };
+    if matches!(toks.first(), Some(&"+") | Some(&"-"))
+        || (toks.first().is_some_and(|t| side_label(t))
+            && toks.get(1).is_some_and(|t| pct(t).is_some()))
+    {
         toks.remove(0);
     }
     if toks.is_empty() {
@@ -605,6 +616,19 @@ fn resume_after_reply(lines: &[Line<'_>], at: usize, quote: u32, cols: &[Col]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_under_a_posters_side_labels() {
+        let text = "    # Children      Self  Command        Shared Object       Symbol\nold:     0.12%     0.11%  filemapstress  [kernel.kallsyms]   [k] page_remove_rmap\nnew:     0.12%     0.08%  filemapstress  [kernel.kallsyms]   [k] page_remove_rmap\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        let BlockBody::Profile(p) = &doc.blocks[0].body else {
+            panic!("{doc:?}")
+        };
+        let selfs: Vec<f64> = p.rows.iter().map(|r| r.overhead_pct).collect();
+        assert_eq!(selfs, [0.11, 0.08]);
+        assert_eq!(p.rows[0].command.as_deref(), Some("filemapstress"));
+        assert_eq!(p.rows[1].symbol, "page_remove_rmap");
+    }
 
     #[test]
     fn a_latency_column_before_or_after_the_overhead() {
