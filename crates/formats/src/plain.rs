@@ -2364,7 +2364,12 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
 /// runs of two or more that repeat the same names.
 fn group_header(lines: &[Line<'_>], start: usize, columns: &[String]) -> Option<Vec<String>> {
     let head = lines.get(start)?;
-    let above = lines.get(start.checked_sub(1)?)?;
+    let mut above = lines.get(start.checked_sub(1)?)?;
+    // A rule between the group names and the header, over each run of
+    // columns (`--------------   --------------`): the names are above it.
+    if is_rule_line(above.text) {
+        above = lines.get(start.checked_sub(2)?)?;
+    }
     if above.quote != head.quote {
         return None;
     }
@@ -2916,6 +2921,18 @@ mod tests {
         assert_eq!(t.rows[0].spread_pct, [Some(2.0), Some(3.0)]);
         assert_eq!(t.rows[1].values, [Some(88.1), Some(61.0)]);
         assert_eq!(t.rows[1].printed, ["88.1 ± 4.2", "61.0 ± 3.3"]);
+    }
+
+    #[test]
+    fn group_names_over_a_rule_over_the_header() {
+        let text = "                2.6.37-rc2                 2.6.37-rc1-next\n        --------------------------   --------------------------\n        %system   wkB/s     avgrq-sz   %system   wkB/s     avgrq-sz\n100dd   30.916    37843.000 748.670    3.079     41654.853 822.322\n100dd   30.501    37227.521 735.754    3.744     41531.725 820.360\n";
+        let lines = crate::lines::split(text);
+        let Some(Ok((_, BlockBody::Table(t)))) = word_table(&lines, 2) else {
+            panic!("no table");
+        };
+        assert_eq!(t.columns, ["2.6.37-rc2", "2.6.37-rc1-next"]);
+        assert_eq!(t.rows[0].metric, "%system 100dd");
+        assert_eq!(t.rows[0].values, [Some(30.916), Some(3.079)]);
     }
 
     #[test]
