@@ -292,6 +292,7 @@ fn pct(tok: &str) -> Option<f64> {
 /// `pgscan_kswapd 123 456 (+12%)`, `MemFree:  812344 kB`,
 /// `workingset_refault_file  1,234 ± 2%  2,345 ± 3%`.
 fn row(text: &str) -> Option<Row> {
+    let text = crate::metrics::without_arrow_note(text);
     let mut toks = text.split_whitespace().peekable();
     let first = toks.next()?;
     let (name, colon) = match first.strip_suffix(':') {

@@ -1238,14 +1238,19 @@ fn perf_runs(text: &str) -> Option<u64> {
 }
 
 /// A counter line without the note a poster appended after an arrow
-/// (`6,491  r8000000000000005  (52.59%) --> SBI_PMU_FW_SET_TIMER`).
-fn without_arrow_note(text: &str) -> &str {
-    const ARROWS: [&str; 6] = ["-->", "<--", "->", "<-", "==>", "<=="];
+/// (`6,491  r8000000000000005  (52.59%) --> SBI_PMU_FW_SET_TIMER`,
+/// `Cached:  4294741680 kB     <------ This is impossible`).
+pub(crate) fn without_arrow_note(text: &str) -> &str {
+    // `->`, `-->`, `==>`, `<-`, `<------`, `<==`: a head and a shaft.
+    let arrow = |w: &str| {
+        let shaft = |s: &str| !s.is_empty() && s.chars().all(|c| c == '-' || c == '=');
+        w.strip_prefix('<').is_some_and(shaft) || w.strip_suffix('>').is_some_and(shaft)
+    };
     let mut at = 0;
     for w in text.split_whitespace() {
         let Some(off) = text[at..].find(w) else { break };
         let start = at + off;
-        if ARROWS.contains(&w) && start > 0 {
+        if arrow(w) && start > 0 {
             return text[..start].trim_end();
         }
         at = start + w.len();
@@ -1956,6 +1961,11 @@ mod tests {
             without_arrow_note("  12 cycles  <- this one"),
             "  12 cycles"
         );
+        assert_eq!(
+            without_arrow_note("Cached:  4294741680 kB     <------ This is impossible"),
+            "Cached:  4294741680 kB"
+        );
+        assert_eq!(without_arrow_note("a - b"), "a - b");
         assert_eq!(
             without_arrow_note("  12 cycles # 1.0 GHz"),
             "  12 cycles # 1.0 GHz"
