@@ -578,12 +578,28 @@ fn dump_as(
     }
     let mut rows = Vec::new();
     let mut i = rows_at;
-    while let Some(r) = lines
-        .get(i)
-        .filter(|l| l.quote == quote)
-        .and_then(|l| row(l.text))
-    {
-        if r.cells.len() != 1 || r.colon != first.colon || r.multiword || rows.len() >= MAX_ROWS {
+    let same_kind = |r: &Row| r.cells.len() == 1 && r.colon == first.colon && !r.multiword;
+    loop {
+        let Some(r) = lines
+            .get(i)
+            .filter(|l| l.quote == quote)
+            .and_then(|l| row(l.text))
+        else {
+            // A quoted dump a replier cut into pieces with comments of
+            // their own (`> > 256GB of RAM.` under `> > > MemTotal: ...`):
+            // its rows go on below each comment.
+            let resumed = crate::lines::resume_after_reply(lines, i, quote, |t| {
+                row(t).is_some_and(|r| same_kind(&r))
+            });
+            match resumed.filter(|_| !rows.is_empty()) {
+                Some(k) => {
+                    i = k;
+                    continue;
+                }
+                None => break,
+            }
+        };
+        if !same_kind(&r) || rows.len() >= MAX_ROWS {
             break;
         }
         rows.push(r);
@@ -985,6 +1001,26 @@ mod tests {
         assert!(row("The 1 thing").is_none());
         assert!(row("12 34").is_none());
         assert!(row("x ± 2%").is_none());
+    }
+
+    #[test]
+    fn a_quoted_dump_cut_by_a_repliers_comments() {
+        let text = "> > > # cat /proc/meminfo\n> > > MemTotal:       263572332 kB\n> > \n> > 256GB of RAM.\n> > \n> > > MemFree:         2872368 kB\n> > > MemAvailable:   204193824 kB\n> > \n> > 200GB \"available\"\n> > \n> > > Buffers:            2568 kB\n> > > Cached:         164931356 kB\n> > \n> > > xfs_inode         30978282 31196832    960    4    1 : tunables   54   27    8\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        let c = doc
+            .blocks
+            .iter()
+            .find_map(|b| match &b.body {
+                BlockBody::Counters(c) => Some(c),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(c.source, "meminfo");
+        let names: Vec<&str> = c.counters.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached"]
+        );
     }
 
     #[test]

@@ -116,6 +116,37 @@ pub fn quote_and_text(raw: &str) -> (u32, &str) {
     (quote, after_fence(after_bar(after_comment(rest))))
 }
 
+/// Lines a replier's comment inside a quoted block may take.
+const REPLY_LINES: usize = 10;
+
+/// Where the rows of a quoted block (a profile, a /proc dump) go on after
+/// a replier's comment (less quoted lines, blank lines) that starts at
+/// `at`: the next line at the block's quote level, when `is_row` says it
+/// is one of its rows. `None` for an unquoted block, a deeper quote, or
+/// no comment at all.
+pub fn resume_after_reply(
+    lines: &[Line<'_>],
+    at: usize,
+    quote: u32,
+    is_row: impl Fn(&str) -> bool,
+) -> Option<usize> {
+    if quote == 0 {
+        return None;
+    }
+    let mut comment = false;
+    for (k, l) in lines.iter().enumerate().skip(at).take(REPLY_LINES) {
+        let blank = l.text.trim().is_empty();
+        if l.quote == quote && !blank {
+            return (comment && is_row(l.text)).then_some(k);
+        }
+        if l.quote > quote {
+            return None;
+        }
+        comment |= !blank;
+    }
+    None
+}
+
 /// A line a poster put where rows were left out: `...`, `…`, `[...]`,
 /// `[ ... ]`, `[snip]`, `<snip>`, `<...>`, `...snip...`, `... snip ...`,
 /// `--snip--`, `[etc]`, `[etc ...]`, `[...] more lines`, and the lines of

@@ -527,7 +527,9 @@ pub fn recognize(
         let Some(l) = same(i) else {
             // A replier's comment inside the quoted profile: its rows go
             // on below it at their own quote level.
-            match resume_after_reply(lines, i, quote, &cols).filter(|_| !prof.rows.is_empty()) {
+            match crate::lines::resume_after_reply(lines, i, quote, |t| row(t, &cols).is_some())
+                .filter(|_| !prof.rows.is_empty())
+            {
                 Some(k) => {
                     i = k;
                     blanks = 0;
@@ -587,30 +589,6 @@ pub fn recognize(
         prof.rows.extend(tree_rows(&entries));
     }
     Some(Ok((end - start, BlockBody::Profile(prof))))
-}
-
-/// Lines a replier's comment inside a quoted profile may take.
-const REPLY_LINES: usize = 10;
-
-/// Where the rows of a quoted profile go on after a replier's comment
-/// (less quoted lines, blank lines) that starts at `at`: the next line at
-/// the profile's quote level, when it is one of its rows.
-fn resume_after_reply(lines: &[Line<'_>], at: usize, quote: u32, cols: &[Col]) -> Option<usize> {
-    if quote == 0 {
-        return None;
-    }
-    let mut comment = false;
-    for (k, l) in lines.iter().enumerate().skip(at).take(REPLY_LINES) {
-        let blank = l.text.trim().is_empty();
-        if l.quote == quote && !blank {
-            return (comment && row(l.text, cols).is_some()).then_some(k);
-        }
-        if l.quote > quote {
-            return None;
-        }
-        comment |= !blank;
-    }
-    None
 }
 
 #[cfg(test)]
