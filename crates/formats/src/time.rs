@@ -682,7 +682,21 @@ fn gnu_verbose(lines: &[Line<'_>], start: usize) -> Result<(usize, Time), ParseE
     let mut saw_elapsed = false;
     let mut i = start;
     let mut end = start;
-    while let Some(l) = lines.get(i).filter(|l| l.quote == quote) {
+    loop {
+        let Some(l) = lines.get(i).filter(|l| l.quote == quote) else {
+            // A quoted report a replier cut into pieces with comments of
+            // their own: its fields go on below each comment.
+            match crate::lines::resume_after_reply(lines, i, quote, is_verbose_field)
+                .filter(|_| end > start && end == i)
+            {
+                Some(k) => {
+                    i = k;
+                    end = k;
+                    continue;
+                }
+                None => break,
+            }
+        };
         // `...` where the poster left fields out.
         if i > start && crate::lines::is_elision(l.text) {
             i += 1;
@@ -1125,6 +1139,19 @@ mod tests {
             .is_none()
         );
         assert!(recognize_runs(&split("Executed in 3 days\n"), 0).is_none());
+    }
+
+    #[test]
+    fn a_verbose_report_cut_by_a_repliers_comment() {
+        let text = "> \tCommand being timed: \"make\"\n> \tUser time (seconds): 10.01\n> \tSystem time (seconds): 2.00\n> \tElapsed (wall clock) time (h:mm:ss or m:ss): 0:13.32\n\nThat much system time?\n\n> \tMaximum resident set size (kbytes): 8120\n> \tMajor (requiring I/O) page faults: 320\n";
+        let doc = crate::parse(text.as_bytes(), None).unwrap();
+        assert_eq!(doc.blocks.len(), 1, "{doc:?}");
+        let BlockBody::Time(t) = &doc.blocks[0].body else {
+            panic!("{doc:?}")
+        };
+        assert_eq!(t.real_s, Some(13.32));
+        let field = |n: &str| t.fields.iter().find(|f| f.0 == n).map(|f| f.1);
+        assert_eq!(field("Major (requiring I/O) page faults"), Some(320.0));
     }
 
     #[test]
