@@ -1006,15 +1006,7 @@ mod tests {
     #[test]
     fn a_quoted_dump_cut_by_a_repliers_comments() {
         let text = "> > > # cat /proc/meminfo\n> > > MemTotal:       263572332 kB\n> > \n> > 256GB of RAM.\n> > \n> > > MemFree:         2872368 kB\n> > > MemAvailable:   204193824 kB\n> > \n> > 200GB \"available\"\n> > \n> > > Buffers:            2568 kB\n> > > Cached:         164931356 kB\n> > \n> > > xfs_inode         30978282 31196832    960    4    1 : tunables   54   27    8\n";
-        let doc = crate::parse(text.as_bytes(), None).unwrap();
-        let c = doc
-            .blocks
-            .iter()
-            .find_map(|b| match &b.body {
-                BlockBody::Counters(c) => Some(c),
-                _ => None,
-            })
-            .unwrap();
+        let c = crate::first_body!(text, Counters);
         assert_eq!(c.source, "meminfo");
         let names: Vec<&str> = c.counters.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(

@@ -90,3 +90,20 @@ pub(crate) fn too_many_blocks(line: u64) -> ParseError {
         found: "more result blocks".to_string(),
     }
 }
+
+/// In tests: the body of the first block of `kind` that parsing `text`
+/// gives (`first_body!(text, Profile)`), or a panic that prints the
+/// document.
+#[cfg(test)]
+macro_rules! first_body {
+    ($text:expr, $kind:ident) => {{
+        let doc = crate::parse($text.as_bytes(), None).unwrap();
+        let found = doc.blocks.iter().find_map(|b| match &b.body {
+            crate::document::BlockBody::$kind(x) => Some(x.clone()),
+            _ => None,
+        });
+        found.unwrap_or_else(|| panic!("no {} block in {doc:?}", stringify!($kind)))
+    }};
+}
+#[cfg(test)]
+pub(crate) use first_body;

@@ -1046,10 +1046,7 @@ mod tests {
         assert_eq!(spaced_header("base   patched", 2), None);
         assert_eq!(spaced_header("a b   c d   e f   g", 2), None);
         let text = "kernel          good              good + series\nHmean     send-64         346.45 (   0.00%)      346.53 (   0.02%)\n";
-        let doc = crate::parse(text.as_bytes(), None).unwrap();
-        let BlockBody::Table(t) = &doc.blocks[0].body else {
-            panic!("{doc:?}")
-        };
+        let t = &crate::first_body!(text, Table);
         assert_eq!(t.columns, ["good", "good + series"]);
     }
 
@@ -1061,10 +1058,7 @@ mod tests {
                 .is_none()
         );
         let text = "                     VANILLA      PATCHED\nHugealloc Time median    14642.00 (    +0.00%)   10506.00 (   -28.25%)\nKbuild Real time           240.03 (    +0.00%)     241.45 (    +0.59%)\n";
-        let doc = crate::parse(text.as_bytes(), None).unwrap();
-        let BlockBody::Table(t) = &doc.blocks[0].body else {
-            panic!("{doc:?}")
-        };
+        let t = &crate::first_body!(text, Table);
         assert_eq!(t.style, "plain");
         assert_eq!(t.rows[0].printed_deltas_pct, vec![Some(0.0), Some(-28.25)]);
     }

@@ -2613,10 +2613,7 @@ mod tests {
     #[test]
     fn row_labels_with_spaces_under_one_word_names() {
         let text = "Records/s\t4.13.0-mm1\t4.13.0-mm1-spf\tdelta\nAverage\t\t13217.90 \t65765.94\t+397.55%\nMean deviation\t690.37\t\t2609.36\t\t+277.97%\nMax\t\t16726\t\t77675\t\t+364.40%\n";
-        let doc = crate::parse(text.as_bytes(), None).unwrap();
-        let BlockBody::Table(t) = &doc.blocks[0].body else {
-            panic!("{doc:?}")
-        };
+        let t = &crate::first_body!(text, Table);
         let metrics: Vec<&str> = t.rows.iter().map(|r| r.metric.as_str()).collect();
         assert_eq!(metrics, ["Average", "Mean deviation", "Max"]);
         assert_eq!(t.rows[1].values, [Some(690.37), Some(2609.36)]);
@@ -2627,10 +2624,7 @@ mod tests {
     #[test]
     fn a_line_of_units_under_the_names() {
         let text = "number of IPs(x# cache size)    mainline        patched         delta\n                                  Kpps            Kpps            %\n        20000(x40)                6498            6123          -5.7\n        35000(x70)                6502            5261          -19\n";
-        let doc = crate::parse(text.as_bytes(), None).unwrap();
-        let BlockBody::Table(t) = &doc.blocks[0].body else {
-            panic!("{doc:?}")
-        };
+        let t = &crate::first_body!(text, Table);
         assert_eq!(t.columns, ["mainline", "patched"]);
         assert_eq!(t.label_columns, ["number of IPs(x# cache size)"]);
         assert_eq!(t.unit.as_deref(), Some("Kpps"));

@@ -598,10 +598,7 @@ mod tests {
     #[test]
     fn rows_under_a_posters_side_labels() {
         let text = "    # Children      Self  Command        Shared Object       Symbol\nold:     0.12%     0.11%  filemapstress  [kernel.kallsyms]   [k] page_remove_rmap\nnew:     0.12%     0.08%  filemapstress  [kernel.kallsyms]   [k] page_remove_rmap\n";
-        let doc = crate::parse(text.as_bytes(), None).unwrap();
-        let BlockBody::Profile(p) = &doc.blocks[0].body else {
-            panic!("{doc:?}")
-        };
+        let p = &crate::first_body!(text, Profile);
         let selfs: Vec<f64> = p.rows.iter().map(|r| r.overhead_pct).collect();
         assert_eq!(selfs, [0.11, 0.08]);
         assert_eq!(p.rows[0].command.as_deref(), Some("filemapstress"));
@@ -635,10 +632,7 @@ mod tests {
     #[test]
     fn a_documentation_copy_without_hashes() {
         let text = "Overhead  Symbol\n........  .....................\n  60.00%  foo\n          |\n          --- foo\n              bar\n\n  40.00%  bar\n          |\n          --- bar\n              main\n";
-        let doc = crate::parse(text.as_bytes(), None).unwrap();
-        let BlockBody::Profile(p) = &doc.blocks[0].body else {
-            panic!("{doc:?}")
-        };
+        let p = &crate::first_body!(text, Profile);
         let rows: Vec<(f64, &str)> = p
             .rows
             .iter()
@@ -663,10 +657,7 @@ mod tests {
     #[test]
     fn a_report_sorted_by_comm_and_cgroup() {
         let text = "# Samples: 144  of event 'offcpu-time'\n# Event count (approx.): 48452045427\n#\n# Children      Self  Command          Cgroup\n# ........  ........  ...............  ..........\n#\n    61.57%     5.60%  Chrome_ChildIOT  /user.slice/app.slice/...\n    29.51%     7.38%  Web Content      /user.slice/app.slice/...\n    13.33%     6.67%  Timer            /user.slice/app.slice/...\n";
-        let doc = crate::parse(text.as_bytes(), None).unwrap();
-        let BlockBody::Profile(p) = &doc.blocks[0].body else {
-            panic!("{doc:?}")
-        };
+        let p = &crate::first_body!(text, Profile);
         assert_eq!(p.rows.len(), 3);
         assert_eq!(p.rows[1].command.as_deref(), Some("Web Content"));
         assert_eq!(p.rows[1].children_pct, Some(29.51));
