@@ -676,6 +676,14 @@ fn classify(rows: &[Row], rollup: bool) -> Option<&'static str> {
         if SMAPS.contains(&first.name.as_str()) && names().any(|n| n.starts_with("Pss")) {
             return Some("smaps_rollup");
         }
+        // One mapping of /proc/PID/smaps: `Size:`, `KernelPageSize:`,
+        // `MMUPageSize:`, then the rollup's keys.
+        if first.name == "Size"
+            && names().any(|n| n == "Rss")
+            && names().any(|n| n.starts_with("Pss"))
+        {
+            return Some("smaps");
+        }
         if MEMINFO.contains(&first.name.as_str()) {
             return Some("meminfo");
         }
@@ -1001,6 +1009,15 @@ mod tests {
         assert!(row("The 1 thing").is_none());
         assert!(row("12 34").is_none());
         assert!(row("x ± 2%").is_none());
+    }
+
+    #[test]
+    fn one_mapping_of_smaps() {
+        let text = "7fc5d6e00000-7fc5dae00000 rw-p 00000000 00:00 0\nSize:              65536 kB\nKernelPageSize:        4 kB\nMMUPageSize:           4 kB\nRss:               40960 kB\nPss:               40960 kB\nShared_Clean:          0 kB\n";
+        let c = crate::first_body!(text, Counters);
+        assert_eq!(c.source, "smaps");
+        assert_eq!(c.counters[0].name, "Size");
+        assert_eq!(c.counters[1].values, [Some(4.0)]);
     }
 
     #[test]
