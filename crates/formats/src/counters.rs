@@ -293,6 +293,11 @@ fn pct(tok: &str) -> Option<f64> {
 /// `workingset_refault_file  1,234 ± 2%  2,345 ± 3%`.
 fn row(text: &str) -> Option<Row> {
     let text = crate::metrics::without_arrow_note(text);
+    // Lines a poster set in Markdown bold (`**HugePages_Total:   53342`
+    // ... `HugePages_Free:    11904**`).
+    let text = text.trim();
+    let text = text.strip_prefix("**").unwrap_or(text);
+    let text = text.strip_suffix("**").unwrap_or(text);
     let mut toks = text.split_whitespace().peekable();
     let first = toks.next()?;
     let (name, colon) = match first.strip_suffix(':') {
@@ -1009,6 +1014,25 @@ mod tests {
         assert!(row("The 1 thing").is_none());
         assert!(row("12 34").is_none());
         assert!(row("x ± 2%").is_none());
+    }
+
+    #[test]
+    fn lines_set_in_markdown_bold() {
+        let text = "AnonHugePages:    368640 kB\n**HugePages_Total:   53342\nHugePages_Free:    11904**\nHugePages_Rsvd:        0\n**Hugepagesize:       2048 kB**\n";
+        let c = crate::first_body!(text, Counters);
+        assert_eq!(c.source, "meminfo");
+        let names: Vec<&str> = c.counters.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "AnonHugePages",
+                "HugePages_Total",
+                "HugePages_Free",
+                "HugePages_Rsvd",
+                "Hugepagesize"
+            ]
+        );
+        assert_eq!(c.counters[2].values, [Some(11904.0)]);
     }
 
     #[test]
