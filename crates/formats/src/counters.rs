@@ -614,8 +614,23 @@ fn dump_as(
         }
     }
     let rollup = rows_at > start;
+    // One meminfo line set apart on its own (`AnonHugePages:  35598336
+    // kB` in a fence under `After`): a dump of one counter.
+    let alone = |k: Option<usize>| {
+        k.and_then(|k| lines.get(k)).is_none_or(|l| {
+            let t = l.text.trim();
+            t.is_empty() || t.starts_with("```") || l.quote != quote
+        })
+    };
+    let lone_meminfo = rows.len() == 1
+        && first.colon
+        && MEMINFO.contains(&first.name.as_str())
+        && first.unit.as_deref() == Some("kB")
+        && alone(rows_at.checked_sub(1))
+        && alone(Some(i));
     let source: String = match classify(rows.get(..WINDOW.min(rows.len()))?, rollup) {
         Some(known) => known.into(),
+        None if lone_meminfo => "meminfo".into(),
         None => named
             .filter(|_| rows.len() >= 3 && rows.iter().all(|r| !r.colon && r.unit.is_none()))?
             .into(),
@@ -1014,6 +1029,28 @@ mod tests {
         assert!(row("The 1 thing").is_none());
         assert!(row("12 34").is_none());
         assert!(row("x ± 2%").is_none());
+    }
+
+    #[test]
+    fn one_meminfo_line_set_apart() {
+        let c = crate::first_body!(
+            "After\n```\nAnonHugePages:  35598336 kB\n\nload accepted = 630465 tx/s\n",
+            Counters
+        );
+        assert_eq!(c.source, "meminfo");
+        assert_eq!(c.counters[0].values, [Some(35598336.0)]);
+        // Inside prose, or with no unit, it is no dump.
+        let doc = crate::parse(
+            b"we saw\nAnonHugePages:  35598336 kB\nafter the run\n",
+            None,
+        );
+        let counters = doc.map_or(0, |d| {
+            d.blocks
+                .iter()
+                .filter(|b| matches!(b.body, BlockBody::Counters(_)))
+                .count()
+        });
+        assert_eq!(counters, 0);
     }
 
     #[test]
