@@ -2055,22 +2055,30 @@ fn unit_grouped_header(text: &str) -> Option<Vec<String>> {
 fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBody), ParseError>> {
     let head = lines.get(start)?;
     let grouped;
-    let columns = match is_header(head.text) {
+    // A header commented out with `# ` (mimalloc-bench's `# benchmark
+    // allocator elapsed rss ...`) names the rows below it all the same.
+    let head_text = head
+        .text
+        .trim_start()
+        .strip_prefix("# ")
+        .filter(|rest| !rest.starts_with([' ', '#']) && !rest.contains('|'))
+        .unwrap_or(head.text);
+    let columns = match is_header(head_text) {
         Some(c) => c,
         None => {
-            grouped = unit_grouped_header(head.text)?;
+            grouped = unit_grouped_header(head_text)?;
             grouped.iter().map(String::as_str).collect()
         }
     };
     // A tab-separated header whose column names have spaces (`without
     // patch<TAB><TAB>with patch`) is not one word per column.
-    if head.text.contains('\t') && spaced_header(head.text).is_some_and(|c| c.len() < columns.len())
+    if head_text.contains('\t') && spaced_header(head_text).is_some_and(|c| c.len() < columns.len())
     {
         return None;
     }
     let k = columns.len();
     // `time in sec  (%stdev)`: bare numbers in parentheses are spreads.
-    let std_pct = says_std_pct(head.text);
+    let std_pct = says_std_pct(head_text);
     // Indented past the rows' first cell: that column has no name.
     let indent = head.text.len() - head.text.trim_start().len();
     let numbered_rows = |text: &str| first_cell_before(text, indent).is_some();
@@ -2102,7 +2110,7 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
     // `spaced_table`).
     if blank_at(i)
         && row_at(i + 1).is_some()
-        && spaced_header(head.text).is_none_or(|names| names.len() == k)
+        && spaced_header(head_text).is_none_or(|names| names.len() == k)
     {
         i += 1;
     }
@@ -2110,9 +2118,38 @@ fn word_table(lines: &[Line<'_>], start: usize) -> Option<Result<(usize, BlockBo
         // Groups of rows, each a labelled row and the group's further rows
         // without a label, set apart by one blank line (`add  0:05.01
         // 0:05.28`, four unlabelled runs, a blank line, `rename ...`).
+        // Or groups of labelled rows named by their first word, one group
+        // per benchmark (`cfrac mi`, `cfrac sn-1MiB-Old`, a blank line,
+        // `espresso mi`, ...).
+        // The group's name: the first word of the row's label, or its
+        // first cell when that holds no number (the label column's).
+        let first_word = |r: &(Option<String>, Vec<Cell>)| -> Option<String> {
+            match &r.0 {
+                Some(l) => l.split_whitespace().next().map(str::to_string),
+                None => r
+                    .1
+                    .first()
+                    .filter(|c| c.value.is_none() && r.1.get(1).is_some_and(|c| c.value.is_none()))
+                    .map(|c| c.printed.clone()),
+            }
+        };
+        let benchmark_groups = || {
+            let Some(group) = raw.last().and_then(first_word) else {
+                return false;
+            };
+            let next = row_at(i + 1).and_then(|r| first_word(&r));
+            raw.iter().all(|r| first_word(r).is_some())
+                && next.is_some_and(|n| n != group)
+                && raw
+                    .iter()
+                    .rev()
+                    .take_while(|r| first_word(r).as_deref() == Some(group.as_str()))
+                    .count()
+                    >= 2
+        };
         if blank_at(i)
-            && is_grouped(&raw)
-            && row_at(i + 1).is_some_and(|(label, _)| label.is_some())
+            && (is_grouped(&raw) && row_at(i + 1).is_some_and(|(label, _)| label.is_some())
+                || benchmark_groups())
         {
             i += 1;
         }
@@ -2608,6 +2645,34 @@ mod tests {
             Some(Ok((_, BlockBody::Table(t)))) => t,
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_commented_header_over_groups_of_benchmarks() {
+        let text = "# --------------------------------------------------\n# benchmark allocator elapsed rss user sys page-faults page-reclaims\n\ncfrac mi           09.32 3600 9.31 0.00 0 380\ncfrac sn-1MiB-Old  09.20 12724 9.19 0.00 0 438\n\nespresso mi           07.18 6076 7.11 0.06 0 613\nespresso sn-1MiB-Old  07.03 12396 6.95 0.08 0 397\n";
+        let t = crate::first_body!(text, Table);
+        assert_eq!(
+            t.columns,
+            [
+                "elapsed",
+                "rss",
+                "user",
+                "sys",
+                "page-faults",
+                "page-reclaims"
+            ]
+        );
+        let metrics: Vec<&str> = t.rows.iter().map(|r| r.metric.as_str()).collect();
+        assert_eq!(
+            metrics,
+            [
+                "cfrac mi",
+                "cfrac sn-1MiB-Old",
+                "espresso mi",
+                "espresso sn-1MiB-Old"
+            ]
+        );
+        assert_eq!(t.rows[2].values[0], Some(7.18));
     }
 
     #[test]
